@@ -1,0 +1,25 @@
+/**
+ * cdk app: `npx cdk synth` / `npx cdk deploy`. Context options:
+ *   -c identity=jwt -c jwtIssuer=https://... -c jwtAudience=aud1,aud2
+ *   -c nag=false   (cdk-nag AwsSolutions checks run by default)
+ */
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { BerthStack } from '../lib/berth-stack.js';
+import { acknowledgeNagFindings } from '../lib/nag.js';
+
+const app = new App();
+const identity = app.node.tryGetContext('identity') ?? 'none';
+const stack = new BerthStack(app, app.node.tryGetContext('stackName') ?? 'Berth', {
+  identity: {
+    mode: identity,
+    jwtIssuer: app.node.tryGetContext('jwtIssuer'),
+    jwtAudience: String(app.node.tryGetContext('jwtAudience') ?? '').split(',').filter(Boolean),
+  },
+  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
+});
+if (app.node.tryGetContext('nag') !== 'false') {
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  acknowledgeNagFindings(stack);
+}
+app.synth();

@@ -1,0 +1,70 @@
+/**
+ * Every Lambda of Berth is built by this construct, so runtime, architecture, bundling
+ * (esbuild, locally, no Docker), logging, tracing and table access are decided once.
+ */
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+export type TableAccess = 'none' | 'read' | 'readwrite';
+
+export interface BerthFunctionProps {
+  /** path of the entry file, relative to the repository root */
+  entry: string;
+  description: string;
+  table: dynamodb.ITableV2;
+  access: TableAccess;
+  environment?: Record<string, string>;
+  memoryMb?: number;
+  timeout?: Duration;
+}
+
+export class BerthFunction extends Construct {
+  readonly fn: NodejsFunction;
+
+  constructor(scope: Construct, id: string, props: BerthFunctionProps) {
+    super(scope, id);
+    const logGroup = new logs.LogGroup(this, 'Logs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
+    this.fn = new NodejsFunction(this, 'Fn', {
+      entry: join(ROOT, props.entry),
+      handler: 'handler',
+      description: props.description,
+      runtime: lambda.Runtime.NODEJS_22_X,
+      architecture: lambda.Architecture.ARM_64,
+      memorySize: props.memoryMb ?? 1024,
+      timeout: props.timeout ?? Duration.seconds(29),
+      tracing: lambda.Tracing.ACTIVE,
+      logGroup,
+      loggingFormat: lambda.LoggingFormat.JSON,
+      environment: {
+        NODE_OPTIONS: '--enable-source-maps',
+        TABLE_NAME: props.table.tableName,
+        AUTH_STRATEGY: 'authorizer',
+        ...props.environment,
+      },
+      bundling: {
+        format: OutputFormat.ESM,
+        target: 'node22',
+        minify: true,
+        sourceMap: true,
+        mainFields: ['module', 'main'],
+        forceDockerBundling: false,
+        // bundle the SDK too: measured faster cold starts than the runtime's copy
+        externalModules: [],
+        banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
+      },
+    });
+    if (props.access === 'read') props.table.grantReadData(this.fn);
+    if (props.access === 'readwrite') props.table.grantReadWriteData(this.fn);
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The in-memory provider forest: every provider with its inventories, usages,
+ * traits, aggregates and tree links, plus the indexes queries need (by resource
+ * class, trait, aggregate, root, parent). The store keeps one warm per process and
+ * feeds it changes; provider listing and the allocation-candidates solver read it.
+ * Pure data structure: no I/O.
+ */
+import type { ProviderRecord } from './model.js';
+
+function addTo(m: Map<string, Set<string>>, k: string, v: string) {
+  let s = m.get(k);
+  if (!s) m.set(k, (s = new Set()));
+  s.add(v);
+}
+function removeFrom(m: Map<string, Set<string>>, k: string, v: string) {
+  const s = m.get(k);
+  if (!s) return;
+  s.delete(v);
+  if (!s.size) m.delete(k);
+}
+
+export class Forest {
+  readonly providers = new Map<string, ProviderRecord>();
+  readonly byResourceClass = new Map<string, Set<string>>();
+  readonly byTrait = new Map<string, Set<string>>();
+  readonly byAggregate = new Map<string, Set<string>>();
+  readonly byRoot = new Map<string, Set<string>>();
+  readonly childrenOf = new Map<string, Set<string>>();
+  /** bumped on every change: lets callers cache derived results */
+  version = 0;
+  private sorted: ProviderRecord[] | undefined;
+
+  get size(): number {
+    return this.providers.size;
+  }
+
+  get(uuid: string): ProviderRecord | undefined {
+    return this.providers.get(uuid);
+  }
+
+  /** Insert or replace a provider. */
+  put(p: ProviderRecord): void {
+    const old = this.providers.get(p.uuid);
+    if (old) this.unindex(old);
+    this.providers.set(p.uuid, p);
+    this.index(p);
+    this.version++;
+    if (!old || old.seq !== p.seq) this.sorted = undefined;
+    else if (this.sorted) {
+      const i = this.sorted.indexOf(old);
+      if (i >= 0) this.sorted[i] = p;
+      else this.sorted = undefined;
+    }
+  }
+
+  delete(uuid: string): void {
+    const old = this.providers.get(uuid);
+    if (!old) return;
+    this.unindex(old);
+    this.providers.delete(uuid);
+    this.version++;
+    this.sorted = undefined;
+  }
+
+  private index(p: ProviderRecord) {
+    for (const rc of Object.keys(p.inventories)) addTo(this.byResourceClass, rc, p.uuid);
+    for (const t of p.traits) addTo(this.byTrait, t, p.uuid);
+    for (const a of p.aggregates) addTo(this.byAggregate, a, p.uuid);
+    addTo(this.byRoot, p.root, p.uuid);
+    if (p.parent) addTo(this.childrenOf, p.parent, p.uuid);
+  }
+
+  private unindex(p: ProviderRecord) {
+    for (const rc of Object.keys(p.inventories)) removeFrom(this.byResourceClass, rc, p.uuid);
+    for (const t of p.traits) removeFrom(this.byTrait, t, p.uuid);
+    for (const a of p.aggregates) removeFrom(this.byAggregate, a, p.uuid);
+    removeFrom(this.byRoot, p.root, p.uuid);
+    if (p.parent) removeFrom(this.childrenOf, p.parent, p.uuid);
+  }
+
+  /** All providers in creation order. */
+  all(): ProviderRecord[] {
+    this.sorted ??= [...this.providers.values()].sort((a, b) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : 1));
+    return this.sorted;
+  }
+
+  /** Providers of the tree rooted at `root`. */
+  tree(root: string): ProviderRecord[] {
+    return [...(this.byRoot.get(root) ?? [])].map((u) => this.providers.get(u)!).filter(Boolean);
+  }
+
+  children(uuid: string): ProviderRecord[] {
+    return [...(this.childrenOf.get(uuid) ?? [])].map((u) => this.providers.get(u)!).filter(Boolean);
+  }
+
+  /** The provider and all its descendants (depth first). */
+  subtree(uuid: string): ProviderRecord[] {
+    const out: ProviderRecord[] = [];
+    const walk = (u: string) => {
+      const p = this.providers.get(u);
+      if (!p) return;
+      out.push(p);
+      for (const c of this.childrenOf.get(u) ?? []) walk(c);
+    };
+    walk(uuid);
+    return out;
+  }
+
+  /** Ancestors from the parent up to the root. */
+  ancestors(uuid: string): ProviderRecord[] {
+    const out: ProviderRecord[] = [];
+    let p = this.providers.get(uuid);
+    const seen = new Set<string>();
+    while (p?.parent && !seen.has(p.parent)) {
+      seen.add(p.parent);
+      p = this.providers.get(p.parent);
+      if (p) out.push(p);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,345 @@
+/**
+ * A small JSON Schema (2020-12 subset) validator whose failures read like Python's
+ * jsonschema 4.x — the library Placement validates with — because clients and the
+ * conformance suite match on those messages ("'name' is a required property",
+ * "Failed validating 'maximum' in ...", "Additional properties are not allowed (...)").
+ * The schemas themselves are generated from the zod definitions in schemas/.
+ * It implements the same error selection (jsonschema.exceptions.best_match).
+ */
+import { pyPformat, pyRepr } from './pyrepr.js';
+
+export type JsonSchema = { [k: string]: unknown } | boolean;
+
+export interface SchemaError {
+  message: string;
+  validator: string; // keyword that failed
+  validatorValue: unknown;
+  path: (string | number)[]; // instance path (relative to root)
+  schemaPath: (string | number)[];
+  schema: JsonSchema;
+  instance: unknown;
+  context: SchemaError[];
+}
+
+const WEAK = new Set(['anyOf', 'oneOf']);
+const STRONG = new Set<string>();
+
+export type FormatChecker = (value: unknown) => boolean;
+
+/** oslo's uuidutils.is_uuid_like: hex with or without dashes, braces or urn prefix. */
+export function isUuidLike(v: unknown): boolean {
+  if (typeof v !== 'string') return false;
+  // uuid.UUID(): drop 'urn:' / 'uuid:', strip braces, drop every dash, need 32 hex digits
+  const s = v.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
+  return /^[0-9a-fA-F]{32}$/.test(s);
+}
+
+export const FORMATS: Record<string, FormatChecker> = {
+  uuid: isUuidLike,
+};
+
+function typeOf(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  return typeof v;
+}
+
+export function isType(v: unknown, t: string): boolean {
+  switch (t) {
+    case 'object':
+      return typeOf(v) === 'object';
+    case 'array':
+      return Array.isArray(v);
+    case 'string':
+      return typeof v === 'string';
+    case 'integer':
+      return typeof v === 'number' && Number.isInteger(v);
+    case 'number':
+      return typeof v === 'number';
+    case 'boolean':
+      return typeof v === 'boolean';
+    case 'null':
+      return v === null;
+    default:
+      return false;
+  }
+}
+
+function pyLen(s: string): number {
+  // Python counts code points, not UTF-16 units.
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== typeof b || a === null || b === null) return false;
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((x, i) => deepEqual(x, b[i]));
+  if (typeof a === 'object') {
+    const ka = Object.keys(a as object);
+    const kb = Object.keys(b as object);
+    return ka.length === kb.length && ka.every((k) => deepEqual((a as any)[k], (b as any)[k]));
+  }
+  return false;
+}
+
+const regexCache = new Map<string, RegExp>();
+function re(p: string): RegExp {
+  let r = regexCache.get(p);
+  if (!r) {
+    r = new RegExp(p, 'u');
+    regexCache.set(p, r);
+  }
+  return r;
+}
+
+function mk(
+  message: string,
+  validator: string,
+  validatorValue: unknown,
+  schema: JsonSchema,
+  instance: unknown,
+  context: SchemaError[] = [],
+): SchemaError {
+  return { message, validator, validatorValue, path: [], schemaPath: [], schema, instance, context };
+}
+
+function descend(
+  instance: unknown,
+  schema: JsonSchema,
+  path: string | number | undefined,
+  schemaPath: string | number | undefined,
+): SchemaError[] {
+  const errs = iterErrors(instance, schema);
+  for (const e of errs) {
+    if (path !== undefined) e.path.unshift(path);
+    if (schemaPath !== undefined) e.schemaPath.unshift(schemaPath);
+  }
+  return errs;
+}
+
+export function iterErrors(instance: unknown, schema: JsonSchema): SchemaError[] {
+  if (schema === true) return [];
+  if (schema === false) return [mk(`False schema does not allow ${pyRepr(instance)}`, 'false', false, schema, instance)];
+  const out: SchemaError[] = [];
+  for (const [k, v] of Object.entries(schema)) {
+    const sub = keyword(k, v, instance, schema);
+    for (const e of sub) {
+      e.schemaPath.unshift(k);
+      out.push(e);
+    }
+  }
+  return out;
+}
+
+function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: unknown }): SchemaError[] {
+  const errs: SchemaError[] = [];
+  const push = (msg: string) => errs.push(mk(msg, k, v, schema, instance));
+  switch (k) {
+    case 'type': {
+      const types: string[] = Array.isArray(v) ? v : [v];
+      if (!types.some((t) => isType(instance, t))) push(`${pyRepr(instance)} is not of type ${types.map((t) => pyRepr(t)).join(', ')}`);
+      break;
+    }
+    case 'properties': {
+      if (!isType(instance, 'object')) break;
+      for (const [p, sub] of Object.entries(v as object)) {
+        if (Object.prototype.hasOwnProperty.call(instance, p)) {
+          errs.push(...descend((instance as any)[p], sub as JsonSchema, p, p));
+        }
+      }
+      break;
+    }
+    case 'patternProperties': {
+      if (!isType(instance, 'object')) break;
+      for (const [pat, sub] of Object.entries(v as object)) {
+        for (const [key, val] of Object.entries(instance as object)) {
+          if (re(pat).test(key)) errs.push(...descend(val, sub as JsonSchema, key, pat));
+        }
+      }
+      break;
+    }
+    case 'propertyNames': {
+      if (!isType(instance, 'object')) break;
+      for (const key of Object.keys(instance as object)) errs.push(...descend(key, v as JsonSchema, undefined, undefined));
+      break;
+    }
+    case 'additionalProperties': {
+      if (!isType(instance, 'object')) break;
+      const props = (schema.properties as object | undefined) ?? {};
+      const pats = Object.keys((schema.patternProperties as object | undefined) ?? {});
+      const extras = Object.keys(instance as object).filter(
+        (key) => !Object.prototype.hasOwnProperty.call(props, key) && !pats.some((p) => re(p).test(key)),
+      );
+      if (typeof v === 'object' && v !== null) {
+        for (const e of extras) errs.push(...descend((instance as any)[e], v as JsonSchema, e, undefined));
+      } else if (v === false && extras.length) {
+        if (schema.patternProperties) {
+          const verb = extras.length === 1 ? 'does' : 'do';
+          const joined = [...extras].sort().map((e) => pyRepr(e)).join(', ');
+          const patterns = pats.sort().map((p) => pyRepr(p)).join(', ');
+          push(`${joined} ${verb} not match any of the regexes: ${patterns}`);
+        } else {
+          const verb = extras.length === 1 ? 'was' : 'were';
+          push(`Additional properties are not allowed (${[...extras].sort().map((e) => pyRepr(e)).join(', ')} ${verb} unexpected)`);
+        }
+      }
+      break;
+    }
+    case 'required': {
+      if (!isType(instance, 'object')) break;
+      for (const p of v as string[]) {
+        if (!Object.prototype.hasOwnProperty.call(instance, p)) push(`${pyRepr(p)} is a required property`);
+      }
+      break;
+    }
+    case 'minProperties':
+      if (isType(instance, 'object') && Object.keys(instance as object).length < v) push(`${pyRepr(instance)} does not have enough properties`);
+      break;
+    case 'maxProperties':
+      if (isType(instance, 'object') && Object.keys(instance as object).length > v) push(`${pyRepr(instance)} has too many properties`);
+      break;
+    case 'items': {
+      if (!Array.isArray(instance)) break;
+      if (v === false) {
+        if (instance.length) push(`Expected at most 0 items, but found ${instance.length}`);
+        break;
+      }
+      instance.forEach((item, i) => errs.push(...descend(item, v as JsonSchema, i, undefined)));
+      break;
+    }
+    case 'minItems':
+      if (Array.isArray(instance) && instance.length < v) push(`${pyRepr(instance)} is too short`);
+      break;
+    case 'maxItems':
+      if (Array.isArray(instance) && instance.length > v) push(`${pyRepr(instance)} is too long`);
+      break;
+    case 'uniqueItems':
+      if (v && Array.isArray(instance)) {
+        const dup = instance.some((x, i) => instance.findIndex((y) => deepEqual(x, y)) !== i);
+        if (dup) push(`${pyRepr(instance)} has non-unique elements`);
+      }
+      break;
+    case 'minLength':
+      if (typeof instance === 'string' && pyLen(instance) < v) push(`${pyRepr(instance)} is too short`);
+      break;
+    case 'maxLength':
+      if (typeof instance === 'string' && pyLen(instance) > v) push(`${pyRepr(instance)} is too long`);
+      break;
+    case 'pattern':
+      if (typeof instance === 'string' && !re(v).test(instance)) push(`${pyRepr(instance)} does not match ${pyRepr(v)}`);
+      break;
+    case 'format': {
+      const check = FORMATS[v as string];
+      if (check && typeof instance === 'string' && !check(instance)) push(`${pyRepr(instance)} is not a ${pyRepr(v)}`);
+      break;
+    }
+    case 'enum':
+      if (!(v as unknown[]).some((x) => deepEqual(x, instance) && typeof x === typeof instance)) push(`${pyRepr(instance)} is not one of ${pyRepr(v)}`);
+      break;
+    case 'const':
+      if (!deepEqual(v, instance)) push(`${pyRepr(v)} was expected`);
+      break;
+    case 'minimum':
+      if (typeof instance === 'number' && instance < v) push(`${pyRepr(instance)} is less than the minimum of ${pyRepr(v)}`);
+      break;
+    case 'maximum':
+      if (typeof instance === 'number' && instance > v) push(`${pyRepr(instance)} is greater than the maximum of ${pyRepr(v)}`);
+      break;
+    case 'exclusiveMinimum':
+      if (typeof instance === 'number' && instance <= v) push(`${pyRepr(instance)} is less than or equal to the minimum of ${pyRepr(v)}`);
+      break;
+    case 'exclusiveMaximum':
+      if (typeof instance === 'number' && instance >= v) push(`${pyRepr(instance)} is greater than or equal to the maximum of ${pyRepr(v)}`);
+      break;
+    case 'allOf':
+      (v as JsonSchema[]).forEach((sub, i) => errs.push(...descend(instance, sub, undefined, i)));
+      break;
+    case 'anyOf':
+    case 'oneOf': {
+      const all: SchemaError[] = [];
+      let matched = -1;
+      (v as JsonSchema[]).some((sub, i) => {
+        const e = descend(instance, sub, undefined, i);
+        if (!e.length) {
+          matched = i;
+          return true;
+        }
+        all.push(...e);
+        return false;
+      });
+      if (matched < 0) {
+        errs.push(mk(`${pyRepr(instance)} is not valid under any of the given schemas`, k, v, schema, instance, all));
+      } else if (k === 'oneOf') {
+        const more = (v as JsonSchema[]).filter((sub, i) => i > matched && iterErrors(instance, sub).length === 0);
+        if (more.length) {
+          more.push((v as JsonSchema[])[matched]!);
+          push(`${pyRepr(instance)} is valid under each of ${more.map((m) => pyRepr(m)).join(', ')}`);
+        }
+      }
+      break;
+    }
+    case 'not':
+      if (iterErrors(instance, v as JsonSchema).length === 0) push(`${pyRepr(instance)} should not be valid under ${pyRepr(v)}`);
+      break;
+    default:
+      break; // annotations ($schema, description, title, ...) and unsupported keywords
+  }
+  return errs;
+}
+
+function matchesType(e: SchemaError): boolean {
+  const t = typeof e.schema === 'object' ? (e.schema as any).type : undefined;
+  if (t === undefined) return false;
+  const types: string[] = Array.isArray(t) ? t : [t];
+  return types.some((x) => isType(e.instance, x));
+}
+
+function relevance(e: SchemaError): number[] {
+  return [-e.path.length, WEAK.has(e.validator) ? 0 : 1, STRONG.has(e.validator) ? 1 : 0, matchesType(e) ? 0 : 1];
+}
+
+function cmp(a: number[], b: number[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! - b[i]!;
+  return 0;
+}
+
+/** jsonschema.exceptions.best_match */
+export function bestMatch(errors: SchemaError[]): SchemaError | undefined {
+  if (!errors.length) return undefined;
+  let best = errors[0]!;
+  for (const e of errors.slice(1)) if (cmp(relevance(e), relevance(best)) > 0) best = e;
+  while (best.context.length) {
+    const sorted = [...best.context].sort((a, b) => cmp(relevance(a), relevance(b)));
+    if (sorted.length >= 2 && cmp(relevance(sorted[0]!), relevance(sorted[1]!)) === 0) return best;
+    best = sorted[0]!;
+  }
+  return best;
+}
+
+function formatIndex(word: string, indices: (string | number)[]): string {
+  return word + indices.map((i) => `[${pyRepr(i)}]`).join('');
+}
+
+/** str(ValidationError) of Python jsonschema (pformat without wrapping). */
+export function formatError(e: SchemaError): string {
+  const schemaPath = formatIndex('schema', e.schemaPath.slice(0, -1));
+  const instPath = formatIndex('instance', e.path);
+  return (
+    `${e.message}\n\nFailed validating ${pyRepr(e.validator)} in ${schemaPath}:\n    ${pyPformat(e.schema)}\n\n` +
+    `On ${instPath}:\n    ${pyPformat(e.instance)}`
+  );
+}
+
+export class SchemaValidationError extends Error {
+  constructor(readonly error: SchemaError) {
+    super(formatError(error));
+  }
+}
+
+/** Validate; throws SchemaValidationError carrying Python jsonschema's best match. */
+export function validate(instance: unknown, schema: JsonSchema): void {
+  const best = bestMatch(iterErrors(instance, schema));
+  if (best) throw new SchemaValidationError(best);
+}

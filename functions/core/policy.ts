@@ -1,0 +1,218 @@
+/**
+ * An oslo.policy-style policy engine: rule strings ("role:admin or role:service",
+ * "project_id:%(project_id)s", "rule:name", "@", "!", "not", parentheses), rule
+ * defaults with scope types and deprecated rules, and operator overrides. Pure.
+ */
+
+export interface Credentials {
+  roles: string[];
+  userId?: string;
+  projectId?: string;
+  /** 'all' when the token is system scoped */
+  systemScope?: string;
+}
+
+export type Target = Record<string, unknown>;
+
+type Node =
+  | { t: 'true' }
+  | { t: 'false' }
+  | { t: 'check'; kind: string; match: string }
+  | { t: 'and'; items: Node[] }
+  | { t: 'or'; items: Node[] }
+  | { t: 'not'; item: Node };
+
+export class PolicyParseError extends Error {}
+
+/** oslo.policy's tokenizer: whitespace-separated, parentheses peeled off token ends. */
+function tokenize(s: string): string[] {
+  const out: string[] = [];
+  for (const tok of s.split(/\s+/).filter(Boolean)) {
+    let t = tok;
+    while (t.startsWith('(')) {
+      out.push('(');
+      t = t.slice(1);
+    }
+    let trail = 0;
+    while (t.endsWith(')') && !/%\([^)]*\)$/.test(t)) {
+      trail++;
+      t = t.slice(0, -1);
+    }
+    if (t) out.push(t);
+    for (let i = 0; i < trail; i++) out.push(')');
+  }
+  return out;
+}
+
+export function parseRule(s: string): Node {
+  const text = s.trim();
+  if (text === '' || text === '@') return { t: 'true' };
+  if (text === '!') return { t: 'false' };
+  const toks = tokenize(text);
+  let i = 0;
+  const peek = () => toks[i];
+  const parseOr = (): Node => {
+    const items = [parseAnd()];
+    while (peek()?.toLowerCase() === 'or') {
+      i++;
+      items.push(parseAnd());
+    }
+    return items.length === 1 ? items[0]! : { t: 'or', items };
+  };
+  const parseAnd = (): Node => {
+    const items = [parseNot()];
+    while (peek()?.toLowerCase() === 'and') {
+      i++;
+      items.push(parseNot());
+    }
+    return items.length === 1 ? items[0]! : { t: 'and', items };
+  };
+  const parseNot = (): Node => {
+    if (peek()?.toLowerCase() === 'not') {
+      i++;
+      return { t: 'not', item: parseNot() };
+    }
+    return parseAtom();
+  };
+  const parseAtom = (): Node => {
+    const tok = toks[i++];
+    if (tok === undefined) throw new PolicyParseError(`unexpected end of rule ${s}`);
+    if (tok === '(') {
+      const n = parseOr();
+      if (toks[i++] !== ')') throw new PolicyParseError(`missing ) in rule ${s}`);
+      return n;
+    }
+    if (tok === '@') return { t: 'true' };
+    if (tok === '!') return { t: 'false' };
+    const colon = tok.indexOf(':');
+    if (colon < 0) throw new PolicyParseError(`bad check ${tok} in rule ${s}`);
+    return { t: 'check', kind: tok.slice(0, colon), match: tok.slice(colon + 1) };
+  };
+  const n = parseOr();
+  if (i !== toks.length) throw new PolicyParseError(`trailing tokens in rule ${s}`);
+  return n;
+}
+
+export interface RuleDefault {
+  name: string;
+  check: string;
+  /** token scopes this rule accepts; checked when scope enforcement is on */
+  scopeTypes?: Array<'project' | 'system'>;
+  /** the deprecated check OR-ed in while new defaults are not enforced */
+  deprecated?: string;
+  description?: string;
+}
+
+export interface EngineOptions {
+  enforceNewDefaults: boolean;
+  enforceScope: boolean;
+  /** operator overrides: rule name -> check string (a policy.yaml) */
+  overrides?: Record<string, string>;
+  /** when set, every rule except those listed resolves to '@' (tests' open mode) */
+  openExcept?: string[];
+}
+
+export class PolicyEngine {
+  private readonly rules = new Map<string, RuleDefault>();
+  private readonly parsed = new Map<string, Node>();
+
+  constructor(defaults: RuleDefault[], private readonly opts: EngineOptions) {
+    for (const d of defaults) this.rules.set(d.name, d);
+    for (const [k, v] of Object.entries(opts.overrides ?? {})) parseRule(v); // fail fast
+  }
+
+  has(name: string): boolean {
+    return this.rules.has(name) || name in (this.opts.overrides ?? {});
+  }
+
+  private effective(name: string): string {
+    const ov = this.opts.overrides?.[name];
+    if (ov !== undefined) return ov;
+    if (this.opts.openExcept && !this.opts.openExcept.includes(name)) return '@';
+    const d = this.rules.get(name);
+    if (!d) return '!';
+    if (!this.opts.enforceNewDefaults && d.deprecated) return `(${d.check}) or (${d.deprecated})`;
+    return d.check;
+  }
+
+  private node(name: string): Node {
+    const s = this.effective(name);
+    let n = this.parsed.get(s);
+    if (!n) {
+      n = parseRule(s);
+      this.parsed.set(s, n);
+    }
+    return n;
+  }
+
+  /** Does the token's scope satisfy the rule's scope types? */
+  scopeOk(name: string, creds: Credentials): boolean {
+    if (!this.opts.enforceScope) return true;
+    if (this.opts.overrides?.[name] !== undefined || (this.opts.openExcept && !this.opts.openExcept.includes(name))) {
+      // oslo still checks scope_types of registered defaults, even when overridden
+    }
+    const d = this.rules.get(name);
+    if (!d?.scopeTypes?.length) return true;
+    const scope = creds.systemScope === 'all' ? 'system' : 'project';
+    return d.scopeTypes.includes(scope);
+  }
+
+  check(name: string, target: Target, creds: Credentials, depth = 0): boolean {
+    if (depth > 20) throw new PolicyParseError(`rule recursion too deep at ${name}`);
+    return this.eval(this.node(name), target, creds, depth);
+  }
+
+  private eval(n: Node, target: Target, creds: Credentials, depth: number): boolean {
+    switch (n.t) {
+      case 'true':
+        return true;
+      case 'false':
+        return false;
+      case 'and':
+        return n.items.every((x) => this.eval(x, target, creds, depth));
+      case 'or':
+        return n.items.some((x) => this.eval(x, target, creds, depth));
+      case 'not':
+        return !this.eval(n.item, target, creds, depth);
+      case 'check':
+        return this.evalCheck(n.kind, n.match, target, creds, depth);
+    }
+  }
+
+  private evalCheck(kind: string, match: string, target: Target, creds: Credentials, depth: number): boolean {
+    if (kind === 'rule') return this.has(match) ? this.check(match, target, creds, depth + 1) : false;
+    if (kind === 'role') {
+      const want = interpolate(match, target);
+      return want !== undefined && creds.roles.some((r) => r.toLowerCase() === want.toLowerCase());
+    }
+    const credVal = credValue(kind, creds);
+    // generic check "<cred attr>:<value or %(target)s>"; a literal True/False too
+    const want = interpolate(match, target);
+    if (want === undefined) return false;
+    if (credVal === undefined || credVal === null) return false;
+    return String(credVal) === want;
+  }
+}
+
+function credValue(kind: string, c: Credentials): string | undefined {
+  switch (kind) {
+    case 'project_id':
+    case 'tenant':
+    case 'tenant_id':
+      return c.projectId;
+    case 'user_id':
+    case 'user':
+      return c.userId;
+    case 'system_scope':
+      return c.systemScope;
+    default:
+      return undefined;
+  }
+}
+
+function interpolate(match: string, target: Target): string | undefined {
+  const m = /^%\((\w+)\)s$/.exec(match);
+  if (!m) return match;
+  const v = target[m[1]!];
+  return v === undefined || v === null ? undefined : String(v);
+}

@@ -1,0 +1,74 @@
+/**
+ * API Gateway HTTP API (payload format 2.0) <-> HttpRequest/HttpResponse, and the
+ * middy wrapper every Lambda entry point uses. The local runtime builds the very same
+ * v2 events, so handlers cannot tell the two apart.
+ */
+import middy from '@middy/core';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { randomUUID } from 'node:crypto';
+import type { HttpRequest, HttpResponse } from './types.js';
+import { log } from './log.js';
+
+export type App = (req: HttpRequest) => Promise<HttpResponse>;
+
+export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
+  const headers: Record<string, string> = {};
+  for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
+  if (event.cookies?.length) headers.cookie = event.cookies.join('; ');
+  let body: string | undefined;
+  if (event.body !== undefined && event.body !== null) {
+    body = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+  }
+  const host = headers['x-forwarded-host'] ?? headers.host ?? event.requestContext?.domainName ?? 'localhost';
+  const proto = headers['x-forwarded-proto'] ?? 'https';
+  const stage = event.requestContext?.stage;
+  let path = event.rawPath || '/';
+  if (stage && stage !== '$default' && path.startsWith(`/${stage}`)) path = path.slice(stage.length + 1) || '/';
+  const authorizer = (event.requestContext as { authorizer?: Record<string, unknown> } | undefined)?.authorizer;
+  return {
+    method: (event.requestContext?.http?.method ?? 'GET').toUpperCase(),
+    path,
+    rawQuery: event.rawQueryString ?? '',
+    headers,
+    body,
+    baseUrl: `${proto}://${host}`,
+    requestId: `req-${randomUUID()}`,
+    authorizer,
+    sourceIp: event.requestContext?.http?.sourceIp,
+  };
+}
+
+export function toResult(res: HttpResponse): APIGatewayProxyStructuredResultV2 {
+  return { statusCode: res.status, headers: res.headers, body: res.body ?? '', isBase64Encoded: false };
+}
+
+/** Wrap an App as a Lambda handler (API Gateway HTTP API, payload v2). */
+export function httpLambda(app: App, name: string) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use({
+      // the last line of defence: anything that escaped the API's own error
+      // handling is logged with its request and answered as a 500.
+      onError: async (request) => {
+        log.error('unhandled error', { fn: name, error: String(request.error?.stack ?? request.error) });
+        request.response = {
+          statusCode: 500,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ errors: [{ status: 500, title: 'Internal Server Error', detail: 'internal error' }] }),
+        };
+      },
+    })
+    .handler(async (event) => {
+      const req = toHttpRequest(event);
+      const started = Date.now();
+      const res = await app(req);
+      log.info('request', {
+        fn: name,
+        request_id: req.requestId,
+        method: req.method,
+        path: req.path,
+        status: res.status,
+        ms: Date.now() - started,
+      });
+      return toResult(res);
+    });
+}

@@ -1,0 +1,266 @@
+/**
+ * The Placement request pipeline, in Placement's own middleware order:
+ *   request id -> CORS -> auth (noauth2 / authorizer) -> microversion -> routing
+ *   (404 / 405 with Allow) -> the resource family's handler
+ * and the response decoration on the way out (OpenStack-API-Version, Vary,
+ * request ids, CORS). Each resource family Lambda is `placementApp(its routes)`.
+ */
+import { acceptableOffers } from '../../http/accept.js';
+import { authorizerIdentity, noauthIdentity } from '../../http/identity.js';
+import { matchRoute } from '../../http/router.js';
+import { Query, QueryDecodeError, type HttpRequest, type HttpResponse, type Identity } from '../../http/types.js';
+import {
+  MicroversionFormatError,
+  MicroversionRangeError,
+  RequestVersion,
+  VersionRange,
+  versionString,
+} from '../../core/microversion.js';
+import { validate, SchemaValidationError, type JsonSchema } from '../../core/jsonschema.js';
+import { config, type Config } from '../../config.js';
+import { PLACEMENT_ROUTES } from '../routes.js';
+import { PlacementError, renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
+import { applyCors, corsSettings } from './cors.js';
+import { placementPolicy } from '../policy.js';
+import type { PolicyEngine } from '../../core/policy.js';
+import { log } from '../../http/log.js';
+import { Problem } from '../../core/errors.js';
+
+export const PLACEMENT_VERSIONS = new VersionRange('placement', '1.0', '1.39');
+
+export interface PlacementRequest {
+  http: HttpRequest;
+  version: RequestVersion;
+  identity: Identity;
+  params: Record<string, string>;
+  config: Config;
+  /** webob's req.GET; a query that is not valid UTF-8 fails with 400 when read */
+  readonly query: Query;
+  /** Check a policy rule; raises 403 the way Placement does. */
+  authorize(rule: string, target?: Record<string, unknown>): void;
+}
+
+export type PlacementHandler = (r: PlacementRequest) => Promise<HttpResponse>;
+export type FamilyRoutes = Record<string, Partial<Record<string, PlacementHandler>>>;
+
+let policyEngine: PolicyEngine | undefined;
+let policyKey = '';
+function policy(): PolicyEngine {
+  const key = `${process.env.PLACEMENT_POLICY_MODE}|${process.env.PLACEMENT_POLICY_FILE}|${process.env.PLACEMENT_POLICY_OVERRIDES}`;
+  if (!policyEngine || key !== policyKey) {
+    policyEngine = placementPolicy();
+    policyKey = key;
+  }
+  return policyEngine;
+}
+
+function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
+  res.headers['x-openstack-request-id'] = id;
+  res.headers['openstack-request-id'] = id;
+  return res;
+}
+
+function identityOf(req: HttpRequest, cfg: Config): Identity | undefined {
+  if (cfg.authStrategy === 'authorizer') return authorizerIdentity(req);
+  return noauthIdentity(req.headers);
+}
+
+/** Build the pipeline for one resource family (or for all of them, locally/tests). */
+export function placementApp(handlers: FamilyRoutes): (req: HttpRequest) => Promise<HttpResponse> {
+  return async (req: HttpRequest) => {
+    const cfg = config();
+    const cors = corsSettings(cfg);
+    let res = await authenticated(req, cfg, handlers);
+    if (cors) res = applyCors(req, res, cors);
+    return requestIdHeaders(res, req.requestId);
+  };
+}
+
+async function authenticated(req: HttpRequest, cfg: Config, handlers: FamilyRoutes): Promise<HttpResponse> {
+  // The version document at '/' needs no token (whatever the method).
+  let identity: Identity | undefined;
+  if (req.path !== '/' && req.path !== '') {
+    identity = identityOf(req, cfg);
+    if (!identity || (identity.userId === undefined && identity.source === 'noauth')) return unauthorizedResponse();
+  }
+  identity ??= { roles: [], source: 'none' };
+  return versioned(req, cfg, identity, handlers);
+}
+
+async function versioned(req: HttpRequest, cfg: Config, identity: Identity, handlers: FamilyRoutes): Promise<HttpResponse> {
+  const env: RenderEnv = {
+    method: req.method,
+    accept: req.headers.accept,
+    contentType: contentTypeOf(req),
+    requestId: req.requestId,
+  };
+  let version: RequestVersion;
+  try {
+    version = RequestVersion.of(PLACEMENT_VERSIONS.extract(req.headers));
+  } catch (e) {
+    if (e instanceof MicroversionRangeError) return renderError(new PlacementError(406, `Invalid microversion: ${e.message}`), env);
+    if (e instanceof MicroversionFormatError) return renderError(new PlacementError(400, `Invalid microversion: ${e.message}`), env);
+    throw e;
+  }
+  env.version = version;
+  const vheader = `placement ${versionString(version)}`;
+  try {
+    const res = await dispatch(req, cfg, identity, version, handlers);
+    res.headers['openstack-api-version'] = vheader;
+    res.headers.vary = 'openstack-api-version';
+    return res;
+  } catch (e) {
+    let err: PlacementError;
+    if (e instanceof PlacementError) err = e;
+    else if (e instanceof Problem) err = new PlacementError(e.status, e.detail, e.code);
+    else {
+      log.error('placement handler failed', { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
+      err = new PlacementError(500, String((e as Error)?.message ?? e));
+    }
+    const res = renderError(err, env);
+    res.headers['openstack-api-version'] = vheader;
+    if (!err.escaped) res.headers.vary = 'openstack-api-version';
+    return res;
+  }
+}
+
+export function contentTypeOf(req: HttpRequest): string {
+  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+async function dispatch(
+  req: HttpRequest,
+  cfg: Config,
+  identity: Identity,
+  version: RequestVersion,
+  handlers: FamilyRoutes,
+): Promise<HttpResponse> {
+  // PlacementHandler: a body needs a content type; content-length must be an integer.
+  const clen = req.headers['content-length'];
+  if (clen !== undefined && clen !== '') {
+    if (!/^\s*[+-]?\d+\s*$/.test(clen)) throw new PlacementError(400, 'content-length header must be an integer');
+    if (Number.parseInt(clen, 10) > 0 && !req.headers['content-type']) {
+      throw new PlacementError(400, 'content-type header required when content-length > 0');
+    }
+  }
+  const m = matchRoute(PLACEMENT_ROUTES, req.path);
+  if (!m) {
+    const e = new PlacementError(404);
+    e.escaped = true;
+    throw e;
+  }
+  const fn = handlers[m.route.path]?.[req.method];
+  if (!m.route.methods.includes(req.method)) {
+    throw new PlacementError(405, 'The method specified is not allowed for this resource.', undefined, {
+      allow: m.route.methods.join(', '),
+    });
+  }
+  if (!fn) throw new Error(`route ${req.method} ${m.route.path} is not served by this function`);
+  let query: Query | undefined;
+  const r: PlacementRequest = {
+    http: req,
+    version,
+    identity,
+    params: m.params,
+    config: cfg,
+    get query() {
+      if (!query) {
+        try {
+          query = Query.parse(req.rawQuery);
+        } catch (e) {
+          if (e instanceof QueryDecodeError) throw new PlacementError(400, `Invalid query string parameters: ${e.message}`);
+          throw e;
+        }
+      }
+      return query;
+    },
+    authorize(rule, target) {
+      const engine = policy();
+      const creds = { roles: identity.roles, userId: identity.userId, projectId: identity.projectId, systemScope: identity.systemScope };
+      const t = target ?? { project_id: identity.projectId, user_id: identity.userId };
+      if (!engine.scopeOk(rule, creds) || !engine.check(rule, t, creds)) {
+        const e = new PlacementError(403, `Policy does not allow ${rule} to be performed.`);
+        e.escaped = true;
+        throw e;
+      }
+    },
+  };
+  return fn(r);
+}
+
+// ---- guards handlers call, in the order Placement's decorators apply them ----
+
+/** microversion.version_handler: outside [min, max] the route answers `status` (404 by default). */
+export function requireVersion(r: PlacementRequest, min: string, max?: string, status = 404): void {
+  const [a, b] = min.split('.').map(Number) as [number, number];
+  let ok = r.version.atLeast(a, b);
+  if (max) {
+    const [c, d] = max.split('.').map(Number) as [number, number];
+    ok = ok && !r.version.atLeast(c, d + 1);
+  }
+  if (!ok) throw new PlacementError(status, status === 405 ? 'The method specified is not allowed for this resource.' : '');
+}
+
+/** util.check_accept('application/json') */
+export function checkAccept(r: PlacementRequest): void {
+  const accept = r.http.headers.accept;
+  if (accept) {
+    if (!acceptableOffers(accept, ['application/json']).length) throw new PlacementError(406, 'Only application/json is provided');
+  }
+}
+
+/** util.require_content('application/json') */
+export function requireJsonContent(r: PlacementRequest): void {
+  const ct = contentTypeOf(r.http);
+  if (ct !== 'application/json') {
+    throw new PlacementError(415, `The media type ${ct || 'None'} is not supported, use application/json`);
+  }
+}
+
+/** util.extract_json: parse the body, validate against a JSON schema (generated from zod). */
+export function extractJson<T>(r: PlacementRequest, schema: JsonSchema): T {
+  let data: unknown;
+  try {
+    data = JSON.parse(r.http.body ?? '');
+  } catch (e) {
+    throw new PlacementError(400, `Malformed JSON: ${(e as Error).message}`);
+  }
+  try {
+    validate(data, schema);
+  } catch (e) {
+    if (e instanceof SchemaValidationError) throw new PlacementError(400, `JSON does not validate: ${e.message}`);
+    throw e;
+  }
+  return data as T;
+}
+
+/** util.validate_query_params over dict(req.GET) */
+export function validateQuery(r: PlacementRequest, schema: JsonSchema): Record<string, string> {
+  const d = r.query.toDict();
+  try {
+    validate(d, schema);
+  } catch (e) {
+    if (e instanceof SchemaValidationError) throw new PlacementError(400, `Invalid query string parameters: ${e.message}`);
+    throw e;
+  }
+  return d;
+}
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/** HTTP-date as Placement's last-modified uses it. */
+export function httpDate(d: Date): string {
+  return d.toUTCString();
+}
+
+/** From 1.15 GET responses carry cache-control: no-cache and last-modified. */
+export function cacheHeaders(r: PlacementRequest, res: HttpResponse, lastModified: Date | string | undefined): HttpResponse {
+  if (r.version.atLeast(1, 15)) {
+    const d = lastModified === undefined ? new Date() : new Date(lastModified);
+    res.headers['cache-control'] = 'no-cache';
+    res.headers['last-modified'] = httpDate(Number.isNaN(d.getTime()) ? new Date() : d);
+  }
+  return res;
+}

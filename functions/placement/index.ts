@@ -1,0 +1,13 @@
+/**
+ * Every Placement resource family: its routes and its Lambda handler. The Lambda entry
+ * point of family F is functions/placement/F.ts (cdk/ bundles each one separately);
+ * this registry is what the local runtime and the tests load.
+ */
+import type { LambdaFamily } from '../http/family.js';
+import * as root from './root.js';
+import * as resourceProviders from './resource-providers.js';
+
+export const PLACEMENT_FAMILY_MODULES: Record<string, LambdaFamily> = {
+  root,
+  'resource-providers': resourceProviders,
+};

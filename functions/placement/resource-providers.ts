@@ -1,0 +1,180 @@
+/**
+ * /resource_providers and /resource_providers/{uuid}
+ * (placement/handlers/resource_provider.py). Lists are answered from the warm
+ * provider snapshot; single reads and all writes go to DynamoDB.
+ */
+import { httpLambda } from '../http/apigw.js';
+import { canonicalUuid, newUuid } from '../core/uuid.js';
+import { filterProviders, type ProviderFilters } from '../core/provider-filters.js';
+import { parseMemberOfParams, parseResources, parseTraitsParams } from '../core/query.js';
+import { bad } from '../core/errors.js';
+import { jsonSchemaOf } from '../../schemas/json-schema.js';
+import * as S from '../../schemas/placement/resource-providers.js';
+import { createProvider, deleteProvider, getProvider, updateProvider } from '../store/providers.js';
+import { snapshot } from '../store/snapshot.js';
+import { missingResourceClasses, missingTraits } from '../store/catalog.js';
+import {
+  cacheHeaders,
+  checkAccept,
+  extractJson,
+  jsonResponse,
+  placementApp,
+  requireJsonContent,
+  validateQuery,
+  type FamilyRoutes,
+  type PlacementRequest,
+} from './framework/app.js';
+import { ErrorCodes, PlacementError, conflict, notFound } from './framework/errors.js';
+import { lastModified, providerUrl, providerView } from './views.js';
+
+const P = 'placement:resource_providers';
+
+async function create(r: PlacementRequest) {
+  requireJsonContent(r);
+  r.authorize(`${P}:create`);
+  const schema = r.version.atLeast(1, 14) ? S.createProviderV1_14 : S.createProvider;
+  const data = extractJson<S.CreateProvider>(r, jsonSchemaOf(schema));
+  const uuid = data.uuid ? canonicalUuid(data.uuid) : newUuid();
+  const parent = data.parent_provider_uuid ?? undefined;
+  const fail = (error: string) =>
+    new PlacementError(400, `Unable to create resource provider "${data.name}", ${uuid}: ${error}`);
+  if (!data.name) throw fail('name is required');
+  if (parent !== undefined && parent === uuid) {
+    throw fail('parent provider UUID cannot be same as UUID. Please set parent provider UUID to None if there is no parent.');
+  }
+  const res = await createProvider({ uuid, name: data.name, parent });
+  if ('error' in res) {
+    if (res.error === 'parent_missing') throw fail('parent provider UUID does not exist.');
+    const dups = [...(res.uuid ? [`uuid: ${uuid}`] : []), ...(res.name ? [`name: ${data.name}`] : [])];
+    throw conflict(`Conflicting resource provider ${dups.join(', ')} already exists.`, ErrorCodes.DUPLICATE_NAME);
+  }
+  const headers = { location: `${r.http.baseUrl}${providerUrl(uuid)}` };
+  if (r.version.atLeast(1, 20)) {
+    const out = jsonResponse(200, providerView(r, res), headers);
+    out.headers['cache-control'] = 'no-cache';
+    out.headers['last-modified'] = new Date(res.updatedAt).toUTCString();
+    return out;
+  }
+  return { status: 201, headers, body: '' };
+}
+
+async function show(r: PlacementRequest) {
+  checkAccept(r);
+  r.authorize(`${P}:show`);
+  const p = await getProvider(r.params.uuid!);
+  if (!p) {
+    const e = notFound(`No resource provider with uuid ${r.params.uuid} found`);
+    e.escaped = true;
+    throw e;
+  }
+  return cacheHeaders(r, jsonResponse(200, providerView(r, p)), p.updatedAt);
+}
+
+async function list(r: PlacementRequest) {
+  checkAccept(r);
+  r.authorize(`${P}:list`);
+  const v = r.version;
+  const schema = v.atLeast(1, 18)
+    ? S.listProvidersQuery1_18
+    : v.atLeast(1, 14)
+      ? S.listProvidersQuery1_14
+      : v.atLeast(1, 4)
+        ? S.listProvidersQuery1_4
+        : v.atLeast(1, 3)
+          ? S.listProvidersQuery1_3
+          : S.listProvidersQuery1_0;
+  validateQuery(r, jsonSchemaOf(schema));
+  const q = r.query;
+  const f: ProviderFilters = {};
+  if (q.has('member_of')) f.aggregates = parseMemberOfParams(q.getAll('member_of'), '', v.atLeast(1, 24), v.atLeast(1, 32));
+  if (q.has('required')) f.traits = parseTraitsParams(q.getAll('required'), v.atLeast(1, 22), v.atLeast(1, 39));
+  if (q.has('uuid')) f.uuid = q.get('uuid');
+  if (q.has('name')) f.name = q.get('name');
+  if (q.has('in_tree')) f.inTree = q.get('in_tree');
+  if (q.has('resources')) f.resources = parseResources(q.get('resources')!);
+  if (f.resources) {
+    const missing = await missingResourceClasses(Object.keys(f.resources));
+    if (missing.length) throw bad(`Invalid resource class in resources parameter: No such resource class ${missing[0]}.`);
+  }
+  if (f.traits) {
+    const names = [...f.traits.required.flatMap((s) => [...s]), ...f.traits.forbidden];
+    const missing = await missingTraits(names);
+    if (missing.length) throw bad(`Invalid trait(s) in "required" parameter: No such trait(s): ${missing[0]}.`);
+  }
+  const forest = await snapshot().fresh();
+  const found = filterProviders(forest, f);
+  const res = jsonResponse(200, { resource_providers: found.map((p) => providerView(r, p)) });
+  return cacheHeaders(r, res, lastModified(found));
+}
+
+async function update(r: PlacementRequest) {
+  requireJsonContent(r);
+  const uuid = r.params.uuid!;
+  r.authorize(`${P}:update`);
+  const cur = await getProvider(uuid);
+  if (!cur) {
+    const e = notFound(`No resource provider with uuid ${uuid} found`);
+    e.escaped = true;
+    throw e;
+  }
+  const schema = r.version.atLeast(1, 14) ? S.updateProviderV1_14 : S.updateProvider;
+  const data = extractJson<S.UpdateProvider>(r, jsonSchemaOf(schema));
+  const change: { name?: string; parent?: string | null } = { name: data.name };
+  if ('parent_provider_uuid' in data) change.parent = data.parent_provider_uuid ?? null;
+  const res = await updateProvider(uuid, change, {
+    allowReparenting: r.version.atLeast(1, 37),
+    subtree: async (u) => (await snapshot().fresh(0)).subtree(u),
+  });
+  if ('error' in res) {
+    const unable = (why: string) => new PlacementError(400, `Unable to save resource provider ${uuid}: ${why}`);
+    switch (res.error) {
+      case 'not_found': {
+        const e = notFound(`No resource provider with uuid ${uuid} found`);
+        e.escaped = true;
+        throw e;
+      }
+      case 'duplicate_name':
+        throw conflict(`Conflicting resource provider ${data.name} already exists.`, ErrorCodes.DUPLICATE_NAME);
+      case 'parent_missing':
+        throw unable('Object action create failed because: parent provider UUID does not exist.');
+      case 'reparent_not_allowed':
+        throw unable('Object action update failed because: re-parenting a provider is not currently allowed.');
+      case 'unparent_not_allowed':
+        throw unable('Object action update failed because: un-parenting a provider is not currently allowed.');
+      case 'loop':
+        throw unable('Object action update failed because: creating loop in the provider tree is not allowed.');
+      case 'too_large':
+        throw unable(`the provider tree below it is too large to move in one step (${res.count} changes).`);
+    }
+  }
+  const out = jsonResponse(200, providerView(r, res));
+  return cacheHeaders(r, out, res.updatedAt);
+}
+
+async function remove(r: PlacementRequest) {
+  const uuid = r.params.uuid!;
+  r.authorize(`${P}:delete`);
+  const res = await deleteProvider(uuid);
+  if (res !== true) {
+    switch (res.error) {
+      case 'not_found':
+        throw notFound(`No resource provider with uuid ${uuid} found for delete`);
+      case 'has_children':
+        throw conflict(
+          `Unable to delete parent resource provider ${uuid}: It has child resource providers.`,
+          ErrorCodes.PROVIDER_CANNOT_DELETE_PARENT,
+        );
+      case 'in_use':
+        throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCodes.PROVIDER_IN_USE);
+      case 'too_large':
+        throw conflict(`Unable to delete resource provider ${uuid}: it has too many traits and inventories to remove at once.`);
+    }
+  }
+  return { status: 204, headers: {} };
+}
+
+export const routes: FamilyRoutes = {
+  '/resource_providers': { GET: list, POST: create },
+  '/resource_providers/{uuid}': { GET: show, PUT: update, DELETE: remove },
+};
+export const handler = httpLambda(placementApp(routes), 'placement-resource-providers');

@@ -1,0 +1,43 @@
+/**
+ * The module-scope DynamoDB document client (one per process / Lambda container).
+ * DDB_ENDPOINT points it at DynamoDB Local.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../config.js';
+
+let doc: DynamoDBDocumentClient | undefined;
+let raw: DynamoDBClient | undefined;
+let key = '';
+
+function build() {
+  const cfg = config();
+  const k = `${cfg.ddbEndpoint}|${cfg.region}`;
+  if (doc && k === key) return;
+  key = k;
+  raw = new DynamoDBClient({
+    region: cfg.region,
+    ...(cfg.ddbEndpoint
+      ? { endpoint: cfg.ddbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+    maxAttempts: 3,
+  });
+  doc = DynamoDBDocumentClient.from(raw, {
+    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+    unmarshallOptions: { wrapNumbers: false },
+  });
+}
+
+export function ddb(): DynamoDBDocumentClient {
+  build();
+  return doc!;
+}
+
+export function ddbRaw(): DynamoDBClient {
+  build();
+  return raw!;
+}
+
+export function tableName(): string {
+  return config().tableName;
+}

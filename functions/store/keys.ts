@@ -1,0 +1,36 @@
+/**
+ * Key builders for every item type in the table (docs/design.md has the full list).
+ * Nothing else in the code base spells a key.
+ */
+import { createHash } from 'node:crypto';
+
+export const PROVIDER_SHARDS = 16;
+
+/** stable small hash of a string, for shard selection */
+export function shardOf(s: string, n: number): number {
+  const h = createHash('md5').update(s).digest();
+  return h.readUInt32BE(0) % n;
+}
+
+export const K = {
+  provider: (uuid: string) => ({ pk: `RP#${uuid}`, sk: 'RP' }),
+  /** gsi1 keys that enumerate every provider (snapshot cold load) */
+  providerIndex: (uuid: string) => ({ gsi1pk: `RPS#${shardOf(uuid, PROVIDER_SHARDS)}`, gsi1sk: uuid }),
+  providerIndexPk: (shard: number) => `RPS#${shard}`,
+  providerName: (name: string) => ({ pk: `RPNAME#${name}`, sk: 'RPNAME' }),
+  /** one row per (provider, consumer): GET /resource_providers/{u}/allocations */
+  providerAllocation: (rp: string, consumer: string) => ({ pk: `RP#${rp}`, sk: `ALLOC#${consumer}` }),
+  providerAllocationPrefix: 'ALLOC#',
+  /** gsi1 keys of an allocation row: all rows of one consumer */
+  allocationByConsumer: (consumer: string, rp: string) => ({ gsi1pk: `CONSALLOC#${consumer}`, gsi1sk: rp }),
+  consumer: (uuid: string) => ({ pk: `CONS#${uuid}`, sk: 'CONS' }),
+  customResourceClass: (name: string) => ({ pk: 'RCS', sk: name }),
+  customResourceClassPk: 'RCS',
+  customTrait: (name: string) => ({ pk: 'TRAITS', sk: name }),
+  customTraitPk: 'TRAITS',
+  usagePk: (project: string) => `USAGE#${project}`,
+  projectUsage: (project: string, shard: number) => ({ pk: `USAGE#${project}`, sk: `P#${shard}` }),
+  userUsage: (project: string, user: string, shard: number) => ({ pk: `USAGE#${project}`, sk: `U#${user}#${shard}` }),
+  changeLog: (bucket: number, shard: number) => `LOG#${bucket}#${shard}`,
+  meta: (name: string) => ({ pk: 'META', sk: name }),
+} as const;

@@ -1,0 +1,40 @@
+/**
+ * The one DynamoDB table (single-table design, see docs/design.md). This definition is
+ * shared by cdk/ (the deployed table) and local/ (DynamoDB Local), so both always agree.
+ */
+export const TABLE_KEYS = { pk: 'pk', sk: 'sk' } as const;
+
+export const GSIS = [
+  { name: 'gsi1', pk: 'gsi1pk', sk: 'gsi1sk' },
+  { name: 'gsi2', pk: 'gsi2pk', sk: 'gsi2sk' },
+] as const;
+
+export const TTL_ATTRIBUTE = 'ttl';
+
+/** CreateTable input for DynamoDB Local (on-demand, both GSIs projecting ALL). */
+export function createTableInput(tableName: string) {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST' as const,
+    AttributeDefinitions: [
+      { AttributeName: TABLE_KEYS.pk, AttributeType: 'S' as const },
+      { AttributeName: TABLE_KEYS.sk, AttributeType: 'S' as const },
+      ...GSIS.flatMap((g) => [
+        { AttributeName: g.pk, AttributeType: 'S' as const },
+        { AttributeName: g.sk, AttributeType: 'S' as const },
+      ]),
+    ],
+    KeySchema: [
+      { AttributeName: TABLE_KEYS.pk, KeyType: 'HASH' as const },
+      { AttributeName: TABLE_KEYS.sk, KeyType: 'RANGE' as const },
+    ],
+    GlobalSecondaryIndexes: GSIS.map((g) => ({
+      IndexName: g.name,
+      KeySchema: [
+        { AttributeName: g.pk, KeyType: 'HASH' as const },
+        { AttributeName: g.sk, KeyType: 'RANGE' as const },
+      ],
+      Projection: { ProjectionType: 'ALL' as const },
+    })),
+  };
+}

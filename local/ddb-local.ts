@@ -1,0 +1,109 @@
+/**
+ * DynamoDB Local (AWS's jar, fetched by local/fetch-dynamodb-local.mjs) as a child
+ * process: start it, wait until it answers, create the table, stop it with its parent.
+ */
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createTableInput, TTL_ATTRIBUTE } from '../functions/store/table.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const JAR_DIR = process.env.DYNAMODB_LOCAL_DIR ?? join(ROOT, '.cache', 'dynamodb-local');
+
+export interface DdbLocal {
+  endpoint: string;
+  port: number;
+  stop(): Promise<void>;
+  child: ChildProcess;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export function localClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    maxAttempts: 1,
+  });
+}
+
+export async function startDynamoDbLocal(opts: { port?: number; dataDir?: string; heapMb?: number } = {}): Promise<DdbLocal> {
+  if (!existsSync(join(JAR_DIR, 'DynamoDBLocal.jar'))) {
+    throw new Error(`DynamoDB Local not found in ${JAR_DIR}: run 'npm install' (or node local/fetch-dynamodb-local.mjs)`);
+  }
+  const port = opts.port ?? (await freePort());
+  const args = [`-Xmx${opts.heapMb ?? 1024}m`, `-Djava.library.path=${join(JAR_DIR, 'DynamoDBLocal_lib')}`, '-jar', join(JAR_DIR, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry'];
+  if (opts.dataDir) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    args.push('-dbPath', opts.dataDir);
+  } else {
+    args.push('-inMemory');
+  }
+  const child = spawn(process.env.JAVA ?? 'java', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d) => (output += String(d)));
+  child.stderr?.on('data', (d) => (output += String(d)));
+  const endpoint = `http://127.0.0.1:${port}`;
+  const client = localClient(endpoint);
+  const deadline = Date.now() + 60_000;
+  let exited = false;
+  child.once('exit', () => (exited = true));
+  for (;;) {
+    if (exited) throw new Error(`DynamoDB Local exited during startup:\n${output}`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      break;
+    } catch {
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`DynamoDB Local did not answer on ${endpoint} within 60 s:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+  client.destroy();
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (exited || child.exitCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+      setTimeout(() => child.kill('SIGKILL'), 3000).unref();
+    });
+  return { endpoint, port, stop, child };
+}
+
+/** Create the table (and TTL) unless it exists. */
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = localClient(endpoint);
+  try {
+    try {
+      await client.send(new DescribeTableCommand({ TableName: tableName }));
+      return;
+    } catch (e) {
+      if ((e as Error).name !== 'ResourceNotFoundException') throw e;
+    }
+    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    try {
+      await client.send(
+        new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { Enabled: true, AttributeName: TTL_ATTRIBUTE } }),
+      );
+    } catch {
+      // older DynamoDB Local builds do not implement TTL; expiry is an optimisation only
+    }
+  } finally {
+    client.destroy();
+  }
+}

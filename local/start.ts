@@ -1,0 +1,170 @@
+/**
+ * `npm start`: the whole of Berth on this machine, with the real pieces.
+ *   DynamoDB Local (data in .data/ddb unless --fresh) -> the table
+ *   Placement's Lambda handlers behind the payload-v2 HTTP adapter (127.0.0.1:8778)
+ *   the bare-metal API's handlers (127.0.0.1:6385), the allocation state machine run
+ *   locally from its ASL file, the scheduled maintenance function on a timer.
+ * Options: --fresh, --placement-port N, --baremetal-port N, --ddb-port N,
+ *          --host H, --maintenance-interval SECONDS (0 disables)
+ * SIGINT / SIGTERM stop every child.
+ */
+import type { Server } from 'node:http';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDynamoDbLocal, ensureTable, type DdbLocal } from './ddb-local.js';
+import { serve } from './http-adapter.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+interface Options {
+  fresh: boolean;
+  placementPort: number;
+  baremetalPort: number;
+  ddbPort?: number;
+  host: string;
+  maintenanceInterval: number;
+  dataDir: string;
+}
+
+export function parseArgs(argv: string[]): Options {
+  const o: Options = {
+    fresh: false,
+    placementPort: Number(process.env.PLACEMENT_PORT ?? 8778),
+    baremetalPort: Number(process.env.BAREMETAL_PORT ?? 6385),
+    host: process.env.BERTH_HOST ?? '127.0.0.1',
+    maintenanceInterval: Number(process.env.MAINTENANCE_INTERVAL_S ?? 60),
+    dataDir: process.env.BERTH_DATA_DIR ?? join(ROOT, '.data', 'ddb'),
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const val = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${a} needs a value`);
+      return v;
+    };
+    if (a === '--fresh') o.fresh = true;
+    else if (a === '--placement-port') o.placementPort = Number(val());
+    else if (a === '--baremetal-port') o.baremetalPort = Number(val());
+    else if (a === '--ddb-port') o.ddbPort = Number(val());
+    else if (a === '--host') o.host = val();
+    else if (a === '--maintenance-interval') o.maintenanceInterval = Number(val());
+    else if (a === '--data-dir') o.dataDir = val();
+    else if (a === '--help' || a === '-h') {
+      process.stdout.write('usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--ddb-port N] [--host H] [--maintenance-interval S]\n');
+      process.exit(0);
+    } else throw new Error(`unknown option ${a}`);
+  }
+  return o;
+}
+
+export interface RunningStack {
+  ddb: DdbLocal;
+  servers: Server[];
+  placementUrl: string;
+  baremetalUrl: string;
+  stop(): Promise<void>;
+}
+
+/** Start everything; used by `npm start`, the integration tests and the benchmarks. */
+export async function startStack(o: Options): Promise<RunningStack> {
+  const ddb = await startDynamoDbLocal({ port: o.ddbPort, dataDir: o.fresh ? undefined : o.dataDir });
+  const tableName = process.env.TABLE_NAME ?? 'berth';
+  process.env.TABLE_NAME = tableName;
+  process.env.DDB_ENDPOINT = ddb.endpoint;
+  process.env.AWS_REGION ??= 'local';
+  try {
+    await ensureTable(ddb.endpoint, tableName);
+    // handlers read their environment when first used: import them only now
+    const { resetConfig } = await import('../functions/config.js');
+    resetConfig();
+    const { PLACEMENT_ROUTES, PLACEMENT_DEFAULT_FAMILY } = await import('../functions/placement/routes.js');
+    const { PLACEMENT_FAMILY_MODULES } = await import('../functions/placement/index.js');
+    const { placementMalformed } = await import('../functions/placement/framework/malformed.js');
+    const handlers = Object.fromEntries(Object.entries(PLACEMENT_FAMILY_MODULES).map(([k, m]) => [k, m.handler]));
+    const servers: Server[] = [];
+    servers.push(
+      await serve(
+        { name: 'placement', routes: PLACEMENT_ROUTES, handlers, defaultFamily: PLACEMENT_DEFAULT_FAMILY, malformed: placementMalformed },
+        o.placementPort,
+        o.host,
+      ),
+    );
+    const placementUrl = `http://${o.host}:${(servers[0]!.address() as { port: number }).port}`;
+    let baremetalUrl = '';
+    try {
+      const bm = await import('../functions/baremetal/index.js' as string).catch(() => undefined);
+      if (bm?.startLocal) {
+        const s: Server = await bm.startLocal(o.baremetalPort, o.host);
+        servers.push(s);
+        baremetalUrl = `http://${o.host}:${(s.address() as { port: number }).port}`;
+      }
+    } catch (e) {
+      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      throw e;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    if (o.maintenanceInterval > 0) {
+      const mod = await import('../functions/maintenance/handler.js' as string).catch(() => undefined);
+      if (mod?.runMaintenance) {
+        timer = setInterval(() => {
+          mod.runMaintenance().catch((e: Error) => process.stderr.write(`[berth] maintenance failed: ${e.stack ?? e}\n`));
+        }, o.maintenanceInterval * 1000);
+        timer.unref();
+      }
+    }
+    const stop = async () => {
+      if (timer) clearInterval(timer);
+      await Promise.all(
+        servers.map(
+          (s) =>
+            new Promise<void>((r) => {
+              s.closeAllConnections?.();
+              s.close(() => r());
+            }),
+        ),
+      );
+      await ddb.stop();
+    };
+    return { ddb, servers, placementUrl, baremetalUrl, stop };
+  } catch (e) {
+    await ddb.stop();
+    throw e;
+  }
+}
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  const t0 = Date.now();
+  const stack = await startStack(o);
+  const lines = [
+    `[berth] Placement API   ${stack.placementUrl}  (x-auth-token: admin)`,
+    stack.baremetalUrl ? `[berth] Bare metal API  ${stack.baremetalUrl}` : '[berth] Bare metal API  (not available)',
+    `[berth] DynamoDB Local  ${stack.ddb.endpoint}  (${o.fresh ? 'in memory, fresh' : `data in ${o.dataDir}`})`,
+    `[berth] ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; Ctrl-C stops everything`,
+  ];
+  process.stdout.write(lines.join('\n') + '\n');
+  let stopping = false;
+  const shutdown = async (sig: string) => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`[berth] ${sig}: stopping\n`);
+    await stack.stop().catch(() => undefined);
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  process.on('SIGHUP', () => void shutdown('SIGHUP'));
+  stack.ddb.child.once('exit', (code) => {
+    if (!stopping) {
+      process.stderr.write(`[berth] DynamoDB Local exited unexpectedly (${code}); stopping\n`);
+      void shutdown('ddb-exit');
+    }
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((e) => {
+    process.stderr.write(`[berth] failed to start: ${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,79 @@
+#!/usr/bin/env node
+// `npm test`: every test the repository has.
+//  1. vitest: unit (pure core, schemas, CDK template, state machine) and integration
+//     (real handlers behind the local API Gateway adapter, against DynamoDB Local);
+//  2. Placement's own gabbi conformance files listed in conformance/passing.txt,
+//     each against a fresh `npm start -- --fresh` server (needs ../shared and
+//     Debian's python3-gabbi; skipped with a notice when they are absent).
+// Ends with one line: `N passed, N failed` (totals of both).
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const only = args.includes('--conformance-only') ? 'conformance' : args.includes('--vitest-only') ? 'vitest' : 'all';
+
+function run(cmd, argv, opts = {}) {
+  return new Promise((res) => {
+    let out = '';
+    const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, CI: 'true', FORCE_COLOR: '0' }, ...opts });
+    child.stdout.on('data', (d) => {
+      out += d;
+      process.stdout.write(d);
+    });
+    child.stderr.on('data', (d) => process.stderr.write(d));
+    child.on('close', (code) => res({ code, out }));
+  });
+}
+
+function counts(text) {
+  const m = [...text.matchAll(/^(\d+) passed, (\d+) failed/gm)].pop();
+  return m ? { passed: Number(m[1]), failed: Number(m[2]) } : undefined;
+}
+
+let passed = 0;
+let failed = 0;
+let problems = [];
+
+if (only !== 'conformance') {
+  const r = await run(join(root, 'node_modules/.bin/vitest'), ['run']);
+  const c = counts(r.out);
+  if (!c) problems.push(`vitest exited ${r.code} without a summary`);
+  else {
+    passed += c.passed;
+    failed += c.failed;
+  }
+  if (r.code !== 0 && (!c || c.failed === 0)) problems.push(`vitest exited with ${r.code}`);
+}
+
+if (only !== 'vitest') {
+  const shared = process.env.BERTH_SHARED ?? resolve(root, '..', 'shared');
+  const runner = join(shared, 'conformance', 'run');
+  const files = readFileSync(join(root, 'conformance', 'passing.txt'), 'utf8')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !l.startsWith('#'));
+  const gabbi = existsSync('/usr/lib/python3/dist-packages/gabbi');
+  if (!existsSync(runner) || !gabbi) {
+    process.stdout.write(`\n[conformance] skipped: ${!existsSync(runner) ? `no runner at ${runner}` : 'python3-gabbi is not installed'}\n`);
+  } else if (files.length) {
+    process.stdout.write(`\n[conformance] ${files.length} files from conformance/passing.txt\n`);
+    const serverCmd = `cd ${root} && exec node_modules/.bin/tsx local/start.ts --fresh --placement-port {port} --baremetal-port 0 --maintenance-interval 0`;
+    const argv = ['--server-cmd', serverCmd, '--gabbits', join(shared, 'conformance', 'gabbits'), '--jobs', process.env.CONFORMANCE_JOBS ?? '2'];
+    for (const f of files) argv.push('--only', f);
+    const r = await run('/usr/bin/python3', [runner, ...argv]);
+    const c = counts(r.out);
+    if (!c) problems.push(`conformance runner exited ${r.code} without a summary`);
+    else {
+      passed += c.passed;
+      failed += c.failed;
+    }
+  }
+}
+
+for (const p of problems) process.stdout.write(`[test] ${p}\n`);
+if (problems.length) failed += problems.length;
+process.stdout.write(`\n${passed} passed, ${failed} failed\n`);
+process.exit(failed ? 1 : 0);

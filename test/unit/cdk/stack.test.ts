@@ -1,0 +1,88 @@
+import { App, Validations } from 'aws-cdk-lib';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BerthStack } from '../../../cdk/lib/berth-stack.js';
+import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
+import { PLACEMENT_ROUTES } from '../../../functions/placement/routes.js';
+import { PLACEMENT_FAMILY_MODULES } from '../../../functions/placement/index.js';
+
+let template: Template;
+let stack: BerthStack;
+
+beforeAll(() => {
+  // skip esbuild bundling: the template is what is under test here
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  stack = new BerthStack(app, 'Test', { identity: { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] } });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  acknowledgeNagFindings(stack);
+  template = Template.fromStack(stack);
+}, 120_000);
+
+describe('the CDK stack', () => {
+  it('has one on-demand table with PITR, deletion protection, TTL and both GSIs', () => {
+    template.resourceCountIs('AWS::DynamoDB::GlobalTable', 1);
+    template.hasResourceProperties('AWS::DynamoDB::GlobalTable', {
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      GlobalSecondaryIndexes: Match.arrayWith([Match.objectLike({ IndexName: 'gsi1' }), Match.objectLike({ IndexName: 'gsi2' })]),
+      TimeToLiveSpecification: { AttributeName: 'ttl', Enabled: true },
+      Replicas: [Match.objectLike({ PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true }, DeletionProtectionEnabled: true })],
+    });
+  });
+
+  it('runs every function on Node.js 22 / arm64 with tracing and JSON logs', () => {
+    const fns = template.findResources('AWS::Lambda::Function');
+    const ours = Object.values(fns).filter((f) => (f as any).Properties.Runtime !== undefined && String((f as any).Properties.Description ?? '').length);
+    expect(ours.length).toBeGreaterThan(0);
+    for (const f of ours) {
+      expect((f as any).Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        TracingConfig: { Mode: 'Active' },
+        LoggingConfig: expect.objectContaining({ LogFormat: 'JSON' }),
+      });
+    }
+  });
+
+  it('gives each implemented Placement family its own function and routes every Placement path', () => {
+    const fns = template.findResources('AWS::Lambda::Function');
+    const descriptions = Object.values(fns).map((f) => (f as any).Properties.Description);
+    for (const family of Object.keys(PLACEMENT_FAMILY_MODULES)) expect(descriptions).toContain(`Placement ${family}`);
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => (r as any).Properties.RouteKey);
+    for (const r of PLACEMENT_ROUTES.filter((x) => x.family in PLACEMENT_FAMILY_MODULES)) expect(routes).toContain(`ANY ${r.path}`);
+    expect(routes).toContain('$default');
+  });
+
+  it('protects every route but the version document with the configured authorizer', () => {
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => (r as any).Properties);
+    for (const r of routes) {
+      if (r.RouteKey === 'ANY /' || r.RouteKey === '$default') expect(r.AuthorizationType ?? 'NONE').toBe('NONE');
+      else expect(r.AuthorizationType).toBe('JWT');
+    }
+  });
+
+  it('throttles and access-logs the API stage', () => {
+    template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      DefaultRouteSettings: { ThrottlingBurstLimit: 2000, ThrottlingRateLimit: 1000 },
+      AccessLogSettings: Match.objectLike({ DestinationArn: Match.anyValue() }),
+    });
+  });
+
+  it('gives read-only families read-only table access', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).map((p) => JSON.stringify(p));
+    const writers = policies.filter((p) => p.includes('dynamodb:PutItem'));
+    const readers = policies.filter((p) => p.includes('dynamodb:GetItem') && !p.includes('dynamodb:PutItem'));
+    expect(writers.length).toBeGreaterThan(0);
+    expect(readers.length + writers.length).toBeGreaterThan(0);
+  });
+
+  it('has no unacknowledged cdk-nag AwsSolutions error', () => {
+    const errors = Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'));
+    expect(errors).toEqual([]);
+  });
+});

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { PolicyEngine, parseRule } from '../../../functions/core/policy.js';
+import { placementPolicy } from '../../../functions/placement/policy.js';
+
+const admin = { roles: ['admin'], projectId: 'p1', userId: 'u' };
+const service = { roles: ['service'], projectId: 'svc', userId: 'u' };
+const reader = { roles: ['reader'], projectId: 'p1', userId: 'u' };
+const sysAdmin = { roles: ['admin', 'member', 'reader'], systemScope: 'all', userId: 'u' };
+
+describe('policy rule language', () => {
+  it('parses and/or/not with parentheses', () => {
+    const e = new PolicyEngine([{ name: 'r', check: 'role:a and (role:b or not role:c)' }], { enforceNewDefaults: true, enforceScope: false });
+    expect(e.check('r', {}, { roles: ['a', 'b'] })).toBe(true);
+    expect(e.check('r', {}, { roles: ['a', 'c'] })).toBe(false);
+    expect(e.check('r', {}, { roles: ['a'] })).toBe(true);
+    expect(() => parseRule('role:a and (')).toThrow();
+  });
+  it('interpolates target values', () => {
+    const e = new PolicyEngine([{ name: 'r', check: 'project_id:%(project_id)s' }], { enforceNewDefaults: true, enforceScope: false });
+    expect(e.check('r', { project_id: 'p1' }, reader)).toBe(true);
+    expect(e.check('r', { project_id: 'p2' }, reader)).toBe(false);
+  });
+});
+
+describe('Placement defaults', () => {
+  const allow = (mode: string, rule: string, creds: object, target: object = {}) => {
+    const e = placementPolicy({ PLACEMENT_POLICY_MODE: mode });
+    return e.scopeOk(rule, creds as never) && e.check(rule, target, creds as never);
+  };
+  it('admin and service may manage providers, readers may not, system scope never', () => {
+    for (const mode of ['default', 'secure-rbac']) {
+      expect(allow(mode, 'placement:resource_providers:create', admin)).toBe(true);
+      expect(allow(mode, 'placement:resource_providers:create', service)).toBe(true);
+      expect(allow(mode, 'placement:resource_providers:list', reader)).toBe(false);
+      expect(allow(mode, 'placement:resource_providers:list', sysAdmin)).toBe(false);
+    }
+  });
+  it('reshaper is for services only under the new defaults, admin too under the deprecated ones', () => {
+    expect(allow('secure-rbac', 'placement:reshaper:reshape', admin)).toBe(false);
+    expect(allow('secure-rbac', 'placement:reshaper:reshape', service)).toBe(true);
+    expect(allow('default', 'placement:reshaper:reshape', admin)).toBe(true);
+  });
+  it('a project reader may read the usages of its own project only', () => {
+    expect(allow('secure-rbac', 'placement:usages', reader, { project_id: 'p1' })).toBe(true);
+    expect(allow('secure-rbac', 'placement:usages', reader, { project_id: 'p2' })).toBe(false);
+  });
+  it('open mode allows any authenticated caller, operators can override a rule', () => {
+    expect(allow('open', 'placement:resource_providers:list', { roles: [] })).toBe(true);
+    const e = placementPolicy({ PLACEMENT_POLICY_MODE: 'secure-rbac', PLACEMENT_POLICY_OVERRIDES: JSON.stringify({ 'placement:resource_providers:list': 'role:reader' }) });
+    expect(e.check('placement:resource_providers:list', {}, reader as never)).toBe(true);
+  });
+});

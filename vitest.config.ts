@@ -1,0 +1,28 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    reporters: ['default', './test/reporters/plain-summary.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
+    projects: [
+      {
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          setupFiles: ['test/setup/polyfills.ts'],
+        },
+      },
+      {
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          setupFiles: ['test/setup/polyfills.ts'],
+          globalSetup: ['test/integration/global-ddb.ts'],
+          // files share one DynamoDB Local (one table each); keep the 2-core machine responsive
+          maxWorkers: 2,
+        },
+      },
+    ],
+  },
+});
