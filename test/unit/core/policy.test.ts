@@ -23,7 +23,7 @@ describe('policy rule language', () => {
 });
 
 describe('Placement defaults', () => {
-  const allow = (mode: string, rule: string, creds: object, target: object = {}) => {
+  const allow = (mode: string, rule: string, creds: object, target: Record<string, unknown> = {}) => {
     const e = placementPolicy({ PLACEMENT_POLICY_MODE: mode });
     return e.scopeOk(rule, creds as never) && e.check(rule, target, creds as never);
   };
