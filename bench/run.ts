@@ -1,0 +1,86 @@
+/**
+ * `npm run bench [-- --scenario a,b] [--quick] [--json out.jsonl]`
+ * Measures Berth on this machine against the local stack (DynamoDB Local + the real
+ * handlers behind the API Gateway adapter). Each scenario gets a freshly started, empty
+ * stack. Figures are printed as `# ...` human lines and JSON lines (also appended to
+ * --json). Scenarios live in bench/scenarios/ and are listed in bench/scenarios/index.ts.
+ */
+import { appendFileSync } from 'node:fs';
+import { freePort } from '../local/ddb-local.js';
+import { startStack, type RunningStack } from '../local/start.js';
+import { SCENARIOS } from './scenarios/index.js';
+
+export interface BenchContext {
+  stack: RunningStack;
+  quick: boolean;
+  /** record one figure (JSON line) */
+  emit(record: Record<string, unknown>): void;
+  /** print a human line */
+  say(line: string): void;
+  args: Record<string, string>;
+}
+
+export interface Scenario {
+  name: string;
+  description: string;
+  /** run against a fresh stack; `ctx.stack` is stopped afterwards */
+  run(ctx: BenchContext): Promise<void>;
+  /** opt-in only (e.g. very long runs) */
+  optional?: boolean;
+}
+
+function parse(argv: string[]) {
+  const out: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (!a.startsWith('--')) continue;
+    const k = a.slice(2);
+    const v = argv[i + 1] && !argv[i + 1]!.startsWith('--') ? argv[++i]! : 'true';
+    out[k] = v;
+  }
+  return out;
+}
+
+async function main() {
+  const args = parse(process.argv.slice(2));
+  const wanted = args.scenario ? args.scenario.split(',') : SCENARIOS.filter((s) => !s.optional).map((s) => s.name);
+  const unknown = wanted.filter((w) => !SCENARIOS.some((s) => s.name === w));
+  if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
+  process.env.LOG_LEVEL ??= 'warn';
+  for (const s of SCENARIOS.filter((x) => wanted.includes(x.name))) {
+    const stack = await startStack({
+      fresh: true,
+      placementPort: await freePort(),
+      baremetalPort: await freePort(),
+      host: '127.0.0.1',
+      maintenanceInterval: 0,
+      dataDir: '',
+    });
+    const ctx: BenchContext = {
+      stack,
+      quick: args.quick === 'true',
+      args,
+      emit(record) {
+        const line = JSON.stringify({ scenario: s.name, ...record });
+        process.stdout.write(line + '\n');
+        if (args.json) appendFileSync(args.json, line + '\n');
+      },
+      say(line) {
+        process.stdout.write(`# ${line}\n`);
+      },
+    };
+    ctx.say(`== ${s.name}: ${s.description}`);
+    const t0 = Date.now();
+    try {
+      await s.run(ctx);
+    } finally {
+      await stack.stop();
+    }
+    ctx.say(`== ${s.name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  }
+}
+
+main().catch((e) => {
+  process.stderr.write(`${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});
