@@ -6,8 +6,12 @@
 import type { LambdaFamily } from '../http/family.js';
 import * as root from './root.js';
 import * as resourceProviders from './resource-providers.js';
+import * as inventories from './inventories.js';
+import * as traits from './traits.js';
 
 export const PLACEMENT_FAMILY_MODULES: Record<string, LambdaFamily> = {
   root,
   'resource-providers': resourceProviders,
+  inventories,
+  traits,
 };
