@@ -8,10 +8,12 @@ import * as root from './root.js';
 import * as resourceProviders from './resource-providers.js';
 import * as inventories from './inventories.js';
 import * as traits from './traits.js';
+import * as aggregates from './aggregates.js';
 
 export const PLACEMENT_FAMILY_MODULES: Record<string, LambdaFamily> = {
   root,
   'resource-providers': resourceProviders,
   inventories,
   traits,
+  aggregates,
 };
