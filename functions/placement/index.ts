@@ -9,6 +9,7 @@ import * as resourceProviders from './resource-providers.js';
 import * as inventories from './inventories.js';
 import * as traits from './traits.js';
 import * as aggregates from './aggregates.js';
+import * as resourceClasses from './resource-classes.js';
 
 export const PLACEMENT_FAMILY_MODULES: Record<string, LambdaFamily> = {
   root,
@@ -16,4 +17,5 @@ export const PLACEMENT_FAMILY_MODULES: Record<string, LambdaFamily> = {
   inventories,
   traits,
   aggregates,
+  'resource-classes': resourceClasses,
 };
