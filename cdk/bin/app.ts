@@ -1,6 +1,8 @@
 /**
  * cdk app: `npx cdk synth` / `npx cdk deploy`. Context options:
- *   -c identity=jwt -c jwtIssuer=https://... -c jwtAudience=aud1,aud2
+ *   -c identity=jwt -c jwtIssuer=https://... -c jwtAudience=aud1,aud2 [-c claimMapping='{"roles":"groups"}']
+ *   -c identity=keystone -c keystoneUrl=https://keystone/v3 -c keystoneUsername=placement
+ *      -c keystonePasswordSecretArn=arn:aws:secretsmanager:...
  *   -c nag=false   (cdk-nag AwsSolutions checks run by default)
  */
 import { App, Validations } from 'aws-cdk-lib';
@@ -15,6 +17,11 @@ const stack = new BerthStack(app, app.node.tryGetContext('stackName') ?? 'Berth'
     mode: identity,
     jwtIssuer: app.node.tryGetContext('jwtIssuer'),
     jwtAudience: String(app.node.tryGetContext('jwtAudience') ?? '').split(',').filter(Boolean),
+    claimMapping: app.node.tryGetContext('claimMapping'),
+    keystoneUrl: app.node.tryGetContext('keystoneUrl'),
+    keystoneUsername: app.node.tryGetContext('keystoneUsername'),
+    keystonePasswordSecretArn: app.node.tryGetContext('keystonePasswordSecretArn'),
+    keystoneProject: app.node.tryGetContext('keystoneProject'),
   },
   env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });

@@ -5,7 +5,8 @@
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
-import { HttpJwtAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import { HttpJwtAuthorizer, HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as logs from 'aws-cdk-lib/aws-logs';
@@ -18,12 +19,22 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface IdentityOptions {
-  /** 'jwt': any OIDC issuer (e.g. Cognito); 'none': no authorizer (private networks only) */
-  mode: 'jwt' | 'none';
+  /**
+   * 'keystone': OpenStack-native, X-Auth-Token validated against a Keystone by a Lambda
+   *             authorizer (results cached by API Gateway and in the function);
+   * 'jwt':      AWS-native, any OIDC issuer (e.g. Cognito) with a claim mapping;
+   * 'none':     no authorizer (private networks only; every call is then unauthenticated).
+   */
+  mode: 'keystone' | 'jwt' | 'none';
   jwtIssuer?: string;
   jwtAudience?: string[];
-  /** JSON claim mapping passed to the functions (see functions/http/identity.ts) */
+  /** JSON claim mapping (functions/core/identity-mapping.ts), e.g. {"roles":"cognito:groups"} */
   claimMapping?: string;
+  keystoneUrl?: string;
+  keystoneUsername?: string;
+  /** Secrets Manager secret holding the service user's password */
+  keystonePasswordSecretArn?: string;
+  keystoneProject?: string;
 }
 
 export interface BerthStackProps extends StackProps {
@@ -66,10 +77,32 @@ export class BerthStack extends Stack {
     });
 
     const identity = props.identity ?? { mode: 'none' };
-    const authorizer =
-      identity.mode === 'jwt'
-        ? new HttpJwtAuthorizer('JwtAuthorizer', identity.jwtIssuer ?? '', { jwtAudience: identity.jwtAudience ?? [] })
-        : undefined;
+    let authorizer: apigw.IHttpRouteAuthorizer | undefined;
+    if (identity.mode === 'jwt') {
+      authorizer = new HttpJwtAuthorizer('JwtAuthorizer', identity.jwtIssuer ?? '', { jwtAudience: identity.jwtAudience ?? [] });
+    } else if (identity.mode === 'keystone') {
+      const fn = new BerthFunction(this, 'KeystoneAuthorizer', {
+        entry: 'functions/authorizer/keystone.ts',
+        description: 'Keystone token authorizer',
+        table: this.table,
+        access: 'none',
+        memoryMb: 512,
+        environment: {
+          KEYSTONE_URL: identity.keystoneUrl ?? '',
+          KEYSTONE_USERNAME: identity.keystoneUsername ?? 'placement',
+          KEYSTONE_PROJECT: identity.keystoneProject ?? 'service',
+          KEYSTONE_PASSWORD_SECRET_ARN: identity.keystonePasswordSecretArn ?? '',
+        },
+      });
+      if (identity.keystonePasswordSecretArn) {
+        secretsmanager.Secret.fromSecretCompleteArn(this, 'KeystoneSecret', identity.keystonePasswordSecretArn).grantRead(fn.fn);
+      }
+      authorizer = new HttpLambdaAuthorizer('KeystoneAuthorizer', fn.fn, {
+        responseTypes: [HttpLambdaResponseType.SIMPLE],
+        identitySource: ['$request.header.X-Auth-Token'],
+        resultsCacheTtl: Duration.minutes(5),
+      });
+    }
     const env: Record<string, string> = { PLACEMENT_POLICY_MODE: 'secure-rbac' };
     if (identity.claimMapping) env.JWT_CLAIM_MAPPING = identity.claimMapping;
 

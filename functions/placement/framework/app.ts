@@ -25,6 +25,7 @@ import { placementPolicy } from '../policy.js';
 import type { PolicyEngine } from '../../core/policy.js';
 import { log } from '../../http/log.js';
 import { Problem } from '../../core/errors.js';
+import { identityFromClaims, parseClaimMapping, type ClaimMapping } from '../../core/identity-mapping.js';
 
 export const PLACEMENT_VERSIONS = new VersionRange('placement', '1.0', '1.39');
 
@@ -60,8 +61,12 @@ function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
   return res;
 }
 
+let claimMapping: ClaimMapping | undefined;
 function identityOf(req: HttpRequest, cfg: Config): Identity | undefined {
-  if (cfg.authStrategy === 'authorizer') return authorizerIdentity(req);
+  if (cfg.authStrategy === 'authorizer') {
+    claimMapping ??= parseClaimMapping(process.env.JWT_CLAIM_MAPPING);
+    return authorizerIdentity(req, (claims) => identityFromClaims(claims, claimMapping!));
+  }
   return noauthIdentity(req.headers);
 }
 

@@ -86,3 +86,32 @@ describe('the CDK stack', () => {
     expect(errors).toEqual([]);
   });
 });
+
+describe('the Keystone identity option', () => {
+  it('puts a cached Lambda REQUEST authorizer on X-Auth-Token, reading the service password from Secrets Manager', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const ks = new BerthStack(app, 'Ks', {
+      identity: {
+        mode: 'keystone',
+        keystoneUrl: 'https://keystone.example.com/v3',
+        keystoneUsername: 'placement',
+        keystonePasswordSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:placement-AbCdEf',
+      },
+    });
+    const t = Template.fromStack(ks);
+    t.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'REQUEST',
+      EnableSimpleResponses: true,
+      IdentitySource: ['$request.header.X-Auth-Token'],
+      AuthorizerResultTtlInSeconds: 300,
+    });
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Keystone token authorizer',
+      Environment: { Variables: Match.objectLike({ KEYSTONE_URL: 'https://keystone.example.com/v3', KEYSTONE_PASSWORD_SECRET_ARN: Match.stringLikeRegexp('secret:placement') }) },
+    });
+    const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
+    expect(policies).toContain('secretsmanager:GetSecretValue');
+    const routes = Object.values(t.findResources('AWS::ApiGatewayV2::Route')).map((r) => (r as any).Properties);
+    expect(routes.filter((r) => r.AuthorizationType === 'CUSTOM').length).toBeGreaterThan(0);
+  });
+});
