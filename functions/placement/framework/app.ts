@@ -140,6 +140,14 @@ async function dispatch(
   version: RequestVersion,
   handlers: FamilyRoutes,
 ): Promise<HttpResponse> {
+  // Request size limits: Placement bodies are small JSON documents; refuse anything
+  // bigger before parsing it (API Gateway's own limit is 10 MB).
+  if (req.body !== undefined && Buffer.byteLength(req.body) > cfg.maxBodyBytes) {
+    throw new PlacementError(413, `Request body is larger than ${cfg.maxBodyBytes} bytes.`);
+  }
+  if (req.rawQuery.length > cfg.maxQueryBytes) {
+    throw new PlacementError(414, `Query string is longer than ${cfg.maxQueryBytes} characters.`);
+  }
   // PlacementHandler: a body needs a content type; content-length must be an integer.
   const clen = req.headers['content-length'];
   if (clen !== undefined && clen !== '') {

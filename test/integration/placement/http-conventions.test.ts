@@ -69,3 +69,14 @@ describe('Placement HTTP conventions through the local API Gateway adapter', () 
     expect(r.text).toContain('Only application/json is provided');
   });
 });
+
+describe('request size limits', () => {
+  it('refuses oversized bodies (413) and query strings (414) in Placement’s envelope, changing nothing', async () => {
+    const big = await api.req('POST', '/resource_providers', { raw: JSON.stringify({ name: 'x'.repeat(5 * 1024 * 1024) }) });
+    expect(big.status).toBe(413);
+    expect(big.json.errors[0].title).toBe('Request Entity Too Large');
+    const long = await api.req('GET', `/resource_providers?name=${'y'.repeat(9_000)}`);
+    expect(long.status).toBe(414);
+    expect((await api.req('GET', '/resource_providers?name=' + 'x'.repeat(10))).json.resource_providers).toEqual([]);
+  });
+});
