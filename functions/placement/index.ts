@@ -10,6 +10,9 @@ import * as inventories from './inventories.js';
 import * as traits from './traits.js';
 import * as aggregates from './aggregates.js';
 import * as resourceClasses from './resource-classes.js';
+import * as allocations from './allocations.js';
+import * as usages from './usages.js';
+import * as reshaper from './reshaper.js';
 
 export const PLACEMENT_FAMILY_MODULES: Record<string, LambdaFamily> = {
   root,
@@ -18,4 +21,7 @@ export const PLACEMENT_FAMILY_MODULES: Record<string, LambdaFamily> = {
   traits,
   aggregates,
   'resource-classes': resourceClasses,
+  allocations,
+  usages,
+  reshaper,
 };

@@ -5,6 +5,8 @@
 import { createHash } from 'node:crypto';
 
 export const PROVIDER_SHARDS = 16;
+/** partitions of the sparse index of legacy allocation rows (the consumer migration reads them) */
+export const LEGACY_SHARDS = 16;
 
 /** stable small hash of a string, for shard selection */
 export function shardOf(s: string, n: number): number {
@@ -23,6 +25,13 @@ export const K = {
   providerAllocationPrefix: 'ALLOC#',
   /** gsi1 keys of an allocation row: all rows of one consumer */
   allocationByConsumer: (consumer: string, rp: string) => ({ gsi1pk: `CONSALLOC#${consumer}`, gsi1sk: rp }),
+  allocationByConsumerPk: (consumer: string) => `CONSALLOC#${consumer}`,
+  /** gsi2 keys of an allocation row that has no consumer record yet (imported legacy data; sparse) */
+  legacyAllocationIndex: (consumer: string, rp: string) => ({
+    gsi2pk: `LEGACYALLOC#${shardOf(consumer, LEGACY_SHARDS)}`,
+    gsi2sk: `${consumer}#${rp}`,
+  }),
+  legacyAllocationIndexPk: (shard: number) => `LEGACYALLOC#${shard}`,
   consumer: (uuid: string) => ({ pk: `CONS#${uuid}`, sk: 'CONS' }),
   customResourceClass: (name: string) => ({ pk: 'RCS', sk: name }),
   customResourceClassPk: 'RCS',

@@ -1,0 +1,134 @@
+/**
+ * Project / user usage aggregates (what GET /usages answers, the way Nova's quota
+ * counting asks: seed 001), pure. Every claim changes them in its own transaction, so
+ * GET /usages reads a handful of small items whatever the number of consumers.
+ *
+ * An aggregate item holds, per consumer type (key '' = no type, "unknown"):
+ *   n:<type>          number of consumers of that type holding allocations
+ *   r:<type>:<class>  amount allocated
+ * Items are sharded (hash of the consumer) so a busy project's claims do not all write
+ * one item; readers add the shards up.
+ */
+import type { ConsumerChange } from './claim.js';
+import { UNKNOWN_CONSUMER_TYPE, type AllocationMap, type ConsumerRecord } from './consumers.js';
+
+export const COUNT_PREFIX = 'n:';
+export const AMOUNT_PREFIX = 'r:';
+
+const typeKey = (t: string | null) => t ?? '';
+export const countAttr = (type: string | null) => `${COUNT_PREFIX}${typeKey(type)}`;
+export const amountAttr = (type: string | null, rc: string) => `${AMOUNT_PREFIX}${typeKey(type)}:${rc}`;
+
+/** One aggregate item's changes: project-wide (user undefined) or one user's. */
+export interface UsageDelta {
+  project: string;
+  user?: string;
+  shard: number;
+  add: Record<string, number>;
+}
+
+function totals(a: AllocationMap): Record<string, number> {
+  const t: Record<string, number> = {};
+  for (const res of Object.values(a)) for (const [rc, n] of Object.entries(res)) t[rc] = (t[rc] ?? 0) + n;
+  return t;
+}
+
+/**
+ * The aggregate changes of a set of consumer changes, merged per item (a transaction
+ * may touch each item once). Legacy allocations (no record) were never counted: like
+ * upstream, usages only count consumers that have a record.
+ */
+export function usageDeltas(changes: ConsumerChange[], shardOf: (consumer: string) => number): UsageDelta[] {
+  const items = new Map<string, UsageDelta>();
+  const apply = (c: ConsumerRecord, sign: number, shard: number) => {
+    for (const user of [undefined, c.user]) {
+      const key = JSON.stringify([c.project, user ?? null, shard]);
+      let it = items.get(key);
+      if (!it) {
+        it = { project: c.project, ...(user !== undefined ? { user } : {}), shard, add: {} };
+        items.set(key, it);
+      }
+      const inc = (attr: string, d: number) => (it!.add[attr] = (it!.add[attr] ?? 0) + d);
+      inc(countAttr(c.type), sign);
+      for (const [rc, n] of Object.entries(totals(c.allocations))) inc(amountAttr(c.type, rc), sign * n);
+    }
+  };
+  for (const ch of changes) {
+    const shard = shardOf(ch.uuid);
+    if (ch.before) apply(ch.before, -1, shard);
+    if (ch.after) apply(ch.after, 1, shard);
+  }
+  const out: UsageDelta[] = [];
+  for (const it of items.values()) {
+    for (const [k, v] of Object.entries(it.add)) if (v === 0) delete it.add[k];
+    if (Object.keys(it.add).length) out.push(it);
+  }
+  return out;
+}
+
+/** Usage of one consumer type: consumer count and amounts by class. */
+export interface TypeUsage {
+  count: number;
+  resources: Record<string, number>;
+}
+
+/** Add up aggregate items (their n:/r: attributes) into usage per type key ('' = none). */
+export function sumUsage(items: Iterable<Record<string, unknown>>): Map<string, TypeUsage> {
+  const out = new Map<string, TypeUsage>();
+  const get = (t: string) => {
+    let u = out.get(t);
+    if (!u) out.set(t, (u = { count: 0, resources: {} }));
+    return u;
+  };
+  for (const it of items) {
+    for (const [attr, v] of Object.entries(it)) {
+      if (typeof v !== 'number') continue;
+      if (attr.startsWith(COUNT_PREFIX)) get(attr.slice(COUNT_PREFIX.length)).count += v;
+      else if (attr.startsWith(AMOUNT_PREFIX)) {
+        const rest = attr.slice(AMOUNT_PREFIX.length);
+        const i = rest.lastIndexOf(':');
+        const u = get(rest.slice(0, i));
+        const rc = rest.slice(i + 1);
+        u.resources[rc] = (u.resources[rc] ?? 0) + v;
+      }
+    }
+  }
+  for (const [t, u] of out) {
+    for (const [rc, n] of Object.entries(u.resources)) if (n === 0) delete u.resources[rc];
+    if (u.count <= 0 && !Object.keys(u.resources).length) out.delete(t);
+  }
+  return out;
+}
+
+/** GET /usages before 1.38: amounts by class over every consumer type. */
+export function totalUsagesView(byType: Map<string, TypeUsage>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const u of byType.values()) for (const [rc, n] of Object.entries(u.resources)) out[rc] = (out[rc] ?? 0) + n;
+  return out;
+}
+
+/**
+ * GET /usages from 1.38 (usage.get_by_consumer_type): grouped by consumer type with
+ * consumer_count; `filter` 'all' groups everything under "all", 'unknown' selects
+ * consumers without a type, any other name that type only.
+ */
+export function usagesByTypeView(byType: Map<string, TypeUsage>, filter?: string): Record<string, Record<string, number>> {
+  const view = (u: TypeUsage) => ({ ...u.resources, consumer_count: u.count });
+  const out: Record<string, Record<string, number>> = {};
+  if (filter === 'all') {
+    const all: TypeUsage = { count: 0, resources: {} };
+    for (const u of byType.values()) {
+      all.count += u.count;
+      for (const [rc, n] of Object.entries(u.resources)) all.resources[rc] = (all.resources[rc] ?? 0) + n;
+    }
+    if (Object.keys(all.resources).length) out.all = view(all);
+    return out;
+  }
+  for (const [t, u] of byType) {
+    if (!Object.keys(u.resources).length) continue;
+    const name = t === '' ? UNKNOWN_CONSUMER_TYPE : t;
+    if (filter !== undefined && filter !== name) continue;
+    out[name] = view(u);
+  }
+  return out;
+}
