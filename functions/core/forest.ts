@@ -29,6 +29,10 @@ export class Forest {
   /** bumped on every change: lets callers cache derived results */
   version = 0;
   private sorted: ProviderRecord[] | undefined;
+  /** uuid -> position in `sorted` (O(1) in-place replacement) */
+  private sortedAt: Map<string, number> | undefined;
+  private rootList: ProviderRecord[] | undefined;
+  private rootAt: Map<string, number> | undefined;
 
   get size(): number {
     return this.providers.size;
@@ -45,11 +49,17 @@ export class Forest {
     this.providers.set(p.uuid, p);
     this.index(p);
     this.version++;
-    if (!old || old.seq !== p.seq) this.sorted = undefined;
+    if (!old || old.seq !== p.seq) this.sorted = this.sortedAt = undefined;
     else if (this.sorted) {
-      const i = this.sorted.indexOf(old);
-      if (i >= 0) this.sorted[i] = p;
-      else this.sorted = undefined;
+      const i = this.sortedAt?.get(p.uuid);
+      if (i !== undefined && this.sorted[i] === old) this.sorted[i] = p;
+      else this.sorted = this.sortedAt = undefined;
+    }
+    if (!old || old.seq !== p.seq || !old.parent !== !p.parent) this.rootList = this.rootAt = undefined;
+    else if (this.rootList && !p.parent) {
+      const i = this.rootAt?.get(p.uuid);
+      if (i !== undefined && this.rootList[i] === old) this.rootList[i] = p;
+      else this.rootList = this.rootAt = undefined;
     }
   }
 
@@ -59,7 +69,8 @@ export class Forest {
     this.unindex(old);
     this.providers.delete(uuid);
     this.version++;
-    this.sorted = undefined;
+    this.sorted = this.sortedAt = undefined;
+    this.rootList = this.rootAt = undefined;
   }
 
   private index(p: ProviderRecord) {
@@ -80,8 +91,25 @@ export class Forest {
 
   /** All providers in creation order. */
   all(): ProviderRecord[] {
-    this.sorted ??= [...this.providers.values()].sort((a, b) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : 1));
+    if (!this.sorted) {
+      this.sorted = [...this.providers.values()].sort((a, b) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : 1));
+      this.sortedAt = new Map(this.sorted.map((p, i) => [p.uuid, i]));
+    }
     return this.sorted;
+  }
+
+  /** Root providers in creation order. */
+  roots(): ProviderRecord[] {
+    if (!this.rootList) {
+      this.rootList = this.all().filter((p) => !p.parent);
+      this.rootAt = new Map(this.rootList.map((p, i) => [p.uuid, i]));
+    }
+    return this.rootList;
+  }
+
+  /** Is any provider nested under another (Placement's `_has_provider_trees`)? */
+  hasTrees(): boolean {
+    return this.childrenOf.size > 0;
   }
 
   /** Providers of the tree rooted at `root`. */

@@ -13,6 +13,7 @@ import * as resourceClasses from './resource-classes.js';
 import * as allocations from './allocations.js';
 import * as usages from './usages.js';
 import * as reshaper from './reshaper.js';
+import * as allocationCandidates from './allocation-candidates.js';
 
 export const PLACEMENT_FAMILY_MODULES: Record<string, LambdaFamily> = {
   root,
@@ -24,4 +25,5 @@ export const PLACEMENT_FAMILY_MODULES: Record<string, LambdaFamily> = {
   allocations,
   usages,
   reshaper,
+  'allocation-candidates': allocationCandidates,
 };

@@ -1,0 +1,710 @@
+/**
+ * The allocation-candidates solver: a parsed GET /allocation_candidates request + the
+ * provider forest -> allocation requests + the providers to summarise. Pure (no I/O).
+ *
+ * Semantics are Placement's (objects/allocation_candidate.py, research_context.py),
+ * restated per anchor (the root of the non-sharing tree an allocation request lives
+ * in, see docs/design.md "Allocation candidates"):
+ *   - a granular group (resources<S>, use_same_provider) is one provider that has
+ *     every requested resource itself, has its traits, and is itself in its member_of
+ *     aggregates; in_tree<S> restricts that provider's tree. It serves the anchor of
+ *     its own tree, and, if it is a sharing provider (MISC_SHARES_VIA_AGGREGATE),
+ *     every tree that has a provider in one of its aggregates.
+ *   - the unnumbered group takes each resource class from one provider of the
+ *     anchor's tree or from a sharing provider associated with the tree (and itself
+ *     in member_of); member_of / forbidden aggregates count on the provider or on the
+ *     anchor root (an aggregate on the root spans the tree); the providers it uses
+ *     must together have the required traits, and none a forbidden trait.
+ *   - groups combine per anchor; amounts of one class on one provider add up and
+ *     must still fit (capacity, max_unit); group_policy=isolate keeps granular groups
+ *     on distinct providers; each same_subtree set must have one of its providers
+ *     above (or equal to) all the others; root_required filters anchors; before 1.29
+ *     two providers of one tree never combine.
+ *
+ * Search: instead of building every group's candidate list and taking the cartesian
+ * product, it walks anchors in creation order and, per anchor, does a depth-first
+ * search over "slots" (one per granular group, one per resource class of the
+ * unnumbered group) whose options are that anchor's matching providers. Each choice
+ * reduces what later slots can take from the same provider (capacity and max_unit are
+ * checked on the running sum), constraints are checked as soon as their slots are
+ * filled, an anchor whose total demand exceeds its options' total free capacity is
+ * skipped, and the search stops as soon as `limit` (or the global cap) is met.
+ */
+import type { Forest } from '../forest.js';
+import { capacity, fits, type ProviderRecord } from '../model.js';
+import { Problem } from '../errors.js';
+import type { CandidatesRequest, RequestGroup } from './request.js';
+
+export const SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE';
+
+export interface SolveOptions {
+  /** global cap on the candidates generated per request; undefined or <= 0 = none */
+  maxCandidates?: number;
+  /** randomize_allocation_candidates: sample `limit` from everything generated */
+  randomize?: boolean;
+  /** random source for `randomize` (tests pass a seeded one) */
+  random?: () => number;
+  /** names that are neither standard nor existing custom resource classes / traits */
+  missingResourceClasses?: ReadonlySet<string>;
+  missingTraits?: ReadonlySet<string>;
+}
+
+/** One decision of the search: a granular group, or one class of the unnumbered group. */
+export interface Slot {
+  /** index of the group in request.groups */
+  group: number;
+  suffix: string;
+  granular: boolean;
+  /** what the chosen provider gives for this slot (empty for a resourceless group) */
+  amounts: ReadonlyArray<readonly [string, number]>;
+}
+
+export interface SolveStats {
+  anchorsVisited: number;
+  nodes: number;
+  /** the global cap stopped the search */
+  capped: boolean;
+}
+
+export interface CandidatesResult {
+  /** the search's slots; every candidate has one provider per slot, in this order */
+  slots: Slot[];
+  /** slot indices in request-group order (how allocations and mappings are rendered) */
+  renderOrder: number[];
+  candidates: ProviderRecord[][];
+  /** providers to summarise, in output order */
+  summaries: ProviderRecord[];
+  /** every resource class any group asked for (summaries before 1.27 show only these) */
+  requestedResources: Set<string>;
+  stats: SolveStats;
+}
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+const NONE: ProviderRecord[] = [];
+
+interface GroupPlan {
+  index: number;
+  group: RequestGroup;
+  granular: boolean;
+  resources: ReadonlyArray<readonly [string, number]>;
+  required: string[][];
+  forbidden: string[];
+  memberOf: string[][];
+  forbiddenAggs: string[];
+  /** root of the in_tree provider (resource-bearing groups only) */
+  inTreeRoot?: string;
+  /** in_tree names a provider that does not exist: nothing can match */
+  inTreeMissing: boolean;
+  /** a resourceless group without required traits or member_of matches nothing (as upstream) */
+  matchesNothing: boolean;
+  /** per-request memo of granularOk for providers seen from several anchors */
+  memo: Map<ProviderRecord, boolean>;
+}
+
+function hasTrait(p: ProviderRecord, t: string): boolean {
+  return p.traits.includes(t);
+}
+
+/** every any-set of `required` has a trait in `have` */
+function traitsSatisfy(have: ReadonlySet<string>, required: string[][]): boolean {
+  for (const any of required) {
+    let ok = false;
+    for (const t of any) if (have.has(t)) ok = true;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+function providerHasTraits(p: ProviderRecord, required: string[][]): boolean {
+  for (const any of required) {
+    let ok = false;
+    for (const t of any) if (hasTrait(p, t)) ok = true;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+function hasAnyTrait(p: ProviderRecord, names: string[]): boolean {
+  for (const t of names) if (hasTrait(p, t)) return true;
+  return false;
+}
+
+function aggsSatisfy(p: ProviderRecord, memberOf: string[][]): boolean {
+  for (const any of memberOf) {
+    let ok = false;
+    for (const a of any) if (p.aggregates.includes(a)) ok = true;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+function inAnyAgg(p: ProviderRecord, aggs: string[]): boolean {
+  for (const a of aggs) if (p.aggregates.includes(a)) return true;
+  return false;
+}
+
+function fitsOne(p: ProviderRecord, rc: string, amount: number): boolean {
+  const inv = p.inventories[rc];
+  return inv !== undefined && fits(inv, p.usages[rc] ?? 0, amount);
+}
+
+const bySeq = (a: ProviderRecord, b: ProviderRecord) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
+
+export class CandidateSolver {
+  private readonly plans: GroupPlan[];
+  private readonly unsuffixed?: GroupPlan;
+  private readonly slots: Slot[] = [];
+  private readonly slotPlan: GroupPlan[] = [];
+  private readonly isolate: boolean;
+  private readonly distinctRoots: boolean;
+  private readonly sharing: ProviderRecord[];
+  private readonly sharingByAgg = new Map<string, ProviderRecord[]>();
+  /** slot index after which the unnumbered group's collective traits are checked */
+  private lastUnsuffixedSlot = -1;
+  /** slot index -> same_subtree slot sets completed there */
+  private readonly subtreeChecks = new Map<number, number[][]>();
+  private readonly stopAt: number;
+  private readonly out: ProviderRecord[][] = [];
+  private readonly seenSharedOnly = new Set<string>();
+  private readonly stats: SolveStats = { anchorsVisited: 0, nodes: 0, capped: false };
+  // per-anchor search state
+  private options: ProviderRecord[][] = [];
+  private chosen: ProviderRecord[] = [];
+  /** classes more than one slot asks for (the only ones the supply bound can reject) */
+  private sharedClasses: string[] = [];
+  private granularSlots = 0;
+
+  constructor(
+    private readonly forest: Forest,
+    private readonly req: CandidatesRequest,
+    private readonly opts: SolveOptions = {},
+  ) {
+    this.plans = req.groups.map((g, index) => this.plan(g, index));
+    this.unsuffixed = this.plans.find((p) => !p.granular);
+    this.isolate = req.groupPolicy === 'isolate';
+    this.distinctRoots = !req.nestedAware && forest.hasTrees();
+    const sharingIds = forest.byTrait.get(SHARING_TRAIT);
+    this.sharing = sharingIds ? [...sharingIds].map((u) => forest.get(u)!).filter(Boolean).sort(bySeq) : [];
+    for (const s of this.sharing) {
+      for (const a of s.aggregates) {
+        let l = this.sharingByAgg.get(a);
+        if (!l) this.sharingByAgg.set(a, (l = []));
+        l.push(s);
+      }
+    }
+    this.buildSlots();
+    const cap = opts.maxCandidates !== undefined && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity;
+    const limit = req.limit !== undefined && req.limit > 0 ? req.limit : Infinity;
+    this.stopAt = opts.randomize ? cap : Math.min(cap, limit);
+  }
+
+  private plan(g: RequestGroup, index: number): GroupPlan {
+    let inTreeRoot: string | undefined;
+    let inTreeMissing = false;
+    if (g.inTree !== undefined) {
+      const p = this.forest.get(g.inTree);
+      if (!p) inTreeMissing = true;
+      else if (g.resources.length) inTreeRoot = p.root;
+    }
+    return {
+      index,
+      group: g,
+      granular: g.useSameProvider,
+      resources: g.resources,
+      required: g.requiredTraits.map((s) => [...s]),
+      forbidden: [...g.forbiddenTraits],
+      memberOf: g.memberOf.map((s) => [...s]),
+      forbiddenAggs: [...g.forbiddenAggs],
+      inTreeRoot,
+      inTreeMissing,
+      matchesNothing: !g.resources.length && !g.requiredTraits.length && !g.memberOf.length,
+      memo: new Map(),
+    };
+  }
+
+  /**
+   * Slot order: groups named in same_subtree first (set by set, so each set is checked
+   * as early as possible), then the unnumbered group's classes, then the other
+   * granular groups. Rendering uses request order (renderOrder).
+   */
+  private buildSlots(): void {
+    const order: GroupPlan[] = [];
+    const bySuffix = new Map(this.plans.map((p) => [p.group.suffix, p]));
+    for (const set of this.req.sameSubtrees) {
+      for (const s of set) {
+        const p = bySuffix.get(s);
+        if (p && !order.includes(p)) order.push(p);
+      }
+    }
+    if (this.unsuffixed) order.push(this.unsuffixed);
+    for (const p of this.plans) if (!order.includes(p)) order.push(p);
+    const slotsOfGroup = new Map<number, number[]>();
+    for (const p of order) {
+      const idx: number[] = [];
+      if (p.granular) {
+        idx.push(this.slots.length);
+        this.slots.push({ group: p.index, suffix: p.group.suffix, granular: true, amounts: p.resources });
+        this.slotPlan.push(p);
+      } else {
+        for (const r of p.resources) {
+          idx.push(this.slots.length);
+          this.slots.push({ group: p.index, suffix: '', granular: false, amounts: [r] });
+          this.slotPlan.push(p);
+        }
+        this.lastUnsuffixedSlot = this.slots.length - 1;
+      }
+      slotsOfGroup.set(p.index, idx);
+    }
+    const seen = new Map<string, number>();
+    for (const s of this.slots) for (const [rc] of s.amounts) seen.set(rc, (seen.get(rc) ?? 0) + 1);
+    this.sharedClasses = [...seen].filter(([, n]) => n > 1).map(([rc]) => rc);
+    this.granularSlots = this.slots.filter((s) => s.granular).length;
+    for (const set of this.req.sameSubtrees) {
+      const idx = set.flatMap((s) => slotsOfGroup.get(bySuffix.get(s)?.index ?? -1) ?? []);
+      if (idx.length < 2) continue;
+      const at = Math.max(...idx);
+      const l = this.subtreeChecks.get(at) ?? [];
+      l.push(idx);
+      this.subtreeChecks.set(at, l);
+    }
+  }
+
+  // ------------------------------------------------------------ predicates
+
+  /** Could provider p satisfy granular group g on its own (anchor-independent)? */
+  private granularOk(g: GroupPlan, p: ProviderRecord): boolean {
+    for (const [rc, n] of g.resources) if (!fitsOne(p, rc, n)) return false;
+    if (g.inTreeRoot !== undefined && p.root !== g.inTreeRoot) return false;
+    if (g.required.length && !providerHasTraits(p, g.required)) return false;
+    if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) return false;
+    if (g.memberOf.length && !aggsSatisfy(p, g.memberOf)) return false;
+    if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) return false;
+    return true;
+  }
+
+  private granularOkMemo(g: GroupPlan, p: ProviderRecord): boolean {
+    let v = g.memo.get(p);
+    if (v === undefined) g.memo.set(p, (v = this.granularOk(g, p)));
+    return v;
+  }
+
+  private rootOk(root: ProviderRecord): boolean {
+    const rr = this.req.rootRequired;
+    if (!rr) return true;
+    for (const t of rr.required) if (!hasTrait(root, t)) return false;
+    for (const t of rr.forbidden) if (hasTrait(root, t)) return false;
+    return true;
+  }
+
+  /** roots of every tree with a provider in one of the sharing provider's aggregates */
+  private anchorsOfSharing(s: ProviderRecord, into: Set<string>): void {
+    into.add(s.root);
+    for (const a of s.aggregates) {
+      for (const u of this.forest.byAggregate.get(a) ?? []) {
+        const q = this.forest.get(u);
+        if (q) into.add(q.root);
+      }
+    }
+  }
+
+  private isSharing(p: ProviderRecord): boolean {
+    return this.sharing.length > 0 && hasTrait(p, SHARING_TRAIT);
+  }
+
+  // ------------------------------------------------------------ anchors
+
+  /**
+   * Anchors worth visiting, in creation order: every root, or — when some group or
+   * root_required can only be met through a small index (a rare class, trait or
+   * aggregate) — the anchors reachable from that index.
+   */
+  private anchors(): Iterable<ProviderRecord> {
+    const roots = this.forest.roots();
+    const f = this.forest;
+    let best: { size: number; expand: (into: Set<string>) => void } | undefined;
+    const consider = (size: number, expand: (into: Set<string>) => void) => {
+      if (!best || size < best.size) best = { size, expand };
+    };
+    const rr = this.req.rootRequired;
+    for (const t of rr?.required ?? []) {
+      const ids = f.byTrait.get(t);
+      consider(ids?.size ?? 0, (into) => {
+        for (const u of ids ?? []) {
+          const p = f.get(u);
+          if (p && !p.parent) into.add(u);
+        }
+      });
+    }
+    for (const g of this.plans) {
+      const expandGranular = (ids: Iterable<string> | undefined) => (into: Set<string>) => {
+        for (const u of ids ?? []) {
+          const p = f.get(u);
+          if (!p || !this.granularOk(g, p)) continue;
+          into.add(p.root);
+          if (this.isSharing(p)) this.anchorsOfSharing(p, into);
+        }
+      };
+      const unionSize = (m: Map<string, Set<string>>, names: string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
+      const union = (m: Map<string, Set<string>>, names: string[]) => {
+        const s = new Set<string>();
+        for (const x of names) for (const u of m.get(x) ?? []) s.add(u);
+        return s;
+      };
+      if (g.granular) {
+        for (const [rc] of g.resources) consider(f.byResourceClass.get(rc)?.size ?? 0, expandGranular(f.byResourceClass.get(rc)));
+        for (const any of g.required) consider(unionSize(f.byTrait, any), (into) => expandGranular(union(f.byTrait, any))(into));
+        for (const any of g.memberOf) consider(unionSize(f.byAggregate, any), (into) => expandGranular(union(f.byAggregate, any))(into));
+        if (g.inTreeRoot !== undefined) consider(f.byRoot.get(g.inTreeRoot)?.size ?? 0, expandGranular(f.byRoot.get(g.inTreeRoot)));
+      } else {
+        if (g.inTreeRoot !== undefined) {
+          const r = g.inTreeRoot;
+          consider(1, (into) => into.add(r));
+        }
+        for (const [rc, n] of g.resources) {
+          const ids = f.byResourceClass.get(rc);
+          consider(ids?.size ?? 0, (into) => {
+            for (const u of ids ?? []) {
+              const p = f.get(u);
+              if (!p || !fitsOne(p, rc, n)) continue;
+              into.add(p.root);
+              if (this.isSharing(p) && (!g.memberOf.length || aggsSatisfy(p, g.memberOf))) this.anchorsOfSharing(p, into);
+            }
+          });
+        }
+      }
+    }
+    if (!best || best.size * 4 >= roots.length) return roots;
+    const set = new Set<string>();
+    best.expand(set);
+    if (set.size * 4 >= roots.length) return roots.filter((r) => set.has(r.uuid));
+    return [...set]
+      .map((u) => f.get(u))
+      .filter((p): p is ProviderRecord => !!p && !p.parent)
+      .sort(bySeq);
+  }
+
+  // ------------------------------------------------------------ per anchor
+
+  private tree(root: ProviderRecord): ProviderRecord[] {
+    const ids = this.forest.byRoot.get(root.uuid);
+    if (!ids || ids.size <= 1) return [root];
+    const out: ProviderRecord[] = [];
+    for (const u of ids) {
+      const p = this.forest.get(u);
+      if (p) out.push(p);
+    }
+    return out.sort(bySeq);
+  }
+
+  /** sharing providers of other trees associated (by aggregate) with this tree */
+  private sharedWith(root: ProviderRecord, tree: ProviderRecord[]): ProviderRecord[] {
+    if (!this.sharingByAgg.size) return NONE;
+    let set: Set<ProviderRecord> | undefined;
+    for (const q of tree) {
+      for (const a of q.aggregates) {
+        const l = this.sharingByAgg.get(a);
+        if (!l) continue;
+        for (const s of l) {
+          if (s.root === root.uuid) continue;
+          (set ??= new Set()).add(s);
+        }
+      }
+    }
+    return set ? [...set].sort(bySeq) : NONE;
+  }
+
+  /** Fill this.options for anchor A; false if some slot has no option (or A cannot work). */
+  private optionsAt(A: ProviderRecord): boolean {
+    if (!this.rootOk(A)) return false;
+    const tree = this.tree(A);
+    const shared = this.sharedWith(A, tree);
+    const u = this.unsuffixed;
+    let aSat = true;
+    let aForbidden = false;
+    if (u) {
+      if (u.memberOf.length) aSat = aggsSatisfy(A, u.memberOf);
+      if (u.forbiddenAggs.length) aForbidden = inAnyAgg(A, u.forbiddenAggs);
+      if (aForbidden) return false;
+      if (u.inTreeRoot !== undefined && u.inTreeRoot !== A.uuid) return false;
+    }
+    const n = this.slots.length;
+    const options: ProviderRecord[][] = new Array(n);
+    for (let i = 0; i < n; i++) {
+      const g = this.slotPlan[i]!;
+      const slot = this.slots[i]!;
+      const opt: ProviderRecord[] = [];
+      if (slot.granular) {
+        for (const p of tree) if (this.granularOk(g, p)) opt.push(p);
+        for (const s of shared) if (this.granularOkMemo(g, s)) opt.push(s);
+      } else {
+        const [rc, amount] = slot.amounts[0]!;
+        for (const p of tree) {
+          if (!fitsOne(p, rc, amount)) continue;
+          if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) continue;
+          if (g.memberOf.length && !aSat && !aggsSatisfy(p, g.memberOf)) continue;
+          if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) continue;
+          opt.push(p);
+        }
+        if (u!.inTreeRoot === undefined) {
+          for (const s of shared) {
+            if (!fitsOne(s, rc, amount)) continue;
+            if (g.forbidden.length && hasAnyTrait(s, g.forbidden)) continue;
+            if (g.memberOf.length && !aggsSatisfy(s, g.memberOf)) continue;
+            if (g.forbiddenAggs.length && inAnyAgg(s, g.forbiddenAggs)) continue;
+            opt.push(s);
+          }
+        }
+      }
+      if (!opt.length) return false;
+      options[i] = opt;
+    }
+    this.options = options;
+    return this.feasible();
+  }
+
+  /**
+   * Necessary conditions checked once per anchor: the unnumbered group's options
+   * together have its required traits; per class, total demand fits the options'
+   * total free capacity; isolated granular groups have enough distinct providers.
+   */
+  private feasible(): boolean {
+    const u = this.unsuffixed;
+    if (u && u.required.length) {
+      const have = new Set<string>();
+      for (let i = 0; i < this.slots.length; i++) {
+        if (this.slots[i]!.granular) continue;
+        for (const p of this.options[i]!) for (const t of p.traits) have.add(t);
+      }
+      if (!traitsSatisfy(have, u.required)) return false;
+    }
+    for (const rc of this.sharedClasses) {
+      let need = 0;
+      const providers = new Set<ProviderRecord>();
+      for (let i = 0; i < this.slots.length; i++) {
+        for (const [rc2, n] of this.slots[i]!.amounts) {
+          if (rc2 !== rc) continue;
+          need += n;
+          for (const p of this.options[i]!) providers.add(p);
+        }
+      }
+      let supply = 0;
+      for (const p of providers) {
+        const inv = p.inventories[rc]!;
+        supply += Math.min(capacity(inv) - (p.usages[rc] ?? 0), inv.max_unit);
+        if (supply >= need) break;
+      }
+      if (supply < need) return false;
+    }
+    if (this.isolate && this.granularSlots > 1) {
+      const distinct = new Set<ProviderRecord>();
+      for (let i = 0; i < this.slots.length; i++) {
+        if (this.slots[i]!.granular) for (const p of this.options[i]!) distinct.add(p);
+      }
+      if (distinct.size < this.granularSlots) return false;
+    }
+    return true;
+  }
+
+  /** Would p still fit slot i given the earlier choices on the same provider? */
+  private fitsWithEarlier(i: number, p: ProviderRecord): boolean {
+    const amounts = this.slots[i]!.amounts;
+    for (const [rc, n] of amounts) {
+      let sum = n;
+      for (let j = 0; j < i; j++) {
+        if (this.chosen[j] !== p) continue;
+        for (const [rc2, m] of this.slots[j]!.amounts) if (rc2 === rc) sum += m;
+      }
+      if (sum === n) continue;
+      const inv = p.inventories[rc]!;
+      if ((p.usages[rc] ?? 0) + sum > capacity(inv) || sum > inv.max_unit) return false;
+    }
+    return true;
+  }
+
+  private clashes(i: number, p: ProviderRecord): boolean {
+    const slot = this.slots[i]!;
+    for (let j = 0; j < i; j++) {
+      const q = this.chosen[j]!;
+      const other = this.slots[j]!;
+      if (this.isolate && slot.granular && q === p && other.granular) return true;
+      // before 1.29: no two providers of one tree give resources to one request
+      if (this.distinctRoots && q !== p && q.root === p.root && slot.amounts.length && other.amounts.length) return true;
+    }
+    return false;
+  }
+
+  private collectiveTraitsOk(): boolean {
+    const u = this.unsuffixed!;
+    if (!u.required.length) return true;
+    const have = new Set<string>();
+    for (let i = 0; i < this.slots.length; i++) {
+      if (this.slots[i]!.granular) continue;
+      for (const t of this.chosen[i]!.traits) have.add(t);
+    }
+    return traitsSatisfy(have, u.required);
+  }
+
+  /** one of the providers chosen for the set is an ancestor-or-self of all of them */
+  private sameSubtreeOk(idx: number[]): boolean {
+    const set = new Set<ProviderRecord>();
+    for (const i of idx) set.add(this.chosen[i]!);
+    if (set.size === 1) return true;
+    for (const top of set) {
+      let all = true;
+      for (const p of set) if (!this.isAncestorOrSelf(top, p)) all = false;
+      if (all) return true;
+    }
+    return false;
+  }
+
+  private isAncestorOrSelf(top: ProviderRecord, p: ProviderRecord): boolean {
+    if (top.root !== p.root) return false;
+    let cur: ProviderRecord | undefined = p;
+    for (let guard = 0; cur && guard < 10_000; guard++) {
+      if (cur === top || cur.uuid === top.uuid) return true;
+      cur = cur.parent ? this.forest.get(cur.parent) : undefined;
+    }
+    return false;
+  }
+
+  private emit(): boolean {
+    const c = this.chosen.slice();
+    // an allocation request made only of sharing providers can be reached from
+    // several anchors: report it once
+    let sharedOnly = true;
+    for (const p of c) if (!this.isSharing(p)) sharedOnly = false;
+    if (sharedOnly) {
+      const key = c.map((p) => p.uuid).join(',');
+      if (this.seenSharedOnly.has(key)) return false;
+      this.seenSharedOnly.add(key);
+    }
+    this.out.push(c);
+    return this.out.length >= this.stopAt;
+  }
+
+  /** depth-first over slots; true = stop (enough candidates) */
+  private dfs(i: number): boolean {
+    this.stats.nodes++;
+    if (i === this.slots.length) return this.emit();
+    const checks = this.subtreeChecks.get(i);
+    for (const p of this.options[i]!) {
+      if (!this.fitsWithEarlier(i, p) || this.clashes(i, p)) continue;
+      this.chosen[i] = p;
+      if (i === this.lastUnsuffixedSlot && !this.collectiveTraitsOk()) continue;
+      if (checks && !checks.every((idx) => this.sameSubtreeOk(idx))) continue;
+      if (this.dfs(i + 1)) return true;
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------ entry points
+
+  /**
+   * Placement raises unknown names and short-circuits to an empty answer in a fixed
+   * order (root_required, then group by group: classes, member_of, traits, in_tree,
+   * capacity). That order only shows when a name is unknown, so it is replayed only
+   * then. Returns false when Placement would answer with no candidates first.
+   */
+  precheck(): boolean {
+    const missRC = this.opts.missingResourceClasses ?? NO_NAMES;
+    const missT = this.opts.missingTraits ?? NO_NAMES;
+    const noTrait = (t: string) => new Problem(400, `No such trait(s): ${t}.`);
+    const groupMisses = this.req.groups.map(
+      (g) =>
+        g.resources.some(([rc]) => missRC.has(rc)) ||
+        g.requiredTraits.some((any) => [...any].some((t) => missT.has(t))) ||
+        [...g.forbiddenTraits].some((t) => missT.has(t)),
+    );
+    const rr = this.req.rootRequired;
+    for (const t of [...(rr?.required ?? []), ...(rr?.forbidden ?? [])]) if (missT.has(t)) throw noTrait(t);
+    const lastBad = groupMisses.lastIndexOf(true);
+    if (lastBad < 0) return true;
+    if (rr && !this.forest.roots().some((r) => this.rootOk(r))) return false;
+    const f = this.forest;
+    for (let i = 0; i <= lastBad; i++) {
+      const g = this.req.groups[i]!;
+      const plan = this.plans[i]!;
+      for (const [rc] of g.resources) {
+        if (missRC.has(rc)) throw new Problem(400, `Invalid resource class in resources parameter: No such resource class ${rc}.`);
+      }
+      if (plan.memberOf.length && !f.all().some((p) => aggsSatisfy(p, plan.memberOf))) return false;
+      for (const any of g.requiredTraits) for (const t of any) if (missT.has(t)) throw noTrait(t);
+      for (const t of g.forbiddenTraits) if (missT.has(t)) throw noTrait(t);
+      if (plan.inTreeMissing) return false;
+      for (const [rc, n] of g.resources) {
+        const ids = f.byResourceClass.get(rc) ?? new Set<string>();
+        const any = [...ids].some((u) => {
+          const p = f.get(u);
+          return !!p && fitsOne(p, rc, n) && (plan.inTreeRoot === undefined || p.root === plan.inTreeRoot);
+        });
+        if (!any) return false;
+      }
+      if (i < lastBad && plan.granular && !f.all().some((p) => this.granularOk(plan, p))) return false;
+    }
+    return true;
+  }
+
+  solve(): CandidatesResult {
+    const requestedResources = new Set<string>();
+    for (const g of this.req.groups) for (const [rc] of g.resources) requestedResources.add(rc);
+    const renderOrder = this.slots.map((_, i) => i).sort((a, b) => this.slots[a]!.group - this.slots[b]!.group || a - b);
+    const result = (candidates: ProviderRecord[][]): CandidatesResult => ({
+      slots: this.slots,
+      renderOrder,
+      candidates,
+      summaries: this.summaries(candidates),
+      requestedResources,
+      stats: this.stats,
+    });
+    if (!this.precheck()) return result([]);
+    if (this.plans.some((p) => p.inTreeMissing || p.matchesNothing)) return result([]);
+    this.chosen = new Array(this.slots.length);
+    for (const A of this.anchors()) {
+      this.stats.anchorsVisited++;
+      if (!this.optionsAt(A)) continue;
+      if (this.dfs(0)) break;
+    }
+    const cap = this.opts.maxCandidates !== undefined && this.opts.maxCandidates > 0 ? this.opts.maxCandidates : Infinity;
+    this.stats.capped = this.out.length >= cap;
+    let candidates = this.out;
+    if (this.opts.randomize) candidates = sample(candidates, this.req.limit, this.opts.random ?? Math.random);
+    return result(candidates);
+  }
+
+  /**
+   * Every provider of every tree a candidate takes resources from (resourceless
+   * groups' providers are in those trees); before 1.29 with nested providers, only
+   * the providers the candidates use.
+   */
+  private summaries(candidates: ProviderRecord[][]): ProviderRecord[] {
+    const used = new Set<ProviderRecord>();
+    const resourceSlots = this.slots.map((s, i) => (s.amounts.length ? i : -1)).filter((i) => i >= 0);
+    for (const c of candidates) for (const i of resourceSlots) used.add(c[i]!);
+    if (this.distinctRoots) return [...used];
+    const roots = new Set<string>();
+    for (const p of used) roots.add(p.root);
+    const out: ProviderRecord[] = [];
+    for (const r of roots) {
+      const root = this.forest.get(r);
+      if (root) out.push(...this.tree(root));
+    }
+    return out;
+  }
+}
+
+/** random.sample / random.shuffle, as Placement's limit_results does */
+function sample<T>(items: T[], limit: number | undefined, random: () => number): T[] {
+  const a = items.slice();
+  const k = limit !== undefined && limit > 0 && limit < a.length ? limit : a.length;
+  for (let i = 0; i < k; i++) {
+    const j = i + Math.floor(random() * (a.length - i));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  a.length = k;
+  return a;
+}
+
+/** Solve a parsed request against a forest (see the module comment). */
+export function solveCandidates(forest: Forest, req: CandidatesRequest, opts: SolveOptions = {}): CandidatesResult {
+  return new CandidateSolver(forest, req, opts).solve();
+}

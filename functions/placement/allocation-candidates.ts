@@ -1,0 +1,77 @@
+/**
+ * GET /allocation_candidates (placement/handlers/allocation_candidate.py).
+ * Thin: version, accept, policy, query schema -> request parsing and the solver
+ * (functions/core/candidates/, pure) over the warm provider snapshot -> body.
+ * Nothing here scans providers: the solver walks the snapshot's indexes. Candidates
+ * are advisory: a claim re-checks capacity atomically (docs/design.md).
+ */
+import { httpLambda } from '../http/apigw.js';
+import { jsonSchemaOf } from '../../schemas/json-schema.js';
+import { GET_SCHEMAS } from '../../schemas/placement/allocation-candidates.js';
+import { namesOf, parseCandidatesQuery } from '../core/candidates/request.js';
+import { solveCandidates } from '../core/candidates/solver.js';
+import { renderCandidates, shapeFor } from '../core/candidates/render.js';
+import type { Forest } from '../core/forest.js';
+import { isStandardResourceClass, isStandardTrait } from '../core/standard.js';
+import { missingResourceClasses, missingTraits } from '../store/catalog.js';
+import { snapshot } from '../store/snapshot.js';
+import { log } from '../http/log.js';
+import { checkAccept, placementApp, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
+
+/**
+ * Names neither standard nor known to exist. A custom class or trait some provider in
+ * the snapshot uses exists (it cannot be deleted while in use), so only names the
+ * snapshot has never seen cost a catalog read.
+ */
+async function unknownNames(forest: Forest, rcs: string[], traits: string[]) {
+  const rcLookups = rcs.filter((n) => !isStandardResourceClass(n) && !forest.byResourceClass.has(n));
+  const traitLookups = traits.filter((n) => !isStandardTrait(n) && !forest.byTrait.has(n));
+  const [mrc, mt] = await Promise.all([
+    rcLookups.length ? missingResourceClasses(rcLookups) : [],
+    traitLookups.length ? missingTraits(traitLookups) : [],
+  ]);
+  return { missingResourceClasses: new Set(mrc), missingTraits: new Set(mt) };
+}
+
+async function list(r: PlacementRequest) {
+  requireVersion(r, '1.10');
+  checkAccept(r);
+  r.authorize('placement:allocation_candidates:list');
+  const v = r.version;
+  const schema = GET_SCHEMAS.find(([maj, min]) => v.atLeast(maj, min))![2];
+  validateQuery(r, jsonSchemaOf(schema));
+  const req = parseCandidatesQuery(r.query.pairs, v);
+  const forest = await snapshot().fresh();
+  const names = namesOf(req);
+  const missing = await unknownNames(forest, names.resourceClasses, names.traits);
+  const t0 = performance.now();
+  const res = solveCandidates(forest, req, {
+    ...missing,
+    maxCandidates: r.config.maxAllocationCandidates,
+    randomize: r.config.randomizeAllocationCandidates,
+  });
+  const t1 = performance.now();
+  const body = renderCandidates(res, req, shapeFor(v));
+  log.debug('allocation candidates', {
+    request_id: r.http.requestId,
+    candidates: res.candidates.length,
+    summaries: res.summaries.length,
+    anchors: res.stats.anchorsVisited,
+    nodes: res.stats.nodes,
+    capped: res.stats.capped,
+    solve_ms: Math.round((t1 - t0) * 10) / 10,
+    render_ms: Math.round((performance.now() - t1) * 10) / 10,
+    bytes: body.length,
+  });
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (v.atLeast(1, 15)) {
+    headers['cache-control'] = 'no-cache';
+    headers['last-modified'] = new Date().toUTCString();
+  }
+  return { status: 200, headers, body };
+}
+
+export const routes: FamilyRoutes = {
+  '/allocation_candidates': { GET: list },
+};
+export const handler = httpLambda(placementApp(routes), 'placement-allocation-candidates');

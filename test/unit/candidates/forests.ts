@@ -1,0 +1,195 @@
+/** Small in-memory forests and requests for the solver's unit and property tests. */
+import fc from 'fast-check';
+import { Forest } from '../../../functions/core/forest.js';
+import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../../functions/core/model.js';
+import type { CandidatesRequest, RequestGroup } from '../../../functions/core/candidates/request.js';
+
+export interface ProviderSpec {
+  name: string;
+  parent?: string;
+  inv?: Record<string, Partial<Inventory> & { total: number }>;
+  used?: Record<string, number>;
+  traits?: string[];
+  aggs?: string[];
+}
+
+/** deterministic uuid from a name, so failures read well */
+export function uuidOf(name: string): string {
+  let h = 0;
+  for (const ch of name) h = (Math.imul(h, 31) + ch.charCodeAt(0)) >>> 0;
+  const hex = (h.toString(16) + Buffer.from(name).toString('hex')).padEnd(32, '0').slice(0, 32);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+export function buildForest(specs: ProviderSpec[]): Forest {
+  const f = new Forest();
+  const byName = new Map<string, ProviderRecord>();
+  specs.forEach((s, i) => {
+    const parent = s.parent ? byName.get(s.parent) : undefined;
+    const uuid = uuidOf(s.name);
+    const inventories: Record<string, Inventory> = {};
+    for (const [rc, inv] of Object.entries(s.inv ?? {})) inventories[rc] = { ...INVENTORY_DEFAULTS, max_unit: inv.total, ...inv };
+    const rec: ProviderRecord = {
+      uuid,
+      name: s.name,
+      generation: 1,
+      parent: parent?.uuid,
+      root: parent ? parent.root : uuid,
+      inventories,
+      invVersion: 1,
+      usages: { ...(s.used ?? {}) },
+      traits: [...(s.traits ?? [])],
+      aggregates: [...(s.aggs ?? [])],
+      children: 0,
+      allocationCount: 0,
+      createdAt: '2024-01-01T00:00:00.000Z',
+      updatedAt: '2024-01-01T00:00:00.000Z',
+      seq: i + 1,
+    };
+    byName.set(s.name, rec);
+    f.put(rec);
+  });
+  return f;
+}
+
+export function group(suffix: string, g: Partial<Omit<RequestGroup, 'suffix' | 'useSameProvider'>> = {}): RequestGroup {
+  return {
+    suffix,
+    useSameProvider: suffix !== '',
+    resources: [],
+    requiredTraits: [],
+    forbiddenTraits: new Set(),
+    memberOf: [],
+    forbiddenAggs: new Set(),
+    ...g,
+  };
+}
+
+export function request(groups: RequestGroup[], wide: Partial<Omit<CandidatesRequest, 'groups'>> = {}): CandidatesRequest {
+  return { groups, sameSubtrees: [], nestedAware: true, ...wide };
+}
+
+// ------------------------------------------------------------------ arbitraries
+
+const RCS = ['VCPU', 'DISK_GB', 'CUSTOM_VF'];
+const TRAITS = ['HW_CPU_X86_AVX', 'HW_CPU_X86_SSE', 'CUSTOM_FOO'];
+const AGGS = [uuidOf('aggA'), uuidOf('aggB'), uuidOf('aggC')];
+export const SHARES = 'MISC_SHARES_VIA_AGGREGATE';
+
+/** mostly roomy inventories (so requests often succeed), sometimes tight or odd */
+const invArb = fc.record({
+  total: fc.integer({ min: 1, max: 6 }),
+  reserved: fc.constantFrom(0, 0, 0, 1),
+  min_unit: fc.constantFrom(1, 1, 1, 2),
+  max_unit: fc.constantFrom(6, 6, 6, 1, 2, 3),
+  step_size: fc.constantFrom(1, 1, 1, 2),
+  allocation_ratio: fc.constantFrom(1, 1, 1.5),
+});
+
+const providerArb = fc.record({
+  inv: fc.dictionary(fc.constantFrom(...RCS), invArb, { maxKeys: 3 }),
+  usedFrac: fc.constantFrom(0, 0, 0, 1, 2, 3),
+  traits: fc.subarray(TRAITS),
+  aggs: fc.subarray(AGGS, { maxLength: 2 }),
+});
+
+type GenProvider = typeof providerArb extends fc.Arbitrary<infer T> ? T : never;
+
+/** 1-3 trees of depth <= 3 plus 0-2 sharing providers (some of them nested) */
+export const forestArb = fc
+  .record({
+    trees: fc.array(
+      fc.record({ root: providerArb, kids: fc.array(fc.record({ p: providerArb, kids: fc.array(providerArb, { maxLength: 2 }) }), { maxLength: 3 }) }),
+      { minLength: 1, maxLength: 3 },
+    ),
+    sharing: fc.array(fc.record({ p: providerArb, nestedUnder: fc.nat() }), { maxLength: 2 }),
+  })
+  .map(({ trees, sharing }) => {
+    const specs: ProviderSpec[] = [];
+    const mk = (name: string, p: GenProvider, parent?: string, extraTraits: string[] = []): ProviderSpec => {
+      const used: Record<string, number> = {};
+      for (const [rc, inv] of Object.entries(p.inv)) used[rc] = Math.min(inv.total, Math.floor((inv.total * p.usedFrac) / 4));
+      return { name, parent, inv: p.inv, used, traits: [...p.traits, ...extraTraits], aggs: p.aggs };
+    };
+    trees.forEach((t, i) => {
+      specs.push(mk(`cn${i}`, t.root));
+      t.kids.forEach((k, j) => {
+        specs.push(mk(`cn${i}_${j}`, k.p, `cn${i}`));
+        k.kids.forEach((g, m) => specs.push(mk(`cn${i}_${j}_${m}`, g, `cn${i}_${j}`)));
+      });
+    });
+    sharing.forEach((s, i) => {
+      const parents = specs.filter((x) => !x.parent).map((x) => x.name);
+      const parent = s.nestedUnder % 4 === 0 ? parents[s.nestedUnder % parents.length] : undefined;
+      specs.push(mk(`ss${i}`, s.p, parent, [SHARES]));
+    });
+    return specs;
+  });
+
+const resourcesArb = fc
+  .subarray(RCS, { minLength: 1, maxLength: 2 })
+  .chain((rcs) => fc.tuple(...rcs.map((rc) => fc.constantFrom(1, 1, 2, 3).map((n) => [rc, n] as [string, number]))));
+
+const traitsArb = fc.record({
+  required: fc.array(fc.subarray(TRAITS, { minLength: 1, maxLength: 2 }), { maxLength: 1 }),
+  forbidden: fc.subarray(TRAITS, { maxLength: 1 }),
+});
+const aggsArb = fc.record({
+  memberOf: fc.array(fc.subarray(AGGS, { minLength: 1, maxLength: 2 }), { maxLength: 1 }),
+  forbidden: fc.subarray(AGGS, { maxLength: 1 }),
+});
+
+/** `arb` one time in `1 + none`, null otherwise */
+const sometimes = <T>(arb: fc.Arbitrary<T>, none: number) =>
+  fc.oneof({ arbitrary: fc.constant(null), weight: none }, { arbitrary: arb, weight: 1 });
+
+const groupArb = (suffix: string, resourceless: boolean) =>
+  fc
+    .record({
+      resources: resourceless ? fc.constant([] as Array<[string, number]>) : resourcesArb,
+      // a resourceless group must filter on something (or it matches nothing)
+      traits: resourceless ? traitsArb.map((t) => ({ ...t, required: t.required.length ? t.required : [['CUSTOM_FOO']] })) : sometimes(traitsArb, 2),
+      aggs: sometimes(aggsArb, 2),
+      inTree: sometimes(fc.nat(), 5),
+    })
+    .map((g) => ({ suffix, ...g }));
+
+/** a request over the forest: maybe the unnumbered group, 0-3 granular groups (1.36 features included) */
+export const requestArb = (specs: ProviderSpec[]) =>
+  fc
+    .record({
+      unnumbered: fc.boolean(),
+      granular: fc.array(fc.boolean(), { maxLength: 3 }),
+      isolate: fc.boolean(),
+      subtree: fc.boolean(),
+      rootRequired: sometimes(fc.record({ required: fc.subarray(TRAITS, { maxLength: 1 }), forbidden: fc.subarray(TRAITS, { maxLength: 1 }) }), 4),
+      nestedAware: fc.boolean(),
+    })
+    .chain((shape) => {
+      const suffixes = shape.granular.map((_, i) => `_${i}`);
+      // resourceless granular groups are only legal in same_subtree (1.36)
+      const arbs = [
+        ...(shape.unnumbered || !suffixes.length ? [groupArb('', false)] : []),
+        ...suffixes.map((s, i) => groupArb(s, shape.subtree && shape.granular[i]! && i > 0)),
+      ];
+      return fc.tuple(...arbs).map((gs) => {
+        const groups: RequestGroup[] = gs.map((g) =>
+          group(g.suffix, {
+            resources: g.resources,
+            requiredTraits: (g.traits?.required ?? []).map((s) => new Set(s)),
+            forbiddenTraits: new Set((g.traits?.forbidden ?? []).filter((t) => !(g.traits?.required ?? []).some((any) => any.length === 1 && any[0] === t))),
+            memberOf: (g.aggs?.memberOf ?? []).map((s) => new Set(s)),
+            forbiddenAggs: new Set(g.aggs?.forbidden ?? []),
+            inTree: g.inTree !== null ? uuidOf(specs[g.inTree % specs.length]!.name) : undefined,
+          }),
+        );
+        const granularSuffixes = groups.filter((g) => g.useSameProvider).map((g) => g.suffix);
+        const rr = shape.rootRequired;
+        return request(groups, {
+          groupPolicy: shape.isolate ? 'isolate' : 'none',
+          sameSubtrees: shape.subtree && granularSuffixes.length ? [granularSuffixes] : [],
+          rootRequired: rr && (rr.required.length || rr.forbidden.length) ? { required: rr.required, forbidden: rr.forbidden.filter((t) => !rr.required.includes(t)) } : undefined,
+          nestedAware: shape.nestedAware,
+        });
+      });
+    });
