@@ -27,7 +27,6 @@ import {
   jsonResponse,
   placementApp,
   requireJsonContent,
-  requireVersion,
   type FamilyRoutes,
   type PlacementRequest,
 } from './framework/app.js';
@@ -201,7 +200,8 @@ async function removeOne(r: PlacementRequest) {
 
 /** DELETE all (1.5+; 405 below, whatever the provider). */
 async function removeAll(r: PlacementRequest) {
-  requireVersion(r, '1.5', undefined, 405);
+  // version_handler('1.5', status_code=405): a bare 405, no detail
+  if (!r.version.atLeast(1, 5)) throw new PlacementError(405);
   r.authorize(`${P}:delete`);
   const uuid = r.params.uuid!;
   const cur = await providerOr404(uuid);

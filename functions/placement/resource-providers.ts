@@ -37,7 +37,7 @@ async function create(r: PlacementRequest) {
   const uuid = data.uuid ? canonicalUuid(data.uuid) : newUuid();
   const parent = data.parent_provider_uuid ?? undefined;
   const fail = (error: string) =>
-    new PlacementError(400, `Unable to create resource provider "${data.name}", ${uuid}: ${error}`);
+    new PlacementError(400, `Unable to create resource provider "${data.name}", ${uuid}: Object action create failed because: ${error}`);
   if (!data.name) throw fail('name is required');
   if (parent !== undefined && parent === uuid) {
     throw fail('parent provider UUID cannot be same as UUID. Please set parent provider UUID to None if there is no parent.');
