@@ -55,6 +55,7 @@ async function main() {
       host: '127.0.0.1',
       maintenanceInterval: 0,
       dataDir: '',
+      dashboardPort: null,
     });
     const ctx: BenchContext = {
       stack,

@@ -4,7 +4,7 @@
  *   Placement's Lambda handlers behind the payload-v2 HTTP adapter (127.0.0.1:8778)
  *   the bare-metal API's handlers (127.0.0.1:6385), the allocation state machine run
  *   locally from its ASL file, the scheduled maintenance function on a timer.
- * Options: --fresh, --placement-port N, --baremetal-port N, --ddb-port N,
+ * Options: --fresh, --placement-port N, --baremetal-port N, --dashboard-port N, --ddb-port N,
  *          --host H, --maintenance-interval SECONDS (0 disables)
  * SIGINT / SIGTERM stop every child.
  */
@@ -24,6 +24,8 @@ interface Options {
   host: string;
   maintenanceInterval: number;
   dataDir: string;
+  /** null disables the dashboard; 0 picks any free port */
+  dashboardPort?: number | null;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -34,6 +36,7 @@ export function parseArgs(argv: string[]): Options {
     host: process.env.BERTH_HOST ?? '127.0.0.1',
     maintenanceInterval: Number(process.env.MAINTENANCE_INTERVAL_S ?? 60),
     dataDir: process.env.BERTH_DATA_DIR ?? join(ROOT, '.data', 'ddb'),
+    dashboardPort: process.env.DASHBOARD_PORT === undefined ? undefined : Number(process.env.DASHBOARD_PORT),
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -49,8 +52,10 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--host') o.host = val();
     else if (a === '--maintenance-interval') o.maintenanceInterval = Number(val());
     else if (a === '--data-dir') o.dataDir = val();
+    else if (a === '--dashboard-port') o.dashboardPort = Number(val());
+    else if (a === '--no-dashboard') o.dashboardPort = null;
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--ddb-port N] [--host H] [--maintenance-interval S]\n');
+      process.stdout.write('usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--ddb-port N] [--host H] [--maintenance-interval S]\n');
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
   }
@@ -62,6 +67,7 @@ export interface RunningStack {
   servers: Server[];
   placementUrl: string;
   baremetalUrl: string;
+  dashboardUrl: string;
   stop(): Promise<void>;
 }
 
@@ -102,6 +108,15 @@ export async function startStack(o: Options): Promise<RunningStack> {
       await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
       throw e;
     }
+    let dashboardUrl = '';
+    // default: 8780 next to the default ports; any free port when the API ports were chosen
+    const dashPort = o.dashboardPort === undefined ? (o.placementPort === 8778 ? 8780 : 0) : o.dashboardPort;
+    if (dashPort !== null) {
+      const { serveDashboard } = await import('./dashboard.js');
+      const d = await serveDashboard({ port: dashPort, host: o.host, placementUrl, baremetalUrl });
+      servers.push(d);
+      dashboardUrl = `http://${o.host}:${(d.address() as { port: number }).port}`;
+    }
     let timer: NodeJS.Timeout | undefined;
     if (o.maintenanceInterval > 0) {
       const mod = await import('../functions/maintenance/handler.js' as string).catch(() => undefined);
@@ -125,7 +140,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
       );
       await ddb.stop();
     };
-    return { ddb, servers, placementUrl, baremetalUrl, stop };
+    return { ddb, servers, placementUrl, baremetalUrl, dashboardUrl, stop };
   } catch (e) {
     await ddb.stop();
     throw e;
@@ -139,6 +154,7 @@ async function main() {
   const lines = [
     `[berth] Placement API   ${stack.placementUrl}  (x-auth-token: admin)`,
     stack.baremetalUrl ? `[berth] Bare metal API  ${stack.baremetalUrl}` : '[berth] Bare metal API  (not available)',
+    stack.dashboardUrl ? `[berth] Dashboard       ${stack.dashboardUrl}` : '[berth] Dashboard       (disabled)',
     `[berth] DynamoDB Local  ${stack.ddb.endpoint}  (${o.fresh ? 'in memory, fresh' : `data in ${o.dataDir}`})`,
     `[berth] ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; Ctrl-C stops everything`,
   ];

@@ -60,7 +60,7 @@ if (only !== 'vitest') {
     process.stdout.write(`\n[conformance] skipped: ${!existsSync(runner) ? `no runner at ${runner}` : 'python3-gabbi is not installed'}\n`);
   } else if (files.length) {
     process.stdout.write(`\n[conformance] ${files.length} files from conformance/passing.txt\n`);
-    const serverCmd = `cd ${root} && exec node_modules/.bin/tsx local/start.ts --fresh --placement-port {port} --baremetal-port 0 --maintenance-interval 0`;
+    const serverCmd = `cd ${root} && exec node_modules/.bin/tsx local/start.ts --fresh --placement-port {port} --baremetal-port 0 --no-dashboard --maintenance-interval 0`;
     const argv = ['--server-cmd', serverCmd, '--gabbits', join(shared, 'conformance', 'gabbits'), '--jobs', process.env.CONFORMANCE_JOBS ?? '2'];
     for (const f of files) argv.push('--only', f);
     const r = await run('/usr/bin/python3', [runner, ...argv]);

@@ -1,0 +1,55 @@
+/**
+ * Serves the read-only dashboard (functions/dashboard/public) locally and proxies
+ * /placement/* and /baremetal/* to the local APIs, so the page needs no CORS. In AWS the
+ * same files are a static site (cdk/) and config.json points at the API URLs.
+ */
+import { readFile } from 'node:fs/promises';
+import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { dirname, extname, join, normalize } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const PUBLIC = join(dirname(fileURLToPath(import.meta.url)), '..', 'functions', 'dashboard', 'public');
+const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.png': 'image/png' };
+
+function proxy(target: string, path: string, req: IncomingMessage, res: ServerResponse) {
+  const u = new URL(path, target);
+  const up = request(u, { method: req.method, headers: { ...req.headers, host: u.host } }, (r) => {
+    res.writeHead(r.statusCode ?? 502, r.headers);
+    r.pipe(res);
+  });
+  up.on('error', () => {
+    if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+    res.end('{"message":"upstream unavailable"}');
+  });
+  req.pipe(up);
+}
+
+export function serveDashboard(opts: { port: number; host: string; placementUrl: string; baremetalUrl: string; token?: string }): Promise<Server> {
+  const server = createServer(async (req, res) => {
+    const url = req.url ?? '/';
+    if (url.startsWith('/placement/') || url === '/placement') return proxy(opts.placementUrl, url.slice('/placement'.length) || '/', req, res);
+    if (url.startsWith('/baremetal/') || url === '/baremetal') return proxy(opts.baremetalUrl || 'http://127.0.0.1:1', url.slice('/baremetal'.length) || '/', req, res);
+    const path = url.split('?')[0]!;
+    if (path === '/config.json') {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return res.end(JSON.stringify({ placement: '/placement', baremetal: '/baremetal', token: opts.token ?? 'admin' }));
+    }
+    const file = normalize(join(PUBLIC, path === '/' ? 'index.html' : path));
+    if (!file.startsWith(PUBLIC)) {
+      res.writeHead(404);
+      return res.end();
+    }
+    try {
+      const body = await readFile(file);
+      res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-cache' });
+      res.end(body);
+    } catch {
+      res.writeHead(404, { 'content-type': 'text/plain' });
+      res.end('not found');
+    }
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => resolve(server));
+  });
+}
