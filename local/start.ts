@@ -78,6 +78,8 @@ export async function startStack(o: Options): Promise<RunningStack> {
   process.env.TABLE_NAME = tableName;
   process.env.DDB_ENDPOINT = ddb.endpoint;
   process.env.AWS_REGION ??= 'local';
+  // CloudWatch EMF metric lines are for Lambda; locally they would only be noise
+  process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   try {
     await ensureTable(ddb.endpoint, tableName);
     // handlers read their environment when first used: import them only now

@@ -8,6 +8,10 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from './types.js';
 import { log } from './log.js';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
+import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
+import { logger, metrics, tracer } from './powertools.js';
 
 export type App = (req: HttpRequest) => Promise<HttpResponse>;
 
@@ -45,6 +49,9 @@ export function toResult(res: HttpResponse): APIGatewayProxyStructuredResultV2 {
 /** Wrap an App as a Lambda handler (API Gateway HTTP API, payload v2). */
 export function httpLambda(app: App, name: string) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>({ timeoutEarlyInMillis: 0 })
+    .use(captureLambdaHandler(tracer, { captureResponse: false }))
+    .use(injectLambdaContext(logger, { resetKeys: true }))
+    .use(logMetrics(metrics))
     .use({
       // the last line of defence: anything that escaped the API's own error
       // handling is logged with its request and answered as a 500.
@@ -59,6 +66,8 @@ export function httpLambda(app: App, name: string) {
     })
     .handler(async (event) => {
       const req = toHttpRequest(event);
+      logger.appendKeys({ request_id: req.requestId });
+      tracer.putAnnotation('request_id', req.requestId);
       const started = Date.now();
       const res = await app(req);
       log.info('request', {

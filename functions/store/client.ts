@@ -5,6 +5,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
+import { tracer } from '../http/powertools.js';
 
 let doc: DynamoDBDocumentClient | undefined;
 let raw: DynamoDBClient | undefined;
@@ -22,6 +23,8 @@ function build() {
       : {}),
     maxAttempts: 3,
   });
+  // X-Ray subsegments for every DynamoDB call (a no-op outside Lambda)
+  tracer.captureAWSv3Client(raw);
   doc = DynamoDBDocumentClient.from(raw, {
     marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
     unmarshallOptions: { wrapNumbers: false },

@@ -11,3 +11,4 @@ if (typeof (Promise as unknown as { withResolvers?: unknown }).withResolvers !==
   };
 }
 process.env.LOG_LEVEL ??= 'warn';
+process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

@@ -1,0 +1,26 @@
+/**
+ * Powertools for AWS Lambda: one Logger, one Metrics (CloudWatch EMF) and one Tracer
+ * (X-Ray) per process. Locally tracing switches itself off (not a Lambda environment)
+ * and the local runtime disables metric output (POWERTOOLS_METRICS_DISABLED).
+ */
+import { Logger } from '@aws-lambda-powertools/logger';
+import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
+import { Tracer } from '@aws-lambda-powertools/tracer';
+
+const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? process.env.SERVICE_NAME ?? 'berth';
+
+export const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL ?? 'INFO').toUpperCase() as 'INFO' });
+export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Berth', serviceName });
+export const tracer = new Tracer({ serviceName });
+
+export { MetricUnit };
+
+/** Count an event (claims, conflicts, ...). */
+export function count(name: string, n = 1): void {
+  metrics.addMetric(name, MetricUnit.Count, n);
+}
+
+/** Record a duration in milliseconds (candidate latency, allocation settle time, ...). */
+export function millis(name: string, ms: number): void {
+  metrics.addMetric(name, MetricUnit.Milliseconds, ms);
+}
