@@ -9,7 +9,6 @@ import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from './types.js';
 import { log } from './log.js';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
-import { logMetrics } from '@aws-lambda-powertools/metrics/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { logger, metrics, tracer } from './powertools.js';
 
@@ -51,7 +50,15 @@ export function httpLambda(app: App, name: string) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
     .use(injectLambdaContext(logger, { resetKeys: true }))
-    .use(logMetrics(metrics))
+    .use({
+      // publish EMF metrics only when the request recorded some (most requests do not)
+      after: async () => {
+        if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+      },
+      onError: async () => {
+        if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+      },
+    })
     .use({
       // the last line of defence: anything that escaped the API's own error
       // handling is logged with its request and answered as a 500.
