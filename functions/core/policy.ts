@@ -10,6 +10,8 @@ export interface Credentials {
   projectId?: string;
   /** 'all' when the token is system scoped */
   systemScope?: string;
+  /** any other credential attribute a rule may test (oslo's creds dict), e.g. project_name, is_admin_project */
+  extra?: Record<string, unknown>;
 }
 
 export type Target = Record<string, unknown>;
@@ -205,13 +207,15 @@ function credValue(kind: string, c: Credentials): string | undefined {
       return c.userId;
     case 'system_scope':
       return c.systemScope;
-    default:
-      return undefined;
+    default: {
+      const v = c.extra?.[kind];
+      return v === undefined || v === null ? undefined : String(v);
+    }
   }
 }
 
 function interpolate(match: string, target: Target): string | undefined {
-  const m = /^%\((\w+)\)s$/.exec(match);
+  const m = /^%\(([\w.]+)\)s$/.exec(match);
   if (!m) return match;
   const v = target[m[1]!];
   return v === undefined || v === null ? undefined : String(v);

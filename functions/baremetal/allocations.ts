@@ -1,0 +1,457 @@
+/**
+ * /v1/allocations, /v1/allocations/{allocation} and /v1/nodes/{node}/allocation
+ * (ironic/api/controllers/v1/allocation.py; conductor create_allocation,
+ * destroy_allocation, backfill_allocation).
+ *
+ * POST stores the allocation in state `allocating` with the name of the execution
+ * that will process it, starts that execution (node-allocation.asl.json) and answers
+ * 201 at once. Backfill (a `node` given, API >= 1.58) is synchronous: validated and
+ * bound to the node in one transaction, or refused with nothing stored.
+ */
+import { httpLambda } from '../http/apigw.js';
+import {
+  ALLOCATION_STATES,
+  S,
+  UPDATE_ALLOWED_STATES,
+  allocationFailedText,
+  backfillProblems,
+  isoNow,
+  type NodeRecord,
+} from '../core/baremetal.js';
+import { isUuidLike, newUuid } from '../core/uuid.js';
+import { getNode, getNodes, nodeUuidsByNames } from '../store/baremetal-nodes.js';
+import {
+  backfillAllocation,
+  createAllocation,
+  deleteAllocation,
+  getAllocation,
+  queryAllocations,
+  saveAllocation,
+  type StoredAllocation,
+} from '../store/baremetal-allocations.js';
+import { nextBmSeq } from '../store/baremetal-keys.js';
+import { RETRY, withRetries } from '../store/tx.js';
+import { log } from '../http/log.js';
+import { ALLOCATION_JSON, ALLOCATION_PATCH_FIELDS } from '../../schemas/baremetal/allocations.js';
+import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
+import { integerArg, stringArg, stringListArg, uuidArg, uuidOrNameArg, validateSchema } from './framework/args.js';
+import { Err, IronicError, WebobError } from './framework/errors.js';
+import { applyPatch, patchFields, patchValues, validatePatch } from './framework/jsonpatch.js';
+import { V } from './framework/versions.js';
+import { executionName, executor } from './executor.js';
+import {
+  allocationWithPolicy,
+  checkOwnerPolicy,
+  getRpcNode,
+  listScope,
+  nodeIdent,
+  paginate,
+  validLogicalName,
+  validateLimit,
+  validateSortDir,
+} from './lookup.js';
+import { isValidLogicalName } from '../core/baremetal.js';
+import { allocationView, conductorName, nextLink, ownerTarget } from './views.js';
+
+const INVALID_SORT_KEYS = ['extra', 'candidate_nodes', 'traits'];
+const SORT_KEYS = ['id', 'uuid', 'name', 'state', 'resource_class', 'created_at', 'updated_at', 'owner', 'last_error', 'node_uuid'];
+
+/** AllocationsController._route: below 1.52 GET is 404, everything else 405 */
+function gate(r: BmRequest): void {
+  if (r.minor < V.ALLOCATION) {
+    const msg = 'The API version does not allow allocations';
+    throw r.http.method === 'GET' ? new WebobError(404, msg) : new WebobError(405, msg);
+  }
+}
+
+/** _check_allowed_allocation_fields */
+function checkOwnerField(r: BmRequest, fields: Iterable<string> | undefined): void {
+  if (!fields) return;
+  if ([...fields].includes('owner') && r.minor < V.ALLOCATION_OWNER) throw Err.notAcceptable();
+}
+
+// ------------------------------------------------------------------ create
+
+type Body = Record<string, unknown> & {
+  uuid?: string | null;
+  name?: string | null;
+  node?: string | null;
+  owner?: string | null;
+  resource_class?: string | null;
+  traits?: string[] | null;
+  candidate_nodes?: string[] | null;
+  extra?: Record<string, unknown> | null;
+};
+
+/** AllocationsController._authorize_create_allocation */
+function authorizeCreate(r: BmRequest, a: Body): void {
+  const enforceNew = r.policy.enforceNewDefaults;
+  try {
+    r.authorize('baremetal:allocation:create');
+    checkOwnerField(r, Object.keys(a));
+    if (!enforceNew && !a.owner) r.authorize('baremetal:allocation:create_pre_rbac');
+  } catch (e) {
+    if (!(e instanceof IronicError && e.status === 403)) throw e;
+    const project = r.creds.projectId;
+    if (project && a.owner && project !== a.owner) throw e;
+    if (a.owner && !enforceNew) r.authorize('baremetal:allocation:create_pre_rbac');
+    r.authorize('baremetal:allocation:create_restricted');
+    checkOwnerField(r, Object.keys(a));
+    a.owner = project ?? null;
+  }
+}
+
+/** dbapi.check_node_list: names and UUIDs -> UUIDs, within the owner's nodes if restricted */
+async function resolveCandidates(idents: string[], project: string | undefined): Promise<string[]> {
+  const set = [...new Set(idents)];
+  const uuids = set.filter((i) => isUuidLike(i));
+  const names = set.filter((i) => !isUuidLike(i) && isValidLogicalName(i));
+  const bad = set.filter((i) => !uuids.includes(i) && !names.includes(i));
+  if (bad.length) throw Err.invalid(`Nodes cannot be found: ${bad.join(', ')}`);
+  const byName = await nodeUuidsByNames(names);
+  const nodes = await getNodes([...uuids.map((u) => u.toLowerCase()), ...byName.values()]);
+  const mapping = new Map<string, string>();
+  const visible = (u: string) => {
+    const n = nodes.get(u);
+    return !!n && (!project || n.owner === project || n.lessee === project);
+  };
+  for (const u of uuids) if (visible(u.toLowerCase())) mapping.set(u, u.toLowerCase());
+  for (const [name, u] of byName) if (visible(u)) mapping.set(name, u);
+  const missing = set.filter((i) => !mapping.has(i));
+  if (missing.length) throw Err.invalid(`Nodes cannot be found: ${missing.join(', ')}`);
+  return idents.map((i) => mapping.get(i)!);
+}
+
+async function create(r: BmRequest) {
+  gate(r);
+  const body = r.body();
+  if (body === null) throw Err.invalid("Schema error for allocation: None is not of type 'object'");
+  validateSchema('allocation', body, ALLOCATION_JSON as never);
+  const a = { ...(body as Body) };
+  if (a.uuid !== undefined) a.uuid = uuidArg('uuid', a.uuid) ?? null;
+  authorizeCreate(r, a);
+  if (a.name && !validLogicalName(r, a.name)) throw Err.invalid(`Cannot create allocation with invalid name '${a.name}'`);
+  if (r.policy.enforceNewDefaults && r.creds.systemScope !== 'all') {
+    const project = r.creds.projectId ?? null;
+    if (a.owner) {
+      if (!r.allowed('baremetal:allocation:create_restricted') && a.owner !== project) {
+        throw Err.notAuthorized(
+          `Cannot create allocation with an owner Project ID value ${a.owner} not matching the requestor Project ID ${project}. Policy baremetal:allocation:create_restricted is required for this capability.`,
+        );
+      }
+    } else a.owner = project;
+  }
+  let node: NodeRecord | undefined;
+  if (a.node) {
+    if (r.minor < V.ALLOCATION_BACKFILL) throw Err.invalid('Cannot set node when creating an allocation in this API version');
+    try {
+      node = await getRpcNode(r, a.node);
+      checkOwnerPolicy(r, 'node', 'baremetal:node:get', node.owner, node.lessee, a.node);
+    } catch (e) {
+      if (e instanceof IronicError && e.status === 404) throw new IronicError(400, e.faultstring);
+      throw e;
+    }
+  }
+  if (!a.resource_class) {
+    if (node?.resource_class) a.resource_class = node.resource_class;
+    else throw Err.invalid('The resource_class field is mandatory when not backfilling');
+  }
+  let candidates: string[] = [];
+  if (a.candidate_nodes?.length) {
+    const project = r.allowed('baremetal:allocation:create_restricted') ? undefined : r.creds.projectId;
+    candidates = await resolveCandidates(a.candidate_nodes, project);
+  }
+  const uuid = (a.uuid ?? (node?.instance_uuid || newUuid())).toLowerCase();
+  const now = isoNow();
+  const rec: StoredAllocation = {
+    uuid,
+    name: a.name ?? null,
+    resource_class: a.resource_class,
+    traits: a.traits ?? [],
+    candidate_nodes: candidates,
+    extra: a.extra ?? {},
+    owner: a.owner ?? null,
+    state: ALLOCATION_STATES.ALLOCATING,
+    last_error: null,
+    node_uuid: null,
+    created_at: now,
+    updated_at: null,
+    exec: null,
+    exec_at: Date.now(),
+    seq: nextBmSeq(),
+    ver: 0,
+  };
+  const saved = node ? await backfill(rec, node) : await startAllocation(rec);
+  r.headers.location = buildUrl(r, 'allocations', uuid);
+  return jsonResponse(201, allocationView(r, saved));
+}
+
+function conflictFor(rec: StoredAllocation, out: { error: string; node?: string }, target?: string): IronicError {
+  switch (out.error) {
+    case 'duplicate_uuid':
+      return Err.allocationAlreadyExists(rec.uuid);
+    case 'duplicate_name':
+      return Err.duplicateAllocationName(rec.name!);
+    case 'instance_associated':
+      return Err.instanceAssociated(rec.uuid, target ?? out.node);
+    default:
+      return Err.busy(`Allocation ${rec.uuid}`);
+  }
+}
+
+/** store the allocation, then start its execution (orphan recovery covers a failed start) */
+async function startAllocation(rec: StoredAllocation): Promise<StoredAllocation> {
+  rec.exec = executionName('a', rec.uuid);
+  const out = await createAllocation(rec);
+  if (!('ok' in out)) throw conflictFor(rec, out);
+  try {
+    await executor().start('allocation', rec.exec, { allocation: rec.uuid, execution: rec.exec });
+  } catch (e) {
+    log.error('allocation execution did not start; orphan recovery will resume it', { allocation: rec.uuid, error: String((e as Error)?.message ?? e) });
+  }
+  return rec;
+}
+
+/** backfill_allocation, synchronously and all-or-nothing */
+async function backfill(rec: StoredAllocation, first: NodeRecord): Promise<StoredAllocation> {
+  return withRetries(async (attempt) => {
+    const node = attempt === 0 ? first : await getNode(first.uuid);
+    if (!node) throw new IronicError(400, `Node ${first.uuid} could not be found.`);
+    if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
+    const problems = backfillProblems(node, rec);
+    if (problems.length) {
+      throw new IronicError(
+        400,
+        allocationFailedText(rec.uuid, `Cannot backfill an allocation for node ${node.uuid}: ${problems.join('; ')}`),
+      );
+    }
+    if (node.instance_uuid && node.instance_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.instance_uuid);
+    if (node.allocation_uuid && node.allocation_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.allocation_uuid);
+    const done: StoredAllocation = { ...rec, state: ALLOCATION_STATES.ACTIVE, node_uuid: node.uuid, updated_at: isoNow() };
+    const out = await backfillAllocation(done, node);
+    if ('ok' in out) return done;
+    if (out.error === 'stale') return RETRY;
+    throw conflictFor(rec, out, node.uuid);
+  });
+}
+
+// ------------------------------------------------------------------ list / show
+
+const LIST_ARGS = ['node', 'resource_class', 'state', 'marker', 'limit', 'sort_key', 'sort_dir', 'fields', 'owner'];
+
+async function list(r: BmRequest) {
+  gate(r);
+  const q = queryArgs(r, LIST_ARGS);
+  const nodeArg = uuidOrNameArg('node', q.node);
+  const marker = uuidArg('marker', q.marker);
+  const limitArg = integerArg('limit', q.limit);
+  const fields = stringListArg('fields', q.fields);
+  let owner = stringArg('owner', q.owner);
+  const requestor = listScope(r, 'allocation', owner);
+  checkOwnerField(r, fields);
+  if (owner !== undefined && r.minor < V.ALLOCATION_OWNER) throw Err.notAcceptable();
+  if (owner !== undefined && requestor !== undefined && owner !== requestor) throw Err.notAuthorized();
+  if (requestor !== undefined) owner = requestor;
+  return collection(r, { node: nodeArg, resourceClass: q.resource_class, state: q.state, owner, marker, limit: limitArg, sortKey: q.sort_key ?? 'id', sortDir: q.sort_dir ?? 'asc', fields });
+}
+
+interface CollectionQuery {
+  node?: string;
+  resourceClass?: string;
+  state?: string;
+  owner?: string;
+  marker?: string;
+  limit?: number;
+  sortKey: string;
+  sortDir: string;
+  fields?: string[];
+}
+
+/** _get_allocations_collection (the top-level list) */
+async function collection(r: BmRequest, c: CollectionQuery) {
+  const limit = validateLimit(c.limit);
+  const sortDir = validateSortDir(c.sortDir);
+  if (INVALID_SORT_KEYS.includes(c.sortKey)) throw Err.invalid(`The sort_key value ${c.sortKey} is an invalid field for sorting`);
+  if (!SORT_KEYS.includes(c.sortKey)) throw Err.invalid(`The sort_key value "${c.sortKey}" is an invalid field for sorting`);
+  let owner = c.owner;
+  if (r.creds.systemScope !== 'all' && !r.allowed('baremetal:allocation:list_all')) owner = r.creds.projectId;
+  let markerRec: StoredAllocation | undefined;
+  if (c.marker) {
+    markerRec = await getAllocation(c.marker.toLowerCase());
+    if (!markerRec) throw Err.allocationNotFound(c.marker);
+  }
+  let items: StoredAllocation[];
+  if (c.node) {
+    let node: NodeRecord;
+    try {
+      node = await getRpcNode(r, c.node);
+    } catch (e) {
+      if (e instanceof IronicError && e.status === 404) throw new IronicError(400, e.faultstring);
+      throw e;
+    }
+    if (!r.allowed('baremetal:node:get', ownerTarget('node', node.owner, node.lessee))) throw Err.notFound();
+    const a = node.allocation_uuid ? await getAllocation(node.allocation_uuid) : undefined;
+    items = a && a.node_uuid === node.uuid ? [a] : [];
+    if (c.state !== undefined) items = items.filter((x) => x.state === c.state);
+  } else {
+    items = await queryAllocations(c.state !== undefined ? { state: c.state } : {});
+  }
+  items = items.filter((a) => {
+    if (c.resourceClass !== undefined && a.resource_class !== c.resourceClass) return false;
+    if (owner !== undefined && a.owner !== owner) return false;
+    return true;
+  });
+  const page = paginate(items, { sortKey: c.sortKey === 'id' ? 'id' : c.sortKey, sortDir, limit, marker: markerRec });
+  for (const a of page) checkOwnerPolicy(r, 'allocation', 'baremetal:allocation:get', a.owner);
+  const body: Record<string, unknown> = { allocations: page.map((a) => allocationView(r, a, c.fields)) };
+  const params: Record<string, string> = { sort_key: c.sortKey, sort_dir: sortDir };
+  if (c.fields) params.fields = c.fields.join(',');
+  const next = nextLink(r, 'allocations', page, limit, params);
+  if (next) body.next = next;
+  return jsonResponse(200, body);
+}
+
+async function show(r: BmRequest) {
+  gate(r);
+  const q = queryArgs(r, ['fields']);
+  const ident = uuidOrNameArg('allocation_ident', r.params.allocation)!;
+  const fields = stringListArg('fields', q.fields);
+  const a = await allocationWithPolicy(r, 'baremetal:allocation:get', ident);
+  checkOwnerField(r, fields);
+  return jsonResponse(200, allocationView(r, a, fields));
+}
+
+// ------------------------------------------------------------------ update
+
+async function update(r: BmRequest) {
+  gate(r);
+  queryArgs(r, []);
+  const ident = stringArg('allocation_ident', r.params.allocation)!;
+  const patch = validatePatch(r.body());
+  if (r.minor < V.ALLOCATION_UPDATE) throw new IronicError(405, 'The API version does not allow updating allocations');
+  const saved = await withRetries(async () => {
+    const cur = await allocationWithPolicy(r, 'baremetal:allocation:update', ident);
+    checkOwnerField(r, patchFields(patch, ALLOCATION_PATCH_FIELDS));
+    for (const name of patchValues(patch, '/name')) {
+      if (name && !validLogicalName(r, name)) throw Err.invalid(`Cannot update allocation with invalid name '${name}'`);
+    }
+    const dict: Record<string, unknown> = {
+      id: cur.seq,
+      uuid: cur.uuid,
+      name: cur.name,
+      node_id: cur.node_uuid,
+      state: cur.state,
+      last_error: cur.last_error,
+      resource_class: cur.resource_class,
+      traits: cur.traits,
+      candidate_nodes: cur.candidate_nodes,
+      extra: cur.extra,
+      conductor_affinity: cur.exec,
+      owner: cur.owner,
+      created_at: cur.created_at,
+      updated_at: cur.updated_at,
+    };
+    const patched = applyPatch(dict, patch);
+    for (const k of Object.keys(patched)) if (!(k in ALLOCATION_JSON.properties)) delete patched[k];
+    validateSchema('patch', patched, ALLOCATION_JSON as never);
+    uuidArg('uuid', patched.uuid);
+    const next: StoredAllocation = {
+      ...cur,
+      name: (patched.name as string | null | undefined) ?? null,
+      extra: (patched.extra as Record<string, unknown> | null | undefined) ?? {},
+      updated_at: isoNow(),
+    };
+    const out = await saveAllocation(cur, next);
+    if ('ok' in out) return out.allocation;
+    if (out.error === 'duplicate_name') throw Err.duplicateAllocationName(next.name!);
+    return RETRY;
+  });
+  return jsonResponse(200, allocationView(r, saved));
+}
+
+// ------------------------------------------------------------------ delete
+
+/** verify_node_for_deallocation */
+function verifyNodeForDeallocation(node: NodeRecord, a: StoredAllocation): void {
+  if (node.maintenance) return;
+  if (node.target_provision_state && !UPDATE_ALLOWED_STATES.includes(node.provision_state)) {
+    throw Err.conflict(
+      `Cannot remove allocation ${a.uuid} for node ${node.uuid}, because the node is in state ${node.provision_state} where updates are not allowed (and maintenance mode is off)`,
+    );
+  }
+  if (node.provision_state === S.ACTIVE) {
+    throw Err.conflict(`Cannot remove allocation ${a.uuid} for node ${node.uuid}, because the node is active (and maintenance mode is off)`);
+  }
+}
+
+/** destroy_allocation: release the node and delete the allocation, atomically */
+async function destroy(load: () => Promise<StoredAllocation>): Promise<void> {
+  await withRetries(async () => {
+    const a = await load();
+    let node: NodeRecord | undefined;
+    if (a.node_uuid) {
+      node = await getNode(a.node_uuid);
+      if (node?.allocation_uuid !== a.uuid) node = undefined;
+      if (node) {
+        if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
+        verifyNodeForDeallocation(node, a);
+      }
+    }
+    const out = await deleteAllocation(a, node);
+    return out === true ? true : RETRY;
+  });
+}
+
+async function remove(r: BmRequest) {
+  gate(r);
+  queryArgs(r, []);
+  const ident = uuidOrNameArg('allocation_ident', r.params.allocation)!;
+  await destroy(() => allocationWithPolicy(r, 'baremetal:allocation:delete', ident));
+  return noContent();
+}
+
+// ------------------------------------------------------------------ /v1/nodes/{node}/allocation
+
+function nodeGate(r: BmRequest): string {
+  if (r.minor < V.ALLOCATION) throw new WebobError(404);
+  return nodeIdent(r);
+}
+
+async function nodeAllocation(r: BmRequest) {
+  const ident = nodeGate(r);
+  const q = queryArgs(r, ['fields']);
+  const fields = stringListArg('fields', q.fields);
+  let node: NodeRecord;
+  try {
+    node = await getRpcNode(r, ident);
+  } catch (e) {
+    if (e instanceof IronicError && e.status === 404) throw new IronicError(400, e.faultstring);
+    throw e;
+  }
+  if (!r.allowed('baremetal:node:get', ownerTarget('node', node.owner, node.lessee))) throw Err.notFound();
+  const a = node.allocation_uuid ? await getAllocation(node.allocation_uuid) : undefined;
+  if (!a || a.node_uuid !== node.uuid) throw new IronicError(404, `Allocation for node ${ident} was not found`);
+  checkOwnerPolicy(r, 'allocation', 'baremetal:allocation:get', a.owner);
+  return jsonResponse(200, allocationView(r, a, fields));
+}
+
+async function removeNodeAllocation(r: BmRequest) {
+  const ident = nodeGate(r);
+  queryArgs(r, []);
+  await destroy(async () => {
+    const node = await getRpcNode(r, ident);
+    checkOwnerPolicy(r, 'node', 'baremetal:node:get', node.owner, node.lessee, ident);
+    const a = node.allocation_uuid ? await getAllocation(node.allocation_uuid) : undefined;
+    if (!a || a.node_uuid !== node.uuid) throw new IronicError(404, `Allocation for node ${ident} was not found`);
+    checkOwnerPolicy(r, 'allocation', 'baremetal:allocation:delete', a.owner);
+    return a;
+  });
+  return noContent();
+}
+
+export const routes: FamilyRoutes = {
+  '/v1/allocations': { GET: list, POST: create },
+  '/v1/allocations/{allocation}': { GET: show, PATCH: update, DELETE: remove },
+  '/v1/nodes/{node}/allocation': { GET: nodeAllocation, DELETE: removeNodeAllocation },
+};
+export const handler = httpLambda(baremetalApp(routes), 'baremetal-allocations');

@@ -1,0 +1,257 @@
+/**
+ * The bare-metal (Ironic-compatible) request pipeline, in Ironic's order:
+ *   identity (noauth headers / API Gateway authorizer) -> route lookup ->
+ *   microversion negotiation (for /v1/...) -> 405 -> the family's handler
+ * and the response decoration on the way out (X-OpenStack-Ironic-API-* headers,
+ * Openstack-Request-Id). Each resource-family Lambda is `baremetalApp(its routes)`.
+ */
+import { authorizerIdentity } from '../../http/identity.js';
+import { matchRoute } from '../../http/router.js';
+import { Query, QueryDecodeError, type HttpRequest, type HttpResponse, type Identity } from '../../http/types.js';
+import { log } from '../../http/log.js';
+import { config } from '../../config.js';
+import { Problem } from '../../core/errors.js';
+import type { Credentials } from '../../core/policy.js';
+import { BAREMETAL_ROUTES } from '../routes.js';
+import { baremetalPolicy, type BaremetalPolicy } from '../policy.js';
+import { Err, IronicError, WebobError, faultResponse, webobResponse } from './errors.js';
+import { pyDumps } from './pyjson.js';
+import { HEADER, checkVersion, parseVersionHeader, rangeHeaders, type ApiVersion } from './versions.js';
+
+export interface BmRequest {
+  http: HttpRequest;
+  /** the negotiated version (1.1 for the version documents, which do not negotiate) */
+  version: ApiVersion;
+  minor: number;
+  identity: Identity;
+  creds: Credentials;
+  params: Record<string, string>;
+  readonly query: Query;
+  /** scheme://host used in links */
+  url: string;
+  policy: BaremetalPolicy;
+  /** oslo context.to_policy_values() */
+  cdict: Record<string, unknown>;
+  /** response headers the handler adds (Location) */
+  headers: Record<string, string>;
+  /** policy.authorize: 403 unless allowed */
+  authorize(rule: string, target?: Record<string, unknown>): void;
+  /** check_policy: true/false (always true under noauth) */
+  allowed(rule: string, target?: Record<string, unknown>): boolean;
+  /** policy.check: evaluated even under noauth */
+  check(rule: string, target?: Record<string, unknown>): boolean;
+  /** the request body as method.body reads it: no body = {} */
+  body(): unknown;
+}
+
+export type BmHandler = (r: BmRequest) => Promise<HttpResponse>;
+export type FamilyRoutes = Record<string, Partial<Record<string, BmHandler>>>;
+
+let policyCache: { key: string; policy: BaremetalPolicy } | undefined;
+function policy(): BaremetalPolicy {
+  const env = process.env;
+  const key = `${env.BAREMETAL_POLICY_MODE}|${env.BAREMETAL_POLICY_FILE}|${env.BAREMETAL_POLICY_OVERRIDES}|${config().authStrategy}`;
+  if (!policyCache || policyCache.key !== key) {
+    policyCache = { key, policy: baremetalPolicy(env, config().authStrategy === 'authorizer' ? 'secure-rbac' : 'noauth') };
+  }
+  return policyCache.policy;
+}
+
+/**
+ * Ironic's noauth context: no token needed; oslo.context still reads the identity
+ * headers keystonemiddleware would have set, so a caller can act as a project.
+ */
+export function noauthBaremetalIdentity(h: Record<string, string>): Identity {
+  const roles = (h['x-roles'] ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return {
+    userId: h['x-user-id'] || h['x-user'] || undefined,
+    projectId: h['x-project-id'] || h['x-tenant-id'] || h['x-tenant'] || undefined,
+    roles,
+    systemScope: h['openstack-system-scope'] || undefined,
+    source: 'noauth',
+  };
+}
+
+function credentialsOf(identity: Identity, h: Record<string, string>): Credentials {
+  return {
+    roles: identity.roles,
+    userId: identity.userId,
+    projectId: identity.projectId,
+    systemScope: identity.systemScope,
+    extra: {
+      project_name: h['x-project-name'] || undefined,
+      project_domain_id: h['x-project-domain-id'] || undefined,
+      is_admin_project: h['x-is-admin-project'] ?? 'True',
+    },
+  };
+}
+
+function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
+  res.headers['openstack-request-id'] = id;
+  return res;
+}
+
+/** Build the pipeline for one resource family (or all of them, locally and in tests). */
+export function baremetalApp(handlers: FamilyRoutes): (req: HttpRequest) => Promise<HttpResponse> {
+  return async (req: HttpRequest) => {
+    try {
+      return await pipeline(req, handlers);
+    } catch (e) {
+      if (e instanceof WebobError) return webobResponse(e);
+      log.error('baremetal request failed', { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
+      return requestIdHeaders(faultResponse(new IronicError(500, String((e as Error)?.message ?? e))), req.requestId);
+    }
+  };
+}
+
+async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpResponse> {
+  const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') || '/' : req.path;
+  const cfg = config();
+  let identity: Identity | undefined;
+  if (cfg.authStrategy === 'authorizer') {
+    identity = authorizerIdentity(req);
+    if (!identity && path !== '/' && path !== '/v1') throw new WebobError(401, 'The request you have made requires authentication.');
+  }
+  identity ??= noauthBaremetalIdentity(req.headers);
+
+  const versioned = path === '/v1' || path.startsWith('/v1/');
+  let version: ApiVersion = { major: 1, minor: 1 };
+  if (versioned) {
+    try {
+      version = parseVersionHeader(req.headers[HEADER]);
+      checkVersion(version);
+    } catch (e) {
+      // the version document negotiates inside its API method: a fault body
+      if (path === '/v1' && e instanceof WebobError) {
+        return requestIdHeaders(faultResponse(new IronicError(e.status, e.description), e.headers), req.requestId);
+      }
+      throw e;
+    }
+  }
+  const m = matchRoute(BAREMETAL_ROUTES, path);
+  if (!m) throw new WebobError(404);
+  if (!m.route.methods.includes(req.method)) {
+    if (path === '/v1') {
+      // Controller.index answers other methods itself, with the version headers
+      const e = new IronicError(405, 'The server could not comply with the request since it is either malformed or otherwise incorrect.');
+      return requestIdHeaders(faultResponse(e, rangeHeaders()), req.requestId);
+    }
+    throw new WebobError(405, '', { allow: [...m.route.methods].sort().join(', ') });
+  }
+  const fn = handlers[m.route.path]?.[req.method];
+  if (!fn) throw new Error(`route ${req.method} ${m.route.path} is not served by this function`);
+
+  const creds = credentialsOf(identity, req.headers);
+  const cdict: Record<string, unknown> = {
+    user_id: creds.userId ?? null,
+    project_id: creds.projectId ?? null,
+    system_scope: creds.systemScope ?? null,
+    roles: creds.roles,
+    ...creds.extra,
+  };
+  const pol = policy();
+  const vheaders: Record<string, string> = versioned ? { ...rangeHeaders(), [HEADER]: `${version.major}.${version.minor}` } : {};
+  let query: Query | undefined;
+  let parsedBody: { v: unknown } | undefined;
+  const r: BmRequest = {
+    http: req,
+    version,
+    minor: version.minor,
+    identity,
+    creds,
+    params: m.params,
+    url: req.baseUrl,
+    policy: pol,
+    cdict,
+    headers: {},
+    get query() {
+      if (!query) {
+        try {
+          query = Query.parse(req.rawQuery);
+        } catch (e) {
+          if (e instanceof QueryDecodeError) throw Err.invalid(e.message);
+          throw e;
+        }
+      }
+      return query;
+    },
+    authorize(rule, target) {
+      if (!pol.allowed(rule, { ...cdict, ...target }, creds)) throw Err.forbidden(rule);
+    },
+    allowed(rule, target) {
+      return pol.allowed(rule, { ...cdict, ...target }, creds);
+    },
+    check(rule, target) {
+      return pol.check(rule, { ...cdict, ...target }, creds);
+    },
+    body() {
+      if (!parsedBody) {
+        const text = req.body ?? '';
+        if (!text.length) parsedBody = { v: {} };
+        else {
+          try {
+            parsedBody = { v: JSON.parse(text) };
+          } catch (e) {
+            throw Err.invalid(`Malformed JSON in request body: ${(e as Error).message}`);
+          }
+        }
+      }
+      return parsedBody.v;
+    },
+  };
+  try {
+    const res = await fn(r);
+    Object.assign(res.headers, vheaders, r.headers);
+    return requestIdHeaders(res, req.requestId);
+  } catch (e) {
+    if (e instanceof WebobError) throw e;
+    let err: IronicError;
+    if (e instanceof IronicError) err = e;
+    else if (e instanceof Problem) err = new IronicError(e.status, e.detail);
+    else {
+      log.error('baremetal handler failed', { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
+      err = new IronicError(500, String((e as Error)?.message ?? e));
+    }
+    return requestIdHeaders(faultResponse(err, vheaders), req.requestId);
+  }
+}
+
+// ---- helpers handlers share ----
+
+export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: pyDumps(body) };
+}
+
+export function noContent(): HttpResponse {
+  return { status: 204, headers: {} };
+}
+
+export function accepted(): HttpResponse {
+  return { status: 202, headers: { 'content-length': '0' }, body: '' };
+}
+
+/** args.validate's check that no unknown query parameter was given */
+export function queryArgs(r: BmRequest, allowed: readonly string[]): Record<string, string> {
+  const d = r.query.toDict();
+  const extra = Object.keys(d).filter((k) => !allowed.includes(k));
+  if (extra.length) throw Err.invalid(`Unexpected arguments: ${extra.join(', ')}`);
+  return d;
+}
+
+/** link.build_url */
+export function buildUrl(r: BmRequest, resource: string, args: string, bookmark = false): string {
+  const base = bookmark ? `${r.url}/${resource}` : `${r.url}/v1/${resource}`;
+  return args.startsWith('?') ? `${base}${args}` : `${base}/${args}`;
+}
+
+export function makeLink(r: BmRequest, rel: string, resource: string, args: string, bookmark = false): { href: string; rel: string } {
+  return { href: buildUrl(r, resource, args, bookmark), rel };
+}
+
+/** self + bookmark links of a resource */
+export function selfLinks(r: BmRequest, resource: string, args: string) {
+  return [makeLink(r, 'self', resource, args), makeLink(r, 'bookmark', resource, args, true)];
+}

@@ -1,0 +1,150 @@
+/**
+ * Power and provisioning actions, asynchronous like Ironic's: the API validates the
+ * request, applies the first state-machine event and takes the node's lock (Ironic's
+ * reservation) in one conditional write, answers 202, and a node-action execution
+ * (cdk/statemachines/node-action.asl.json) runs the driver calls and the remaining
+ * events. Every write of the execution is conditioned on still holding the lock.
+ */
+import { processEvent, provisionProgram, isoNow, VERBS, type NodeRecord } from '../core/baremetal.js';
+import { getNode, saveNode } from '../store/baremetal-nodes.js';
+import { allocationDeleteActions, getAllocation } from '../store/baremetal-allocations.js';
+import { log } from '../http/log.js';
+import { driverFor, FAKE_HARDWARE, type HardwareDriver } from './driver.js';
+import { executionName, executor } from './executor.js';
+
+export interface NodeActionInput {
+  node: string;
+  execution: string;
+  action: 'power' | 'provision';
+  /** power: the target power state; provision: the API target (verb) */
+  target: string;
+  /** the node's state when the action was accepted */
+  from?: string;
+  error?: { Error?: string; Cause?: string };
+}
+
+export type NodeActionResult = { node: string; execution: string; outcome: 'done' | 'gone' };
+
+function driverOf(node: NodeRecord): HardwareDriver {
+  return driverFor(node.driver) ?? FAKE_HARDWARE;
+}
+
+/**
+ * Save `next` (with the lock taken by a new execution when `async`) and start the
+ * execution. If the execution cannot be started the action runs here instead, so a
+ * node is never left locked by an execution that does not exist.
+ */
+export async function launchNodeAction(
+  cur: NodeRecord,
+  next: NodeRecord,
+  action: NodeActionInput['action'],
+  target: string,
+): Promise<NodeRecord | 'stale'> {
+  const execution = executionName('n', cur.uuid);
+  const locked = { ...next, lock: execution };
+  const saved = await saveNode(cur, locked);
+  if (!('ok' in saved)) return 'stale';
+  const input: NodeActionInput = { node: cur.uuid, execution, action, target, from: cur.provision_state };
+  try {
+    await executor().start('node-action', execution, input as unknown as Record<string, unknown>);
+  } catch (e) {
+    log.warn('node action could not be started, running it in-line', { node: cur.uuid, error: String((e as Error)?.message ?? e) });
+    try {
+      await advanceNode(input);
+    } catch (err) {
+      await failNodeAction({ ...input, error: { Error: 'Error', Cause: String((err as Error)?.message ?? err) } });
+    }
+  }
+  return saved.node;
+}
+
+async function saveLocked(cur: NodeRecord, next: NodeRecord, extra: Parameters<typeof saveNode>[2] = []): Promise<NodeRecord> {
+  const out = await saveNode(cur, next, extra);
+  if ('ok' in out) return out.node;
+  throw new Error(`node ${cur.uuid} changed while ${cur.lock} held its lock`);
+}
+
+/** The AdvanceNode step: run the driver and the remaining events, then release the lock. */
+export async function advanceNode(input: NodeActionInput): Promise<NodeActionResult> {
+  let node = await getNode(input.node);
+  if (!node || node.lock !== input.execution) return { node: input.node, execution: input.execution, outcome: 'gone' };
+  const driver = driverOf(node);
+  if (input.action === 'power') {
+    const state = await driver.setPower(node, input.target);
+    node = await saveLocked(node, { ...node, power_state: state, target_power_state: null, lock: null, updated_at: isoNow() });
+    return { node: node.uuid, execution: input.execution, outcome: 'done' };
+  }
+  for (const step of provisionProgram(input.target, input.from ?? node.provision_state)) {
+    if (step.driver) await driver[step.driver](node);
+    // re-read: only the lock holder writes, but other fields (extra, maintenance) may move
+    node = (await getNode(input.node))!;
+    if (!node || node.lock !== input.execution) return { node: input.node, execution: input.execution, outcome: 'gone' };
+    const moved = processEvent(node.provision_state, step.event, node.target_provision_state);
+    const next: NodeRecord = {
+      ...node,
+      provision_state: moved.state,
+      target_provision_state: moved.target,
+      provision_updated_at: isoNow(),
+      updated_at: isoNow(),
+    };
+    const extra = [];
+    if (step.releaseInstance) {
+      // tear down: the instance fields go, and with them the node's allocation
+      next.instance_info = {};
+      next.instance_uuid = null;
+      if (node.allocation_uuid) {
+        const alloc = await getAllocation(node.allocation_uuid);
+        if (alloc) extra.push(...allocationDeleteActions(alloc, node.uuid));
+        next.allocation_uuid = null;
+      }
+    }
+    node = await saveLocked(node, next, extra);
+  }
+  node = await saveLocked(node, { ...node, lock: null });
+  return { node: node.uuid, execution: input.execution, outcome: 'done' };
+}
+
+/** Where a failed action leaves the node: Ironic's 'fail' event where there is one. */
+export async function failNodeAction(input: NodeActionInput): Promise<NodeActionResult> {
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const node = await getNode(input.node);
+    if (!node || node.lock !== input.execution) return { node: input.node, execution: input.execution, outcome: 'gone' };
+    const reason = causeText(input.error);
+    const next: NodeRecord = { ...node, lock: null, updated_at: isoNow() };
+    if (input.action === 'power') {
+      next.target_power_state = null;
+      next.last_error = `Failed to change power state to '${input.target}' by '${input.target}': ${reason}`;
+    } else {
+      try {
+        const moved = processEvent(node.provision_state, 'fail', node.target_provision_state);
+        next.provision_state = moved.state;
+        next.target_provision_state = moved.target;
+        next.provision_updated_at = isoNow();
+      } catch {
+        // no failure transition from here: leave the state, report the error
+      }
+      next.last_error = reason;
+    }
+    const out = await saveNode(node, next);
+    if ('ok' in out) return { node: node.uuid, execution: input.execution, outcome: 'done' };
+  }
+  throw new Error(`could not record the failure of ${input.execution} on node ${input.node}`);
+}
+
+/** the message of a Step Functions error (Lambda puts a JSON document in Cause) */
+export function causeText(error: NodeActionInput['error']): string {
+  const cause = error?.Cause ?? '';
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: string };
+    if (parsed && typeof parsed.errorMessage === 'string') return parsed.errorMessage;
+  } catch {
+    // not JSON: the cause is the message
+  }
+  return cause || error?.Error || 'unknown error';
+}
+
+/** the first event of a provision verb, as the API applies it */
+export function firstProvisionEvent(target: string): string {
+  return VERBS[target] ?? target;
+}
+

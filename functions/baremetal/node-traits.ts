@@ -1,0 +1,93 @@
+/**
+ * /v1/nodes/{node}/traits[/{trait}] (NodeTraitsController, API >= 1.37). Traits live
+ * on the node item, so a trait change is one version-checked write of the node.
+ */
+import { httpLambda } from '../http/apigw.js';
+import { isoNow, type NodeRecord } from '../core/baremetal.js';
+import { saveNode } from '../store/baremetal-nodes.js';
+import { RETRY, withRetries } from '../store/tx.js';
+import { TRAIT_JSON } from '../../schemas/baremetal/traits.js';
+import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
+import { validateSchema } from './framework/args.js';
+import { Err, IronicError } from './framework/errors.js';
+import { V } from './framework/versions.js';
+import { nodeIdent, nodeWithPolicy } from './lookup.js';
+import { conductorName } from './views.js';
+
+const MAX_TRAITS_PER_NODE = 50;
+
+const TRAITS_BODY = {
+  type: 'object',
+  properties: { traits: { type: 'array', items: TRAIT_JSON } },
+  additionalProperties: false,
+};
+
+function gate(r: BmRequest): string {
+  if (r.minor < V.NODE_TRAITS) throw Err.notAcceptable();
+  return nodeIdent(r);
+}
+
+async function list(r: BmRequest) {
+  const ident = gate(r);
+  queryArgs(r, []);
+  const node = await nodeWithPolicy(r, 'baremetal:node:traits:list', ident);
+  return jsonResponse(200, { traits: node.traits });
+}
+
+/** write the node's new trait set (conductor add_node_traits / remove_node_traits) */
+async function writeTraits(r: BmRequest, ident: string, rule: string, change: (node: NodeRecord) => string[]): Promise<NodeRecord> {
+  return withRetries(async () => {
+    const node = await nodeWithPolicy(r, rule, ident);
+    if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
+    const traits = [...new Set(change(node))].sort();
+    if (traits.length > MAX_TRAITS_PER_NODE) {
+      throw new IronicError(
+        400,
+        `Could not modify traits for node ${node.uuid} as it would exceed the maximum number of traits per node (${traits.length} vs. ${MAX_TRAITS_PER_NODE})`,
+      );
+    }
+    const out = await saveNode(node, { ...node, traits, updated_at: isoNow() });
+    return 'ok' in out ? out.node : RETRY;
+  });
+}
+
+async function put(r: BmRequest) {
+  const ident = gate(r);
+  queryArgs(r, []);
+  const trait = r.params.trait;
+  if (trait !== undefined) validateSchema('trait', trait, TRAIT_JSON as never);
+  const body = r.body();
+  validateSchema('body', body, TRAITS_BODY as never);
+  const traits = body && typeof body === 'object' && 'traits' in body ? ((body as { traits?: string[] }).traits ?? null) : null;
+  if ((trait && traits !== null) || !(trait || traits !== null)) {
+    throw Err.invalid(
+      'A single node trait may be added via PUT /v1/nodes/<node identifier>/traits/<trait> with no body, or all node traits may be replaced via PUT /v1/nodes/<node identifier>/traits with the list of traits specified in the request body.',
+    );
+  }
+  if (trait) {
+    if (r.http.body && r.http.body.trim() && Object.keys((body as object) ?? {}).length) throw Err.invalid('No body should be provided when adding a trait');
+    await writeTraits(r, ident, 'baremetal:node:traits:set', (n) => [...n.traits, trait]);
+    r.headers.location = buildUrl(r, 'nodes', `${ident}/traits/${trait}`);
+  } else {
+    await writeTraits(r, ident, 'baremetal:node:traits:set', () => traits!);
+  }
+  return noContent();
+}
+
+async function remove(r: BmRequest) {
+  const ident = gate(r);
+  queryArgs(r, []);
+  const trait = r.params.trait;
+  await writeTraits(r, ident, 'baremetal:node:traits:delete', (n) => {
+    if (trait === undefined) return [];
+    if (!n.traits.includes(trait)) throw Err.nodeTraitNotFound(n.uuid, trait);
+    return n.traits.filter((t) => t !== trait);
+  });
+  return noContent();
+}
+
+export const routes: FamilyRoutes = {
+  '/v1/nodes/{node}/traits': { GET: list, PUT: put, DELETE: remove },
+  '/v1/nodes/{node}/traits/{trait}': { PUT: put, DELETE: remove },
+};
+export const handler = httpLambda(baremetalApp(routes), 'baremetal-node-traits');

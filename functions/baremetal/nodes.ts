@@ -1,0 +1,508 @@
+/**
+ * /v1/nodes, /v1/nodes/detail and /v1/nodes/{node}
+ * (ironic/api/controllers/v1/node.py NodesController, plus the conductor's
+ * update_node / destroy_node rules). Bookkeeping only: no conductor, no hardware.
+ */
+import { httpLambda } from '../http/apigw.js';
+import {
+  ALL_STATES,
+  CONDUCTOR_UPDATE_ALLOWED,
+  DELETE_ALLOWED_STATES,
+  INTERFACES,
+  isoNow,
+  S,
+  UPDATE_ALLOWED_STATES,
+  type NodeRecord,
+} from '../core/baremetal.js';
+import { isUuidLike, newUuid } from '../core/uuid.js';
+import { completeNode, createNode, deleteNodeItems, getNode, queryNodes, saveNode } from '../store/baremetal-nodes.js';
+import { nextBmSeq } from '../store/baremetal-keys.js';
+import { allocationDeleteActions, getAllocation } from '../store/baremetal-allocations.js';
+import { RETRY, withRetries } from '../store/tx.js';
+import { NODE_JSON, NODE_PATCH_FIELDS, NODE_PATCH_JSON } from '../../schemas/baremetal/nodes.js';
+import {
+  baremetalApp,
+  jsonResponse,
+  noContent,
+  queryArgs,
+  buildUrl,
+  type BmRequest,
+  type FamilyRoutes,
+} from './framework/app.js';
+import { booleanArg, integerArg, stringArg, stringListArg, uuidArg, validateSchema } from './framework/args.js';
+import { Err, IronicError } from './framework/errors.js';
+import { applyPatch, patchFields, patchValues, validatePatch, type PatchOp } from './framework/jsonpatch.js';
+import { V, VERSIONED_FIELDS, disallowedFields } from './framework/versions.js';
+import { driverFor, type HardwareDriver } from './driver.js';
+import { listScope, nodeIdent, nodeWithPolicies, nodeWithPolicy, paginate, validateLimit, validateSortDir, validLogicalName } from './lookup.js';
+import { conductorName, NODE_DEFAULT_LIST_FIELDS, nextLink, nodeSanitizer, nodeView, ownerTarget } from './views.js';
+
+const RESERVED_NAMES = ['maintenance', 'management', 'states', 'vendor_passthru', 'detail', 'validate'];
+const INVALID_SORT_KEYS = [
+  'properties', 'driver_info', 'extra', 'instance_info', 'driver_internal_info', 'clean_step', 'deploy_step',
+  'raid_config', 'target_raid_config', 'traits', 'network_data',
+];
+const VALID_FAULTS = ['power failure', 'clean failure', 'rescue abort failure', 'service failure'];
+/** CONF.api.project_admin_can_manage_own_nodes (default True) */
+const PROJECT_ADMIN_CAN_MANAGE_OWN_NODES = process.env.BAREMETAL_PROJECT_ADMIN_CAN_MANAGE_OWN_NODES !== 'false';
+
+/** the interfaces check driver_factory makes */
+function checkInterfaces(driver: HardwareDriver, node: NodeRecord): NodeRecord {
+  const out = { ...node } as unknown as Record<string, unknown>;
+  for (const kind of INTERFACES) {
+    const field = `${kind}_interface`;
+    const v = out[field] as string | null;
+    if (v === null || v === undefined) out[field] = driver.defaults[kind];
+    else if (!driver.enabled[kind].includes(v)) {
+      throw Err.invalid(
+        `Interface ${v} for ${kind} is not enabled for hardware type ${driver.name}. Enabled interfaces are: ${driver.enabled[kind].join(', ')}.`,
+      );
+    }
+  }
+  return out as unknown as NodeRecord;
+}
+
+function noValidHost(driverName: string, group: string): IronicError {
+  return new IronicError(
+    400,
+    `No valid host was found. Reason: No conductor service registered which supports driver ${driverName} for conductor group "${group}".`,
+  );
+}
+
+/** NodesController._check_names_acceptable */
+function checkNames(r: BmRequest, names: unknown[], msg: (name: string) => string): void {
+  if (r.minor < V.NODE_NAME) throw Err.notAcceptable();
+  for (const name of names) {
+    if (!validLogicalName(r, name) || isUuidLike(name)) throw Err.invalid(msg(String(name)));
+    if (RESERVED_NAMES.includes(name as string)) {
+      throw Err.invalid(`The word "${name}" is reserved and can not be used as a node name. Reserved words are: ${RESERVED_NAMES.join(', ')}.`);
+    }
+  }
+}
+
+const BOOL_FIELDS = ['automated_clean', 'console_enabled', 'protected', 'maintenance', 'retired', 'secure_boot'];
+const UUID_FIELDS = ['chassis_uuid', 'instance_uuid', 'uuid'];
+
+/** NODE_VALIDATE_EXTRA: booleans from strings, UUID checks */
+function validateNodeDict(name: string, d: Record<string, unknown>, schema: object): void {
+  validateSchema(name, d, schema as never);
+  for (const f of BOOL_FIELDS) if (f in d && f !== 'secure_boot') d[f] = booleanArg(f, d[f]) ?? null;
+  for (const f of UUID_FIELDS) if (f in d) d[f] = uuidArg(f, d[f]) ?? null;
+}
+
+// ------------------------------------------------------------------ create
+
+async function create(r: BmRequest) {
+  const body = r.body();
+  validateNodeDict('node', body as Record<string, unknown>, NODE_JSON);
+  const node = { ...(body as Record<string, unknown>) };
+  let owned = false;
+  if (PROJECT_ADMIN_CAN_MANAGE_OWN_NODES) owned = r.allowed('baremetal:node:create:self_owned_node');
+  if (!owned) r.authorize('baremetal:node:create');
+  // reject_fields_in_newer_versions
+  for (const f of disallowedFields(r.minor)) {
+    if (f === 'name' && (node.name === null || node.name === undefined)) continue;
+    const empty = f === 'conductor_group' ? '' : null;
+    if (f in node && node[f] !== empty) throw Err.notAcceptable();
+  }
+  const uuid = node.uuid ? String(node.uuid).toLowerCase() : newUuid();
+  if (node.name !== null && node.name !== undefined) checkNames(r, [node.name], (n) => `Cannot create node with invalid name '${n}'`);
+  if (r.creds.systemScope !== 'all' && owned) {
+    const project = r.creds.projectId ?? null;
+    if (node.owner && node.owner !== project) {
+      throw Err.invalid('Cannot create a node as a project scoped admin with an owner other than your own project.');
+    }
+    node.owner = project;
+  }
+  if (node.chassis_uuid) throw Err.invalid(`Chassis ${node.chassis_uuid} could not be found.`);
+  const group = String(node.conductor_group ?? '').toLowerCase();
+  const driver = driverFor(String(node.driver));
+  if (!driver) throw noValidHost(String(node.driver), group);
+  const now = isoNow();
+  let rec = completeNode({
+    uuid,
+    driver: driver.name,
+    created_at: now,
+    seq: nextBmSeq(),
+    provision_state: r.minor < V.ENROLL_STATE ? S.AVAILABLE : S.ENROLL,
+  });
+  for (const [k, v] of Object.entries(node)) {
+    if (k === 'uuid' || k === 'driver' || k === 'chassis_uuid' || k === 'shard') continue;
+    if (v === null || v === undefined) continue;
+    (rec as unknown as Record<string, unknown>)[k] = v;
+  }
+  rec.resource_class = (node.resource_class as string) || process.env.BAREMETAL_DEFAULT_RESOURCE_CLASS || null;
+  rec.conductor_group = group;
+  rec.maintenance = node.maintenance === true;
+  rec = checkInterfaces(driver, rec);
+  const out = await createNode(rec);
+  if (!('ok' in out)) {
+    switch (out.error) {
+      case 'duplicate_uuid':
+        throw Err.nodeAlreadyExists(uuid);
+      case 'duplicate_name':
+        throw Err.duplicateNodeName(out.name);
+      case 'instance_associated':
+        throw Err.instanceAssociated(out.instance, out.node);
+      default:
+        throw Err.busy(`Node ${uuid}`);
+    }
+  }
+  r.headers.location = buildUrl(r, 'nodes', uuid);
+  return jsonResponse(201, nodeView(r, out.node));
+}
+
+// ------------------------------------------------------------------ list
+
+const LIST_ARGS = [
+  'chassis_uuid', 'instance_uuid', 'associated', 'maintenance', 'retired', 'provision_state', 'marker', 'limit',
+  'sort_key', 'sort_dir', 'driver', 'resource_class', 'fault', 'conductor_group', 'conductor', 'owner',
+  'description_contains', 'lessee', 'project', 'shard', 'sharded',
+];
+
+function notAcceptableBelow(r: BmRequest, value: unknown, minor: number): void {
+  if (value !== undefined && r.minor < minor) {
+    throw Err.notAcceptable(`Request not acceptable. The minimal required API version should be 1.${minor}`);
+  }
+}
+
+function checkAllowedFields(r: BmRequest, fields: string[] | undefined): void {
+  if (!fields) return;
+  const disallowed = disallowedFields(r.minor);
+  if (fields.some((f) => disallowed.includes(f))) throw Err.notAcceptable();
+}
+
+async function listNodes(r: BmRequest, detailEndpoint: boolean) {
+  const q = queryArgs(r, detailEndpoint ? LIST_ARGS : [...LIST_ARGS, 'fields', 'detail']);
+  const chassisUuid = uuidArg('chassis_uuid', q.chassis_uuid);
+  const instanceUuid = uuidArg('instance_uuid', q.instance_uuid);
+  const associated = booleanArg('associated', q.associated);
+  const maintenance = booleanArg('maintenance', q.maintenance);
+  const retired = booleanArg('retired', q.retired);
+  const provisionState = stringArg('provision_state', q.provision_state);
+  const marker = uuidArg('marker', q.marker);
+  const limitArg = integerArg('limit', q.limit);
+  const sortKey = q.sort_key ?? 'id';
+  const sortDirArg = q.sort_dir ?? 'asc';
+  const driver = q.driver;
+  let fields = detailEndpoint ? undefined : stringListArg('fields', q.fields);
+  const detail = detailEndpoint ? undefined : booleanArg('detail', q.detail);
+  const project = listScope(r, 'node', q.project);
+  if (!detailEndpoint) {
+    if (fields !== undefined && r.minor < V.FIELDS) throw Err.notAcceptable();
+    checkAllowedFields(r, fields);
+  }
+  checkAllowedFields(r, [sortKey]);
+  if (provisionState !== undefined) {
+    if (r.minor < V.PROVISION_STATE_FILTER) throw Err.notAcceptable();
+    if (!ALL_STATES.includes(provisionState)) throw Err.invalid(`Provision state "${provisionState}" is not valid`);
+  }
+  notAcceptableBelow(r, driver, V.DRIVER_FILTER);
+  notAcceptableBelow(r, q.resource_class, V.RESOURCE_CLASS);
+  if (q.fault !== undefined) {
+    notAcceptableBelow(r, q.fault, V.FAULT);
+    if (!VALID_FAULTS.includes(q.fault)) {
+      throw Err.invalid(`Unrecognized fault "${q.fault}" is specified, allowed faults are ${pyListOf(VALID_FAULTS)}`);
+    }
+  }
+  notAcceptableBelow(r, q.conductor_group, V.CONDUCTOR_GROUP);
+  notAcceptableBelow(r, q.conductor, V.CONDUCTORS);
+  notAcceptableBelow(r, q.owner, V.NODE_OWNER);
+  notAcceptableBelow(r, q.lessee, V.NODE_LESSEE);
+  notAcceptableBelow(r, q.shard, 82);
+  notAcceptableBelow(r, q.sharded, 82);
+  if (!detailEndpoint) {
+    if (detail !== undefined && r.minor < V.DETAIL_QUERY) {
+      throw Err.invalid(`Invalid query parameter ?detail=${detail ? 'True' : 'False'} received.`);
+    }
+    if (fields !== undefined && detail) throw Err.invalid('Can not specify ?detail=True and fields in the same request.');
+    if (fields === undefined && !detail) fields = NODE_DEFAULT_LIST_FIELDS;
+  }
+  const limit = validateLimit(limitArg);
+  const sortDir = validateSortDir(sortDirArg);
+  if (INVALID_SORT_KEYS.includes(sortKey)) throw Err.invalid(`The sort_key value ${sortKey} is an invalid field for sorting`);
+  if (sortKey !== 'id' && !(sortKey in VERSIONED_FIELDS) && !NODE_SORT_KEYS.includes(sortKey)) {
+    throw Err.invalid(`The sort_key value "${sortKey}" is an invalid field for sorting`);
+  }
+  let markerNode: NodeRecord | undefined;
+  if (marker) {
+    markerNode = await getNode(marker.toLowerCase());
+    if (!markerNode) throw Err.nodeNotFound(marker);
+  }
+  if (chassisUuid) throw Err.notFound(`Chassis ${chassisUuid} could not be found.`);
+  const rc = q.resource_class;
+  let nodes = await queryNodes(rc !== undefined ? { resourceClass: rc } : {});
+  nodes = nodes.filter((n) => {
+    if (maintenance !== undefined && n.maintenance !== maintenance) return false;
+    if (associated !== undefined && !!n.instance_uuid !== associated) return false;
+    if (retired !== undefined && n.retired !== retired) return false;
+    if (provisionState !== undefined && n.provision_state !== provisionState) return false;
+    if (driver !== undefined && n.driver !== driver) return false;
+    if (rc !== undefined && n.resource_class !== rc) return false;
+    if (q.fault !== undefined && n.fault !== q.fault) return false;
+    if (q.conductor_group !== undefined && n.conductor_group !== q.conductor_group.toLowerCase()) return false;
+    if (q.owner !== undefined && n.owner !== q.owner) return false;
+    if (q.lessee !== undefined && n.lessee !== q.lessee) return false;
+    if (project !== undefined && n.owner !== project && n.lessee !== project) return false;
+    if (q.description_contains !== undefined && !(n.description ?? '').includes(q.description_contains)) return false;
+    if (instanceUuid !== undefined && n.instance_uuid !== instanceUuid.toLowerCase()) return false;
+    if (q.conductor !== undefined && q.conductor !== conductorName()) return false;
+    return true;
+  });
+  const page = paginate(nodes, { sortKey, sortDir, limit, marker: markerNode });
+  const sanitizer = nodeSanitizer(r);
+  const items = page.map((n) => nodeView(r, n, fields, sanitizer));
+  const body: Record<string, unknown> = { nodes: items };
+  const params: Record<string, string> = { sort_key: sortKey, sort_dir: sortDir };
+  if (associated) params.associated = 'True';
+  if (maintenance) params.maintenance = 'True';
+  if (retired) params.retired = 'True';
+  if (detail !== undefined) params.detail = detail ? 'True' : 'False';
+  if (fields && !detailEndpoint) params.fields = fields.join(',');
+  const next = nextLink(r, detailEndpoint ? 'nodes/detail' : 'nodes', page, instanceUuid ? 0 : limit, params);
+  if (next) body.next = next;
+  return jsonResponse(200, body);
+}
+
+const NODE_SORT_KEYS = ['uuid', 'created_at', 'updated_at', 'provision_state', 'power_state', 'driver', 'maintenance', 'instance_uuid', 'last_error', 'maintenance_reason', 'target_power_state', 'target_provision_state', 'provision_updated_at', 'reservation', 'console_enabled', 'inspection_started_at', 'inspection_finished_at'];
+
+function pyListOf(xs: string[]): string {
+  return `[${xs.map((x) => `'${x}'`).join(', ')}]`;
+}
+
+// ------------------------------------------------------------------ show
+
+async function show(r: BmRequest) {
+  const ident = nodeIdent(r);
+  const q = queryArgs(r, ['fields']);
+  const fields = stringListArg('fields', q.fields);
+  const node = await nodeWithPolicy(r, 'baremetal:node:get', ident);
+  if (fields !== undefined && r.minor < V.FIELDS) throw Err.notAcceptable();
+  checkAllowedFields(r, fields);
+  return jsonResponse(200, nodeView(r, node, fields));
+}
+
+// ------------------------------------------------------------------ update
+
+const INTERFACE_FIELDS = INTERFACES.map((i) => `${i}_interface`);
+
+/** the policy rules a patch needs (NodesController._authorize_patch_and_get_node) */
+function patchRules(patch: PatchOp[]): string[] {
+  const rules: string[] = [];
+  let generic = false;
+  for (const p of patch) {
+    const path = p.path;
+    if (path.startsWith('/instance_info')) rules.push('baremetal:node:update_instance_info');
+    else if (path.startsWith('/extra')) rules.push('baremetal:node:update_extra');
+    else if (path.startsWith('/automated_clean') && safeBool(p.value) === false) rules.push('baremetal:node:disable_cleaning');
+    else if (path.startsWith('/driver_info')) rules.push('baremetal:node:update:driver_info');
+    else if (path.startsWith('/properties')) rules.push('baremetal:node:update:properties');
+    else if (path.startsWith('/chassis_uuid')) rules.push('baremetal:node:update:chassis_uuid');
+    else if (path.startsWith('/instance_uuid')) rules.push('baremetal:node:update:instance_uuid');
+    else if (path.startsWith('/lessee')) rules.push('baremetal:node:update:lessee');
+    else if (path.startsWith('/owner')) rules.push('baremetal:node:update:owner');
+    else if (path.startsWith('/driver')) rules.push('baremetal:node:update:driver_interfaces');
+    else if (INTERFACE_FIELDS.includes(path.slice(1))) rules.push('baremetal:node:update:driver_interfaces');
+    else if (path.startsWith('/network_data')) rules.push('baremetal:node:update:network_data');
+    else if (path.startsWith('/conductor_group')) rules.push('baremetal:node:update:conductor_group');
+    else if (path.startsWith('/name')) rules.push('baremetal:node:update:name');
+    else if (path.startsWith('/retired')) rules.push('baremetal:node:update:retired');
+    else if (path.startsWith('/shard')) rules.push('baremetal:node:update:shard');
+    else generic = true;
+  }
+  if (generic || !rules.length) rules.push('baremetal:node:update');
+  return rules;
+}
+
+function safeBool(v: unknown): boolean | undefined {
+  try {
+    return booleanArg('value', v);
+  } catch {
+    return undefined;
+  }
+}
+
+/** node.as_dict() + chassis_uuid: what a patch is applied to */
+function patchableDict(n: NodeRecord): Record<string, unknown> {
+  const d: Record<string, unknown> = { ...n, chassis_uuid: null, shard: null };
+  delete d.lock;
+  delete d.ver;
+  delete d.seq;
+  d.id = n.seq;
+  d.reservation = n.lock ? conductorName() : null;
+  return d;
+}
+
+async function update(r: BmRequest) {
+  const ident = nodeIdent(r);
+  const q = queryArgs(r, ['reset_interfaces']);
+  const resetInterfaces = booleanArg('reset_interfaces', q.reset_interfaces);
+  if (resetInterfaces !== undefined && r.minor < V.RESET_INTERFACES) throw Err.notAcceptable();
+  const patch = validatePatch(r.body());
+  // _validate_patch
+  patchFields(patch, NODE_PATCH_FIELDS);
+  for (const f of disallowedFields(r.minor)) if (patchValues(patch, `/${f}`).length) throw Err.notAcceptable();
+  if (patchValues(patch, '/traits').length) {
+    throw Err.invalid('Cannot update node traits via node patch. Node traits should be updated via the node traits API.');
+  }
+  const drivers = patchValues(patch, '/driver');
+  if (resetInterfaces && !drivers.length) throw Err.invalid("The reset_interfaces parameter can only be used when changing the node's driver.");
+  const desc = patchValues(patch, '/description');
+  if (desc.length && typeof desc[0] === 'string' && [...desc[0]].length > 4096) {
+    throw Err.invalid('Cannot update node with description exceeding 4096 characters');
+  }
+  const rules = patchRules(patch);
+  const saved = await withRetries(async () => {
+    const cur = await nodeWithPolicies(r, rules, ident);
+    const removeOnly = patch.length === 1 && patch[0]!.op === 'remove' && patch[0]!.path === '/instance_uuid';
+    if (cur.maintenance && removeOnly) {
+      // always allowed in maintenance
+    } else if (cur.target_provision_state && !UPDATE_ALLOWED_STATES.includes(cur.provision_state)) {
+      throw Err.conflict(`Node ${ident} can not be updated while a state transition is in progress.`);
+    } else if (cur.provision_state === S.INSPECTING && r.minor >= V.INSPECT_WAIT) {
+      throw Err.conflict(`Cannot update node "${cur.uuid}" while it is in state "${S.INSPECTING}".`);
+    } else if (patchValues(patch, '/owner').length) {
+      if (cur.provision_state === S.ACTIVE && !r.allowed('baremetal:node:update_owner_provisioned', ownerTarget('node', cur.owner, cur.lessee))) {
+        throw Err.conflict(`Cannot update owner of node "${cur.uuid}" while it is in state "${S.ACTIVE}".`);
+      }
+      if (cur.allocation_uuid) {
+        const alloc = await getAllocation(cur.allocation_uuid);
+        if (alloc?.owner) {
+          throw Err.conflict(`Cannot update owner of node "${cur.uuid}" while it is allocated to an allocation with an  owner.`);
+        }
+      }
+    }
+    const names = patchValues(patch, '/name');
+    if (names.length) checkNames(r, names, (n) => `Node ${ident}: Cannot change name to invalid name '${n}'`);
+    const patched = applyPatch(patchableDict(cur), patch);
+    for (const k of Object.keys(patched)) if (!(k in (NODE_PATCH_JSON.properties as object))) delete patched[k];
+    validateNodeDict('patch', patched, NODE_PATCH_JSON);
+    if (patched.chassis_uuid) throw Err.invalid(`Chassis ${patched.chassis_uuid} could not be found.`);
+    return applyNodeUpdate(r, ident, cur, patched, resetInterfaces === true);
+  });
+  return jsonResponse(200, nodeView(r, saved));
+}
+
+/** _update_changed_fields + the conductor's update_node checks, then one conditional write */
+async function applyNodeUpdate(
+  r: BmRequest,
+  ident: string,
+  cur: NodeRecord,
+  patched: Record<string, unknown>,
+  resetInterfaces: boolean,
+): Promise<NodeRecord | typeof RETRY> {
+  const next = { ...cur } as unknown as Record<string, unknown>;
+  for (const [k, v] of Object.entries(patched)) {
+    if (k === 'chassis_uuid' || k === 'shard') continue;
+    if (k === 'conductor_group') next[k] = String(v ?? '').toLowerCase();
+    else if (k === 'protected') next[k] = v ?? false;
+    else if (k === 'maintenance' || k === 'console_enabled' || k === 'retired') next[k] = v ?? false;
+    else if (['driver_info', 'extra', 'instance_info', 'properties', 'network_data'].includes(k)) next[k] = v ?? {};
+    else next[k] = v ?? null;
+  }
+  for (const k of Object.keys(NODE_PATCH_JSON.properties)) {
+    if (!(k in patched) && k in next && !['chassis_uuid', 'shard', 'driver'].includes(k)) {
+      if (['driver_info', 'extra', 'instance_info', 'properties', 'network_data'].includes(k)) next[k] = {};
+      else if (['maintenance', 'console_enabled', 'retired', 'protected'].includes(k)) next[k] = false;
+      else if (k === 'conductor_group') next[k] = '';
+      else next[k] = null;
+    }
+  }
+  const n = next as unknown as NodeRecord;
+  if (!n.maintenance && cur.maintenance) {
+    n.maintenance_reason = null;
+    n.fault = null;
+  }
+  if (n.protected && !cur.protected && n.provision_state !== S.ACTIVE) {
+    throw Err.conflict('Protection can only be set in "active" state');
+  }
+  if (!n.protected && n.protected_reason) {
+    if (cur.protected && !n.protected) n.protected_reason = null;
+    else throw Err.invalid('Cannot provide protected_reason without setting protected to True');
+  }
+  if (n.retired_reason && !n.retired && !cur.retired) throw Err.invalid('Cannot provide retired_reason without setting retired to True');
+  if (!n.retired && cur.retired) n.retired_reason = null;
+  // interfaces and driver
+  const updatingDriver = n.driver !== cur.driver;
+  const driver = driverFor(n.driver);
+  if (!driver) throw noValidHost(n.driver, n.conductor_group);
+  const changedIfaces = INTERFACE_FIELDS.filter((f) => (n as unknown as Record<string, unknown>)[f] !== (cur as unknown as Record<string, unknown>)[f]);
+  for (const f of changedIfaces) {
+    if (!(CONDUCTOR_UPDATE_ALLOWED.includes(n.provision_state) || n.maintenance)) {
+      throw Err.conflict(
+        `Node ${cur.uuid} can not have ${f} updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states or in maintenance mode.`,
+      );
+    }
+  }
+  if (updatingDriver && resetInterfaces) for (const f of INTERFACE_FIELDS) if (!changedIfaces.includes(f)) (n as unknown as Record<string, unknown>)[f] = null;
+  if (updatingDriver || changedIfaces.length) Object.assign(n, checkInterfaces(driver, n));
+  // instance_uuid
+  if (n.instance_uuid && n.instance_uuid !== cur.instance_uuid && cur.instance_uuid) throw Err.nodeAssociated(cur.uuid, cur.instance_uuid);
+  if (n.instance_uuid) n.instance_uuid = n.instance_uuid.toLowerCase();
+  if (n.resource_class !== cur.resource_class && cur.resource_class && !CONDUCTOR_UPDATE_ALLOWED.includes(cur.provision_state)) {
+    throw Err.conflict(`Node ${cur.uuid} can not have resource_class updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states.`);
+  }
+  const extra = [];
+  if (!n.instance_uuid && cur.instance_uuid && cur.allocation_uuid) {
+    if (!cur.maintenance && !CONDUCTOR_UPDATE_ALLOWED.includes(cur.provision_state)) {
+      throw Err.conflict(
+        `Node ${cur.uuid} with an allocation can not have instance_uuid removed unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states or in maintenance mode.`,
+      );
+    }
+    const alloc = await getAllocation(cur.allocation_uuid);
+    if (alloc) extra.push(...allocationDeleteActions(alloc, cur.uuid));
+    n.allocation_uuid = null;
+  }
+  n.updated_at = isoNow();
+  const out = await saveNode(cur, n, extra);
+  if ('ok' in out) return out.node;
+  switch (out.error) {
+    case 'duplicate_name':
+      throw Err.duplicateNodeName(out.name);
+    case 'instance_associated':
+      throw Err.instanceAssociated(out.instance, cur.uuid);
+    default:
+      return RETRY;
+  }
+}
+
+// ------------------------------------------------------------------ delete
+
+async function remove(r: BmRequest) {
+  const ident = nodeIdent(r);
+  queryArgs(r, []);
+  await withRetries(async () => {
+    let node: NodeRecord;
+    try {
+      node = await nodeWithPolicy(r, 'baremetal:node:delete', ident);
+    } catch (e) {
+      if (!(e instanceof IronicError && e.status === 403) || !PROJECT_ADMIN_CAN_MANAGE_OWN_NODES) throw e;
+      node = await nodeWithPolicy(r, 'baremetal:node:delete:self_owned_node', ident);
+    }
+    if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
+    if (!node.maintenance && node.instance_uuid) throw Err.nodeAssociated(node.uuid, node.instance_uuid);
+    if (node.protected) throw Err.nodeProtected(node.uuid);
+    const allowed = [...DELETE_ALLOWED_STATES, S.AVAILABLE];
+    if (!node.maintenance && !allowed.includes(node.provision_state)) {
+      throw Err.conflict(
+        `Can not delete node "${node.uuid}" while it is in provision state "${node.provision_state}". Valid provision states to perform deletion are: "(${allowed.map((s) => `'${s}'`).join(', ')})", or set the node into maintenance mode`,
+      );
+    }
+    const extra = [];
+    if (node.allocation_uuid) {
+      const alloc = await getAllocation(node.allocation_uuid);
+      if (alloc) extra.push(...allocationDeleteActions(alloc, node.uuid));
+    }
+    const out = await deleteNodeItems(node, extra);
+    return out === true ? true : RETRY;
+  });
+  return noContent();
+}
+
+export const routes: FamilyRoutes = {
+  '/v1/nodes': { GET: (r) => listNodes(r, false), POST: create },
+  '/v1/nodes/detail': { GET: (r) => listNodes(r, true) },
+  '/v1/nodes/{node}': { GET: show, PATCH: update, DELETE: remove },
+};
+export const handler = httpLambda(baremetalApp(routes), 'baremetal-nodes');
+

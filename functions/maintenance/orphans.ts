@@ -1,0 +1,65 @@
+/**
+ * Orphaned bare-metal allocations (the seed's "HA and takeover"): an allocation still
+ * `allocating` whose execution has ended or vanished — a crashed worker, a lost
+ * StartExecution, a local process that restarted — is taken over and resumed.
+ *
+ * Takeover is a conditional write on the allocation's execution attribute (Ironic's
+ * conductor_affinity): SET exec = <new> IF state = allocating AND exec = <old>. Of
+ * several recoverers racing for the same allocation exactly one succeeds; every step
+ * of the old execution is conditioned on exec = <old>, so it can no longer write.
+ */
+import { ALLOCATION_STATES } from '../core/baremetal.js';
+import { queryAllocations, takeOverAllocation } from '../store/baremetal-allocations.js';
+import { executionName, executor, executorConfigured } from '../baremetal/executor.js';
+import { log } from '../http/log.js';
+
+export interface OrphanReport {
+  checked: number;
+  resumed: number;
+  /** another recoverer (or the allocation's own progress) won the takeover */
+  lost: number;
+  /** still running, or too young to judge */
+  skipped: number;
+  /** takeovers whose new execution failed to start (retried next run) */
+  failedStarts: number;
+}
+
+/** how long a freshly created allocation may wait for its execution to show up */
+export function orphanGraceMs(): number {
+  const s = Number(process.env.BAREMETAL_ORPHAN_GRACE_S ?? 30);
+  return (Number.isFinite(s) && s >= 0 ? s : 30) * 1000;
+}
+
+export async function recoverOrphanAllocations(opts: { deadline?: number; graceMs?: number } = {}): Promise<OrphanReport> {
+  const report: OrphanReport = { checked: 0, resumed: 0, lost: 0, skipped: 0, failedStarts: 0 };
+  if (!executorConfigured()) return report;
+  const grace = opts.graceMs ?? orphanGraceMs();
+  const stuck = await queryAllocations({ state: ALLOCATION_STATES.ALLOCATING });
+  for (const a of stuck) {
+    if (opts.deadline !== undefined && Date.now() > opts.deadline) break;
+    report.checked++;
+    if (Date.now() - a.exec_at < grace) {
+      report.skipped++;
+      continue;
+    }
+    const status = a.exec ? await executor().status('allocation', a.exec) : 'unknown';
+    if (status === 'running') {
+      report.skipped++;
+      continue;
+    }
+    const next = executionName('a', a.uuid);
+    if (!(await takeOverAllocation(a, a.exec, next))) {
+      report.lost++;
+      continue;
+    }
+    log.info('taking over allocation', { allocation: a.uuid, from: a.exec, to: next, was: status });
+    try {
+      await executor().start('allocation', next, { allocation: a.uuid, execution: next });
+      report.resumed++;
+    } catch (e) {
+      report.failedStarts++;
+      log.error('could not resume allocation', { allocation: a.uuid, error: String((e as Error)?.message ?? e) });
+    }
+  }
+  return report;
+}

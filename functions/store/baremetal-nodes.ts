@@ -1,0 +1,298 @@
+/**
+ * Bare-metal node items: reads, the index queries, and the writes with the conditions
+ * that keep names and instance UUIDs unique and never let two writers interleave on
+ * one node (every full write is conditioned on the version it read).
+ */
+import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { isAllocatable, type NodeRecord } from '../core/baremetal.js';
+import { ddb, tableName } from './client.js';
+import { BK, BM_INDEX_SHARDS } from './baremetal-keys.js';
+import { transact, type TxItem } from './tx.js';
+
+const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type']);
+
+export function nodeIndexKeys(n: NodeRecord) {
+  return BK.nodeIndex(n.uuid, n.resource_class, isAllocatable(n), n.seq);
+}
+
+export function nodeToItem(n: NodeRecord): Record<string, unknown> {
+  const item: Record<string, unknown> = { ...BK.node(n.uuid), ...nodeIndexKeys(n), type: 'BMN' };
+  for (const [k, v] of Object.entries(n)) if (v !== null && v !== undefined) item[k] = v;
+  return item;
+}
+
+const DEFAULTS: Omit<NodeRecord, 'uuid' | 'driver' | 'created_at' | 'seq'> = {
+  name: null,
+  driver_info: {},
+  driver_internal_info: {},
+  properties: {},
+  extra: {},
+  instance_info: {},
+  instance_uuid: null,
+  allocation_uuid: null,
+  resource_class: null,
+  provision_state: 'enroll',
+  target_provision_state: null,
+  provision_updated_at: null,
+  power_state: null,
+  target_power_state: null,
+  maintenance: false,
+  maintenance_reason: null,
+  fault: null,
+  last_error: null,
+  owner: null,
+  lessee: null,
+  description: null,
+  conductor_group: '',
+  protected: false,
+  protected_reason: null,
+  retired: false,
+  retired_reason: null,
+  automated_clean: null,
+  console_enabled: false,
+  network_data: {},
+  boot_mode: null,
+  secure_boot: null,
+  clean_step: {},
+  deploy_step: {},
+  raid_config: {},
+  target_raid_config: {},
+  inspection_started_at: null,
+  inspection_finished_at: null,
+  traits: [],
+  bios_interface: null,
+  boot_interface: null,
+  console_interface: null,
+  deploy_interface: null,
+  inspect_interface: null,
+  management_interface: null,
+  network_interface: null,
+  power_interface: null,
+  raid_interface: null,
+  rescue_interface: null,
+  storage_interface: null,
+  vendor_interface: null,
+  updated_at: null,
+  lock: null,
+  ver: 0,
+};
+
+/** A record with every field present (defaults for the unset ones). */
+export function completeNode(partial: Partial<NodeRecord> & Pick<NodeRecord, 'uuid' | 'driver' | 'created_at' | 'seq'>): NodeRecord {
+  return { ...structuredClone(DEFAULTS), ...partial } as NodeRecord;
+}
+
+export function nodeFromItem(it: Record<string, unknown>): NodeRecord {
+  const rec: Record<string, unknown> = structuredClone(DEFAULTS);
+  for (const [k, v] of Object.entries(it)) if (!INTERNAL.has(k)) rec[k] = v;
+  rec.ver = Number(rec.ver ?? 0);
+  rec.seq = Number(rec.seq ?? 0);
+  return rec as unknown as NodeRecord;
+}
+
+export async function getNode(uuid: string): Promise<NodeRecord | undefined> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: BK.node(uuid), ConsistentRead: true }));
+  return r.Item ? nodeFromItem(r.Item) : undefined;
+}
+
+export async function getNodeUuidByName(name: string): Promise<string | undefined> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: BK.nodeName(name), ConsistentRead: true }));
+  return r.Item ? String(r.Item.uuid) : undefined;
+}
+
+export async function getNodeByName(name: string): Promise<NodeRecord | undefined> {
+  const uuid = await getNodeUuidByName(name);
+  return uuid ? getNode(uuid) : undefined;
+}
+
+/** The node holding an instance UUID, if any. */
+export async function nodeUuidForInstance(instanceUuid: string): Promise<string | undefined> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: BK.nodeInstance(instanceUuid), ConsistentRead: true }));
+  return r.Item ? String(r.Item.node) : undefined;
+}
+
+/** Strongly consistent batch read; missing nodes are absent from the map. */
+export async function getNodes(uuids: Iterable<string>): Promise<Map<string, NodeRecord>> {
+  const all = [...new Set(uuids)];
+  const out = new Map<string, NodeRecord>();
+  const chunks: string[][] = [];
+  for (let i = 0; i < all.length; i += 100) chunks.push(all.slice(i, i + 100));
+  await Promise.all(
+    chunks.map(async (chunk) => {
+      let keys: Record<string, unknown>[] | undefined = chunk.map((u) => BK.node(u));
+      for (let attempt = 0; keys?.length; attempt++) {
+        const r = await ddb().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }));
+        for (const it of r.Responses?.[tableName()] ?? []) out.set(String(it.uuid), nodeFromItem(it));
+        keys = r.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
+        if (keys?.length) await new Promise((res) => setTimeout(res, Math.min(500, 10 * 2 ** attempt)));
+      }
+    }),
+  );
+  return out;
+}
+
+/** Map names and UUIDs to node UUIDs (missing ones are absent). */
+export async function nodeUuidsByNames(names: Iterable<string>): Promise<Map<string, string>> {
+  const list = [...new Set(names)];
+  const out = new Map<string, string>();
+  for (let i = 0; i < list.length; i += 100) {
+    let keys: Record<string, unknown>[] | undefined = list.slice(i, i + 100).map((n) => BK.nodeName(n));
+    for (let attempt = 0; keys?.length; attempt++) {
+      const r = await ddb().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }));
+      for (const it of r.Responses?.[tableName()] ?? []) out.set(String(it.pk).slice('BMNNAME#'.length), String(it.uuid));
+      keys = r.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
+      if (keys?.length) await new Promise((res) => setTimeout(res, Math.min(500, 10 * 2 ** attempt)));
+    }
+  }
+  return out;
+}
+
+async function queryShard(shard: number, prefix: string | undefined): Promise<NodeRecord[]> {
+  const out: NodeRecord[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const r = await ddb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'gsi2',
+        KeyConditionExpression: prefix ? 'gsi2pk = :p AND begins_with(gsi2sk, :s)' : 'gsi2pk = :p',
+        ExpressionAttributeValues: { ':p': BK.nodeIndexPk(shard), ...(prefix ? { ':s': prefix } : {}) },
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const it of r.Items ?? []) out.push(nodeFromItem(it));
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
+
+/**
+ * Nodes through the gsi2 index, in creation order: all of them, those of one
+ * resource class, or only the allocatable ones of a class (available, not in
+ * maintenance, power state known, no instance). Index reads are eventually
+ * consistent: writers re-check everything they rely on in their own conditions.
+ */
+export async function queryNodes(opts: { resourceClass?: string; allocatableOnly?: boolean } = {}): Promise<NodeRecord[]> {
+  const prefix =
+    opts.resourceClass === undefined
+      ? undefined
+      : opts.allocatableOnly
+        ? BK.allocatablePrefix(opts.resourceClass)
+        : BK.classPrefix(opts.resourceClass);
+  const parts = await Promise.all(Array.from({ length: BM_INDEX_SHARDS }, (_, s) => queryShard(s, prefix)));
+  return parts.flat().sort((a, b) => a.seq - b.seq);
+}
+
+// ------------------------------------------------------------------ writes
+
+export type NodeWriteFailure =
+  | { error: 'stale' }
+  | { error: 'duplicate_uuid' }
+  | { error: 'duplicate_name'; name: string }
+  | { error: 'instance_associated'; instance: string; node?: string };
+
+export type NodeWrite = { ok: true; node: NodeRecord } | NodeWriteFailure;
+
+interface Uniques {
+  actions: TxItem[];
+  nameIdx?: number;
+  instIdx?: number;
+}
+
+/** Name / instance-UUID uniqueness items that change between two versions of a node. */
+function uniqueness(prev: NodeRecord | undefined, next: NodeRecord | undefined, base: number): Uniques {
+  const actions: TxItem[] = [];
+  const out: Uniques = { actions };
+  const T = tableName();
+  if (next?.name && next.name !== prev?.name) {
+    out.nameIdx = base + actions.length;
+    actions.push({ Put: { TableName: T, Item: { ...BK.nodeName(next.name), uuid: next.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  if (prev?.name && prev.name !== next?.name) {
+    actions.push({
+      Delete: { TableName: T, Key: BK.nodeName(prev.name), ConditionExpression: '#u = :u', ExpressionAttributeNames: { '#u': 'uuid' }, ExpressionAttributeValues: { ':u': prev.uuid } },
+    });
+  }
+  if (next?.instance_uuid && next.instance_uuid !== prev?.instance_uuid) {
+    out.instIdx = base + actions.length;
+    actions.push({
+      Put: { TableName: T, Item: { ...BK.nodeInstance(next.instance_uuid), node: next.uuid }, ConditionExpression: 'attribute_not_exists(pk)' },
+    });
+  }
+  if (prev?.instance_uuid && prev.instance_uuid !== next?.instance_uuid) {
+    actions.push({
+      Delete: {
+        TableName: T,
+        Key: BK.nodeInstance(prev.instance_uuid),
+        ConditionExpression: 'attribute_not_exists(pk) OR #n = :n',
+        ExpressionAttributeNames: { '#n': 'node' },
+        ExpressionAttributeValues: { ':n': prev.uuid },
+      },
+    });
+  }
+  return out;
+}
+
+export async function createNode(n: NodeRecord): Promise<NodeWrite> {
+  const items: TxItem[] = [{ Put: { TableName: tableName(), Item: nodeToItem(n), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const u = uniqueness(undefined, n, 1);
+  items.push(...u.actions);
+  const out = await transact(items);
+  if (out.ok) return { ok: true, node: n };
+  if (out.conflict) return { error: 'stale' };
+  if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
+  if (u.nameIdx !== undefined && out.failed.includes(u.nameIdx)) return { error: 'duplicate_name', name: n.name! };
+  if (u.instIdx !== undefined && out.failed.includes(u.instIdx)) {
+    return { error: 'instance_associated', instance: n.instance_uuid!, node: await nodeUuidForInstance(n.instance_uuid!) };
+  }
+  return { error: 'stale' };
+}
+
+/**
+ * Replace a node with its next version if nobody wrote it since `cur` was read
+ * (`ver` unchanged). `extra` actions (an allocation deleted alongside) commit in the
+ * same transaction. 'stale' asks the caller to re-read and re-apply.
+ */
+export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[] = []): Promise<NodeWrite> {
+  const rec: NodeRecord = { ...next, ver: cur.ver + 1 };
+  const items: TxItem[] = [
+    {
+      Put: {
+        TableName: tableName(),
+        Item: nodeToItem(rec),
+        ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
+        ExpressionAttributeNames: { '#ver': 'ver' },
+        ExpressionAttributeValues: { ':v': cur.ver },
+      },
+    },
+  ];
+  const u = uniqueness(cur, rec, 1);
+  items.push(...u.actions, ...extra);
+  const out = await transact(items);
+  if (out.ok) return { ok: true, node: rec };
+  if (out.conflict || out.failed.includes(0)) return { error: 'stale' };
+  if (u.nameIdx !== undefined && out.failed.includes(u.nameIdx)) return { error: 'duplicate_name', name: rec.name! };
+  if (u.instIdx !== undefined && out.failed.includes(u.instIdx)) {
+    return { error: 'instance_associated', instance: rec.instance_uuid!, node: await nodeUuidForInstance(rec.instance_uuid!) };
+  }
+  return { error: 'stale' };
+}
+
+/** Delete a node (and whatever `extra` removes with it) if it is still the version read. */
+export async function deleteNodeItems(cur: NodeRecord, extra: TxItem[] = []): Promise<true | { error: 'stale' }> {
+  const items: TxItem[] = [
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: BK.node(cur.uuid),
+        ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
+        ExpressionAttributeNames: { '#ver': 'ver' },
+        ExpressionAttributeValues: { ':v': cur.ver },
+      },
+    },
+    ...uniqueness(cur, undefined, 1).actions,
+    ...extra,
+  ];
+  const out = await transact(items);
+  return out.ok ? true : { error: 'stale' };
+}
