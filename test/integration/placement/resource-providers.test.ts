@@ -72,3 +72,140 @@ describe('resource providers', () => {
     expect((await api.req('DELETE', `/resource_providers/${root}`)).status).toBe(404);
   });
 });
+
+describe('resource provider representation', () => {
+  it('links grow with the microversion', async () => {
+    const u = randomUUID();
+    await api.req('POST', '/resource_providers', { body: { name: `links-${u}`, uuid: u } });
+    const rels = async (version: string) =>
+      ((await api.req('GET', `/resource_providers/${u}`, { version })).json.links as Array<{ rel: string; href: string }>).map((l) => l.rel);
+    expect(await rels('1.0')).toEqual(['self', 'inventories', 'usages']);
+    expect(await rels('1.1')).toEqual(['self', 'inventories', 'usages', 'aggregates']);
+    expect(await rels('1.6')).toEqual(['self', 'inventories', 'usages', 'aggregates', 'traits']);
+    expect(await rels('1.11')).toEqual(['self', 'inventories', 'usages', 'aggregates', 'traits', 'allocations']);
+    const v13 = await api.req('GET', `/resource_providers/${u}`, { version: '1.13' });
+    expect(Object.keys(v13.json).sort()).toEqual(['generation', 'links', 'name', 'uuid']);
+    expect(v13.json.links[1]).toEqual({ rel: 'inventories', href: `/resource_providers/${u}/inventories` });
+  });
+
+  it('sends last-modified and cache-control from 1.15, dated by the last change', async () => {
+    const u = randomUUID();
+    const created = await api.req('POST', '/resource_providers', { body: { name: `lm-${u}`, uuid: u } });
+    expect(created.headers.get('cache-control')).toBe('no-cache');
+    const t0 = Date.parse(created.headers.get('last-modified')!);
+    expect(Math.abs(t0 - Date.now())).toBeLessThan(60_000);
+    const old = await api.req('GET', `/resource_providers/${u}`, { version: '1.14' });
+    expect(old.headers.get('last-modified')).toBeNull();
+    expect(old.headers.get('cache-control')).toBeNull();
+    await new Promise((r) => setTimeout(r, 1100));
+    const renamed = await api.req('PUT', `/resource_providers/${u}`, { version: '1.15', body: { name: `lm2-${u}` } });
+    const t1 = Date.parse(renamed.headers.get('last-modified')!);
+    expect(t1).toBeGreaterThan(t0);
+    const got = await api.req('GET', `/resource_providers/${u}`, { version: '1.15' });
+    expect(Date.parse(got.headers.get('last-modified')!)).toBe(t1);
+    const list = await api.req('GET', `/resource_providers?uuid=${u}`, { version: '1.15' });
+    expect(Date.parse(list.headers.get('last-modified')!)).toBe(t1);
+    const empty = await api.req('GET', `/resource_providers?name=${randomUUID()}`, { version: '1.15' });
+    expect(empty.headers.get('last-modified')).toMatch(/GMT$/);
+  });
+
+  it('keeps unicode names, including 4-byte characters, and finds them by encoded name', async () => {
+    const u1 = randomUUID();
+    const u2 = randomUUID();
+    const snow = `☃ snowman ${u1.slice(0, 4)}`;
+    const snake = `🐍 ${u2.slice(0, 4)}`;
+    expect((await api.req('POST', '/resource_providers', { body: { name: snow, uuid: u1 } })).json.name).toBe(snow);
+    expect((await api.req('POST', '/resource_providers', { body: { name: snake, uuid: u2 } })).json.name).toBe(snake);
+    expect((await api.req('GET', `/resource_providers/${u2}`)).json.name).toBe(snake);
+    const found = await api.req('GET', `/resource_providers?name=${encodeURIComponent(snow)}`);
+    expect(found.json.resource_providers.map((p: { uuid: string }) => p.uuid)).toEqual([u1]);
+    const quoted = await api.req('GET', `/resource_providers?name=${encodeURIComponent(`"${snake}"`)}`);
+    expect(quoted.json.resource_providers).toEqual([]);
+    const dup = await api.req('POST', '/resource_providers', { body: { name: snake } });
+    expect(dup.status).toBe(409);
+    expect(dup.json.errors[0].detail).toContain(`Conflicting resource provider name: ${snake} already exists.`);
+    // 200 code points is the limit, counted as Python counts them (not UTF-16 units)
+    expect((await api.req('POST', '/resource_providers', { body: { name: '🐍'.repeat(200) } })).status).toBe(200);
+    expect((await api.req('POST', '/resource_providers', { body: { name: '🐍'.repeat(201) } })).status).toBe(400);
+  });
+
+  it('refuses to delete a provider that has allocations', async () => {
+    const u = randomUUID();
+    await api.req('POST', '/resource_providers', { body: { name: `inuse-${u}`, uuid: u } });
+    await api.req('PUT', `/resource_providers/${u}/inventories`, { body: { resource_provider_generation: 0, inventories: { VCPU: { total: 4 } } } });
+    const consumer = randomUUID();
+    const put = await api.req('PUT', `/allocations/${consumer}`, {
+      version: '1.28',
+      body: { allocations: { [u]: { resources: { VCPU: 1 } } }, project_id: randomUUID(), user_id: randomUUID(), consumer_generation: null },
+    });
+    expect(put.status).toBe(204);
+    const del = await api.req('DELETE', `/resource_providers/${u}`);
+    expect(del.status).toBe(409);
+    expect(del.json.errors[0].code).toBe('placement.resource_provider.inuse');
+    expect(del.json.errors[0].detail).toContain(`Unable to delete resource provider ${u}: Resource provider has allocations.`);
+    await api.req('DELETE', `/allocations/${consumer}`);
+    expect((await api.req('DELETE', `/resource_providers/${u}`)).status).toBe(204);
+  });
+});
+
+describe('provider list filters combined', () => {
+  it('ANDs resources (capacity left), required / forbidden / any-of traits, member_of and in_tree', async () => {
+    const agg = randomUUID();
+    const mk = async (name: string, parent?: string) => {
+      const uuid = randomUUID();
+      const r = await api.req('POST', '/resource_providers', { body: { name: `${name}-${uuid}`, uuid, parent_provider_uuid: parent } });
+      expect(r.status).toBe(200);
+      return uuid;
+    };
+    const cn1 = await mk('cn1');
+    const cn2 = await mk('cn2');
+    const numa = await mk('numa', cn1);
+    const setInv = async (u: string, inventories: Record<string, unknown>) =>
+      expect((await api.req('PUT', `/resource_providers/${u}/inventories`, { body: { resource_provider_generation: 0, inventories } })).status).toBe(200);
+    await setInv(cn1, { VCPU: { total: 8 }, MEMORY_MB: { total: 4096, max_unit: 2048 } });
+    await setInv(cn2, { VCPU: { total: 4, reserved: 1 }, MEMORY_MB: { total: 8192 } });
+    await setInv(numa, { VCPU: { total: 16, step_size: 4 } });
+    const setTraits = async (u: string, traits: string[]) => {
+      const g = (await api.req('GET', `/resource_providers/${u}`)).json.generation;
+      expect((await api.req('PUT', `/resource_providers/${u}/traits`, { body: { resource_provider_generation: g, traits } })).status).toBe(200);
+    };
+    await setTraits(cn1, ['HW_CPU_X86_AVX', 'HW_CPU_X86_SSE42']);
+    await setTraits(cn2, ['HW_CPU_X86_AVX2']);
+    await setTraits(numa, ['HW_NUMA_ROOT']);
+    await api.req('PUT', `/resource_providers/${cn2}/aggregates`, { version: '1.1', body: [agg] });
+    await api.req('PUT', `/resource_providers/${numa}/aggregates`, { version: '1.1', body: [agg] });
+    // a claim lowers what is left on cn1
+    await api.req('PUT', `/allocations/${randomUUID()}`, {
+      version: '1.28',
+      body: { allocations: { [cn1]: { resources: { VCPU: 6 } } }, project_id: randomUUID(), user_id: randomUUID(), consumer_generation: null },
+    });
+    const ours = new Set([cn1, cn2, numa]);
+    const list = async (q: string, version?: string) => {
+      const r = await api.req('GET', `/resource_providers?${q}`, { version });
+      expect(r.status).toBe(200);
+      return (r.json.resource_providers as Array<{ uuid: string }>).map((p) => p.uuid).filter((u) => ours.has(u)).sort();
+    };
+    const sorted = (...u: string[]) => [...u].sort();
+    expect(await list('resources=VCPU:3')).toEqual(sorted(cn2)); // cn1 has 2 left, numa's step is 4
+    expect(await list('resources=VCPU:4')).toEqual(sorted(numa));
+    expect(await list('resources=VCPU:2,MEMORY_MB:4096')).toEqual(sorted(cn2)); // cn1's max_unit is 2048
+    expect(await list('resources=VCPU:2,MEMORY_MB:2048')).toEqual(sorted(cn1, cn2));
+    expect(await list('resources=VCPU:1&required=HW_CPU_X86_AVX')).toEqual(sorted(cn1));
+    expect(await list('resources=VCPU:1&required=!HW_CPU_X86_AVX')).toEqual(sorted(cn2)); // 1 is not a step of numa's 4
+    expect(await list('resources=VCPU:4&required=!HW_CPU_X86_AVX')).toEqual(sorted(numa));
+    expect(await list('required=in:HW_CPU_X86_AVX,HW_CPU_X86_AVX2')).toEqual(sorted(cn1, cn2));
+    expect(await list('required=in:HW_CPU_X86_AVX,HW_CPU_X86_AVX2&required=!HW_CPU_X86_SSE42')).toEqual(sorted(cn2));
+    expect(await list(`member_of=${agg}&resources=VCPU:4`)).toEqual(sorted(numa));
+    expect(await list(`member_of=${agg}&required=!HW_NUMA_ROOT`)).toEqual(sorted(cn2));
+    expect(await list(`in_tree=${numa}&resources=VCPU:1`)).toEqual(sorted(cn1));
+    expect(await list(`in_tree=${cn1}`)).toEqual(sorted(cn1, numa));
+    expect(await list(`in_tree=${numa}&member_of=!${agg}`)).toEqual(sorted(cn1));
+    // before 1.39 only the last 'required' counts, and in: is refused
+    expect(await list('required=HW_CPU_X86_AVX2&required=HW_CPU_X86_AVX', '1.38')).toEqual(sorted(cn1));
+    expect((await api.req('GET', '/resource_providers?required=in:HW_CPU_X86_AVX', { version: '1.38' })).status).toBe(400);
+    const badRc = await api.req('GET', '/resource_providers?resources=CUSTOM_NOPE:1');
+    expect(badRc.json.errors[0].detail).toContain('Invalid resource class in resources parameter: No such resource class CUSTOM_NOPE.');
+    const badTrait = await api.req('GET', '/resource_providers?required=!CUSTOM_NOPE');
+    expect(badTrait.json.errors[0].detail).toContain('No such trait(s): CUSTOM_NOPE.');
+  });
+});
