@@ -1,7 +1,12 @@
 /**
  * GET /resource_providers filtering over the in-memory forest, with the semantics of
  * placement.objects.resource_provider.get_all_by_filters: every filter applies to
- * the provider itself (aggregates and traits are not inherited from the tree here).
+ * the provider itself (aggregates and traits are not inherited from the tree here),
+ * and all of them are ANDed. Results keep creation order (upstream lists by id).
+ *
+ * The forest's indexes (by uuid, root, resource class, trait, aggregate) narrow the
+ * scan to the smallest candidate set any filter allows before the full predicate
+ * runs, so a selective filter costs O(matches), not O(providers).
  */
 import type { Forest } from './forest.js';
 import { fits, type ProviderRecord } from './model.js';
@@ -17,7 +22,7 @@ export interface ProviderFilters {
 }
 
 export function hasCapacity(p: ProviderRecord, rc: string, amount: number): boolean {
-  const inv = p.inventories[rc];
+  const inv = Object.hasOwn(p.inventories, rc) ? p.inventories[rc] : undefined;
   return !!inv && fits(inv, p.usages[rc] ?? 0, amount);
 }
 
@@ -35,6 +40,28 @@ export function matchesAggregates(aggs: Iterable<string>, f: AggregateFilter): b
   return true;
 }
 
+const EMPTY: ReadonlySet<string> = new Set();
+
+function union(index: Map<string, Set<string>>, keys: Iterable<string>): ReadonlySet<string> {
+  const out = new Set<string>();
+  for (const k of keys) for (const u of index.get(k) ?? EMPTY) out.add(u);
+  return out;
+}
+
+/** The smallest set of provider uuids some filter restricts the answer to (undefined: no index applies). */
+function narrowest(forest: Forest, f: ProviderFilters, root: string | undefined): ReadonlySet<string> | undefined {
+  let best: ReadonlySet<string> | undefined;
+  const offer = (s: ReadonlySet<string>) => {
+    if (!best || s.size < best.size) best = s;
+  };
+  if (f.uuid !== undefined) offer(new Set([f.uuid]));
+  if (root !== undefined) offer(forest.byRoot.get(root) ?? EMPTY);
+  for (const rc of Object.keys(f.resources ?? {})) offer(forest.byResourceClass.get(rc) ?? EMPTY);
+  for (const any of f.traits?.required ?? []) offer(union(forest.byTrait, any));
+  for (const any of f.aggregates?.required ?? []) offer(union(forest.byAggregate, any));
+  return best;
+}
+
 export function filterProviders(forest: Forest, f: ProviderFilters): ProviderRecord[] {
   let root: string | undefined;
   if (f.inTree !== undefined) {
@@ -42,7 +69,7 @@ export function filterProviders(forest: Forest, f: ProviderFilters): ProviderRec
     if (!anchor) return [];
     root = anchor.root;
   }
-  return forest.all().filter((p) => {
+  const keep = (p: ProviderRecord) => {
     if (f.name !== undefined && p.name !== f.name) return false;
     if (f.uuid !== undefined && p.uuid !== f.uuid) return false;
     if (root !== undefined && p.root !== root) return false;
@@ -50,5 +77,13 @@ export function filterProviders(forest: Forest, f: ProviderFilters): ProviderRec
     if (f.aggregates && !matchesAggregates(p.aggregates, f.aggregates)) return false;
     if (f.resources) for (const [rc, n] of Object.entries(f.resources)) if (!hasCapacity(p, rc, n)) return false;
     return true;
-  });
+  };
+  const subset = narrowest(forest, f, root);
+  if (!subset) return forest.all().filter(keep);
+  const out: ProviderRecord[] = [];
+  for (const u of subset) {
+    const p = forest.get(u);
+    if (p && keep(p)) out.push(p);
+  }
+  return out.sort((a, b) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : 1));
 }
