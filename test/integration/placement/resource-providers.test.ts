@@ -179,7 +179,7 @@ describe('provider list filters combined', () => {
       version: '1.28',
       body: { allocations: { [cn1]: { resources: { VCPU: 6 } } }, project_id: randomUUID(), user_id: randomUUID(), consumer_generation: null },
     });
-    const ours = new Set([cn1, cn2, numa]);
+    const ours = new Set<string>([cn1, cn2, numa]);
     const list = async (q: string, version?: string) => {
       const r = await api.req('GET', `/resource_providers?${q}`, { version });
       expect(r.status).toBe(200);
