@@ -12,6 +12,7 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-providers.js';
 import { createProvider, deleteProvider, getProvider, updateProvider } from '../store/providers.js';
 import { snapshot } from '../store/snapshot.js';
+import type { Forest } from '../core/forest.js';
 import { missingResourceClasses, missingTraits } from '../store/catalog.js';
 import {
   cacheHeaders,
@@ -88,23 +89,44 @@ async function list(r: PlacementRequest) {
   const f: ProviderFilters = {};
   if (q.has('member_of')) f.aggregates = parseMemberOfParams(q.getAll('member_of'), '', v.atLeast(1, 24), v.atLeast(1, 32));
   if (q.has('required')) f.traits = parseTraitsParams(q.getAll('required'), v.atLeast(1, 22), v.atLeast(1, 39));
-  if (q.has('uuid')) f.uuid = q.get('uuid');
-  if (q.has('name')) f.name = q.get('name');
-  if (q.has('in_tree')) f.inTree = q.get('in_tree');
+  // upstream filters on uuid / name / in_tree only when the value is non-empty
+  if (q.get('uuid')) f.uuid = q.get('uuid');
+  if (q.get('name')) f.name = q.get('name');
+  if (q.get('in_tree')) f.inTree = q.get('in_tree');
   if (q.has('resources')) f.resources = parseResources(q.get('resources')!);
+  const forest = await snapshot().fresh();
+  const found = (await unknownOrEmpty(forest, f)) ? [] : filterProviders(forest, f);
+  const res = jsonResponse(200, { resource_providers: found.map((p) => providerView(r, p)) });
+  return cacheHeaders(r, res, lastModified(found));
+}
+
+/**
+ * resource_provider._get_all_by_filters_from_db checks names and short-cuts in this
+ * order: a missing in_tree provider -> []; unknown required traits -> 400; no provider
+ * with the required traits -> []; unknown forbidden traits -> 400; no provider in the
+ * required aggregates -> []; unknown resource classes -> 400. True when the answer is
+ * empty before any filtering.
+ */
+async function unknownOrEmpty(forest: Forest, f: ProviderFilters): Promise<boolean> {
+  if (f.inTree !== undefined && !forest.get(f.inTree)) return true;
+  const badTrait = (name: string) => bad(`Invalid trait(s) in "required" parameter: No such trait(s): ${name}.`);
+  if (f.traits?.required.length) {
+    const missing = await missingTraits(f.traits.required.flatMap((any) => [...any]));
+    if (missing.length) throw badTrait(missing[0]!);
+    if (!filterProviders(forest, { traits: { required: f.traits.required, forbidden: new Set() } }).length) return true;
+  }
+  if (f.traits?.forbidden.size) {
+    const missing = await missingTraits(f.traits.forbidden);
+    if (missing.length) throw badTrait(missing[0]!);
+  }
+  if (f.aggregates?.required.length) {
+    if (!filterProviders(forest, { aggregates: { required: f.aggregates.required, forbidden: new Set() } }).length) return true;
+  }
   if (f.resources) {
     const missing = await missingResourceClasses(Object.keys(f.resources));
     if (missing.length) throw bad(`Invalid resource class in resources parameter: No such resource class ${missing[0]}.`);
   }
-  if (f.traits) {
-    const names = [...f.traits.required.flatMap((s) => [...s]), ...f.traits.forbidden];
-    const missing = await missingTraits(names);
-    if (missing.length) throw bad(`Invalid trait(s) in "required" parameter: No such trait(s): ${missing[0]}.`);
-  }
-  const forest = await snapshot().fresh();
-  const found = filterProviders(forest, f);
-  const res = jsonResponse(200, { resource_providers: found.map((p) => providerView(r, p)) });
-  return cacheHeaders(r, res, lastModified(found));
+  return false;
 }
 
 async function update(r: PlacementRequest) {
