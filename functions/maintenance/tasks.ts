@@ -1,5 +1,7 @@
 /** The tasks the maintenance function runs, in order. */
+import { migrateIncompleteConsumers } from './consumers.js';
 import { recoverOrphanAllocations } from './orphans.js';
+
 export interface MaintenanceTask {
   name: string;
   /** do one bounded batch of work before `deadline` (ms epoch); report what was done */
@@ -7,6 +9,8 @@ export interface MaintenanceTask {
 }
 
 export const MAINTENANCE_TASKS: MaintenanceTask[] = [
+  // allocations imported without consumer records get one (seed 000's online migration)
+  { name: 'incomplete-consumers', run: async ({ deadline }) => ({ ...(await migrateIncompleteConsumers({ deadline })) }) },
   // bare-metal allocations whose execution died or never started are taken over and resumed
   { name: 'baremetal-orphan-allocations', run: async ({ deadline }) => ({ ...(await recoverOrphanAllocations({ deadline })) }) },
 ];

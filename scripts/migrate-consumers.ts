@@ -1,0 +1,43 @@
+/**
+ * `npm run migrate-consumers [-- --batch-size N] [--force]`
+ * Runs the incomplete-consumer online migration (functions/maintenance/consumers.ts)
+ * to completion against the table the environment names (TABLE_NAME, DDB_ENDPOINT for
+ * DynamoDB Local, AWS_REGION / credentials for AWS), printing progress per batch. Safe
+ * to interrupt and run again: every consumer is migrated by one transaction and the
+ * work left is what the legacy index still holds. --force runs a pass even when the
+ * legacy flag says no import is pending.
+ */
+import { migrateIncompleteConsumers } from '../functions/maintenance/consumers.js';
+
+function arg(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return undefined;
+  const v = process.argv[i + 1];
+  return v === undefined || v.startsWith('--') ? 'true' : v;
+}
+
+async function main() {
+  const batchSize = Number(arg('batch-size') ?? 100);
+  const force = arg('force') === 'true';
+  const t0 = Date.now();
+  const out = (s: string) => process.stdout.write(`${s}\n`);
+  out(`[migrate-consumers] table ${process.env.TABLE_NAME ?? 'berth'}${process.env.DDB_ENDPOINT ? ` at ${process.env.DDB_ENDPOINT}` : ''}, batches of ${batchSize}`);
+  const r = await migrateIncompleteConsumers({
+    batchSize,
+    force,
+    onBatch: (b) =>
+      out(
+        `[migrate-consumers] batch ${b.batches}: ${b.created} created this run (${b.seen} seen, ${b.retry} to retry, ${b.conflicts} conflicts); ${b.progress.created} created in all runs`,
+      ),
+  });
+  out(
+    `[migrate-consumers] ${r.done ? 'done' : 'stopped before the end (run again)'}: ${r.created} consumer records created in ${r.batches} batch(es), ${((Date.now() - t0) / 1000).toFixed(1)} s; ${r.progress.created} in all runs${r.progress.completedAt ? `, completed ${r.progress.completedAt}` : ''}`,
+  );
+  if (r.conflicts) out(`[migrate-consumers] ${r.conflicts} consumer(s) have legacy rows next to a consumer record: left alone, inspect them`);
+  process.exitCode = r.done ? 0 : 2;
+}
+
+main().catch((e) => {
+  process.stderr.write(`[migrate-consumers] failed: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});
