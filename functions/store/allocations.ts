@@ -50,6 +50,9 @@ import { RETRY, transact, withRetries, type TxItem } from './tx.js';
  */
 export type ClaimGuard = 'capacity' | 'generation';
 
+/** CLAIM_GUARD=generation selects the alternative (for measurements only, see bench/scenarios/claims.ts) */
+const defaultGuard = (): ClaimGuard => (process.env.CLAIM_GUARD === 'generation' ? 'generation' : 'capacity');
+
 export interface ClaimOptions {
   guard?: ClaimGuard;
   /** attempts before giving up with 409 placement.concurrent_update */
@@ -245,7 +248,7 @@ export async function claimAllocations(requests: ConsumerRequest[], opts: ClaimO
     const now = new Date().toISOString();
     const plan = planAllocations(requests, states, providers, { missingClasses, now });
     if ('kind' in plan) return plan;
-    return writePlan(planItems(plan, { guard: opts.guard, now }));
+    return writePlan(planItems(plan, { guard: opts.guard ?? defaultGuard(), now }));
   }, opts.maxAttempts);
 }
 
