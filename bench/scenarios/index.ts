@@ -1,4 +1,7 @@
 /** Every benchmark scenario `npm run bench` knows, in run order. */
 import type { Scenario } from '../run.js';
+import { claimScenarios } from './claims.js';
+import { perfHarnessScenario } from './perf-harness.js';
+import { baremetalRaceScenario } from './baremetal.js';
 
-export const SCENARIOS: Scenario[] = [];
+export const SCENARIOS: Scenario[] = [...claimScenarios, perfHarnessScenario, baremetalRaceScenario];
