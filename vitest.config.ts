@@ -10,6 +10,9 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/unit/**/*.test.ts'],
+          // projects do not inherit the root's timeouts
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
           setupFiles: ['test/setup/polyfills.ts'],
         },
       },
@@ -17,6 +20,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
           setupFiles: ['test/setup/polyfills.ts'],
           globalSetup: ['test/integration/global-ddb.ts'],
           // files share one DynamoDB Local (one table each); keep the 2-core machine responsive
