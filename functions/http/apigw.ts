@@ -19,8 +19,17 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
   for (const [k, v] of Object.entries(event.headers ?? {})) if (v !== undefined) headers[k.toLowerCase()] = v;
   if (event.cookies?.length) headers.cookie = event.cookies.join('; ');
   let body: string | undefined;
+  let bodyError: string | undefined;
   if (event.body !== undefined && event.body !== null) {
-    body = event.isBase64Encoded ? Buffer.from(event.body, 'base64').toString('utf8') : event.body;
+    if (event.isBase64Encoded) {
+      const bytes = Buffer.from(event.body, 'base64');
+      try {
+        body = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch {
+        body = bytes.toString('utf8');
+        bodyError = 'the request body is not valid UTF-8';
+      }
+    } else body = event.body;
   }
   const host = headers['x-forwarded-host'] ?? headers.host ?? event.requestContext?.domainName ?? 'localhost';
   const proto = headers['x-forwarded-proto'] ?? 'https';
@@ -34,6 +43,7 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
     rawQuery: event.rawQueryString ?? '',
     headers,
     body,
+    bodyError,
     baseUrl: `${proto}://${host}`,
     requestId: `req-${randomUUID()}`,
     authorizer,

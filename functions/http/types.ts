@@ -19,6 +19,8 @@ export interface HttpRequest {
   headers: Record<string, string>;
   /** decoded body text, undefined when the request had none */
   body?: string;
+  /** set when the body bytes are not valid UTF-8 (body then holds a lossy decoding) */
+  bodyError?: string;
   /** scheme://host used to build absolute links and Location headers */
   baseUrl: string;
   requestId: string;

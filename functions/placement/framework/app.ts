@@ -233,6 +233,7 @@ export function requireJsonContent(r: PlacementRequest): void {
 /** util.extract_json: parse the body, validate against a JSON schema (generated from zod). */
 export function extractJson<T>(r: PlacementRequest, schema: JsonSchema): T {
   let data: unknown;
+  if (r.http.bodyError) throw new PlacementError(400, `Malformed JSON: ${r.http.bodyError}`);
   try {
     data = JSON.parse(r.http.body ?? '');
   } catch (e) {

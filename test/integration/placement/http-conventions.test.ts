@@ -80,3 +80,15 @@ describe('request size limits', () => {
     expect((await api.req('GET', '/resource_providers?name=' + 'x'.repeat(10))).json.resource_providers).toEqual([]);
   });
 });
+
+describe('body encoding', () => {
+  it('answers 400 Malformed JSON for a body that is not UTF-8', async () => {
+    const r = await fetch(`${api.url}/resource_providers`, {
+      method: 'POST',
+      headers: { 'x-auth-token': 'admin', 'content-type': 'application/json', 'openstack-api-version': 'placement latest' },
+      body: Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
+    });
+    expect(r.status).toBe(400);
+    expect((await r.json()).errors[0].detail).toContain('Malformed JSON');
+  });
+});
