@@ -4,13 +4,18 @@
  * 1.12, dict from 1.12, + mappings from 1.34) and provider_summaries (requested
  * classes only before 1.27, traits from 1.17, parent/root from 1.29).
  *
- * A provider's summary fragment depends only on the provider record and the
- * microversion shape, so it is cached per record object (a WeakMap: the forest puts
- * a new record for every change, so a cached fragment can never be stale).
+ * Two caches keep this cheap:
+ *  - a provider's summary entry depends only on its record and the shape: it is kept
+ *    on the record's view (functions/core/candidates/view.ts), so it is built once per
+ *    provider change, not per request;
+ *  - an allocation request's text depends only on which slots share a provider (its
+ *    "pattern"): per pattern, the text is precompiled into constant pieces with the
+ *    providers' quoted uuids spliced in between, so a candidate costs a few array
+ *    pushes.
  */
-import { capacity, type ProviderRecord } from '../model.js';
 import type { CandidatesRequest, VersionLike } from './request.js';
-import type { CandidatesResult } from './solver.js';
+import type { CandidatesResult, Slot } from './solver.js';
+import type { ProviderView } from './view.js';
 
 export interface Shape {
   /** >= 1.12: allocations keyed by provider */
@@ -36,81 +41,140 @@ export function shapeFor(v: VersionLike): Shape {
 }
 
 const q = JSON.stringify;
-const fragments = new WeakMap<ProviderRecord, Map<string, string>>();
 
-/** `"<uuid>":{...}` for provider_summaries; cached per record and shape */
-export function summaryFragment(p: ProviderRecord, shape: Shape, requested: ReadonlySet<string>): string {
-  const key = `${shape.traits ? 't' : ''}${shape.tree ? 'n' : ''}${shape.allResources ? '*' : [...requested].sort().join(',')}`;
-  let m = fragments.get(p);
-  if (!m) fragments.set(p, (m = new Map()));
-  let s = m.get(key);
+function shapeKey(shape: Shape, requested: ReadonlySet<string>): string {
+  return `${shape.traits ? 't' : ''}${shape.tree ? 'n' : ''}${shape.allResources ? '*' : [...requested].sort().join(',')}`;
+}
+
+/** `"<uuid>":{...}` for provider_summaries; cached on the view per shape */
+export function summaryFragment(p: ProviderView, shape: Shape, requested: ReadonlySet<string>, key = shapeKey(shape, requested)): string {
+  let s = p.fragments.get(key);
   if (s !== undefined) return s;
   const res: string[] = [];
-  for (const [rc, inv] of Object.entries(p.inventories)) {
+  for (const [rc, inv] of p.inv) {
     if (!shape.allResources && !requested.has(rc)) continue;
-    res.push(`${q(rc)}:{"capacity":${Math.trunc(capacity(inv))},"used":${Math.trunc(p.usages[rc] ?? 0)}}`);
+    res.push(`${q(rc)}:{"capacity":${Math.trunc(inv.cap)},"used":${Math.trunc(inv.used)}}`);
   }
-  s = `${q(p.uuid)}:{"resources":{${res.join(',')}}`;
+  s = `${p.json}:{"resources":{${res.join(',')}}`;
   if (shape.traits) s += `,"traits":[${[...p.traits].sort().map((t) => q(t)).join(',')}]`;
   if (shape.tree) s += `,"parent_provider_uuid":${p.parent ? q(p.parent) : 'null'},"root_provider_uuid":${q(p.root)}`;
   s += '}';
-  m.set(key, s);
+  p.fragments.set(key, s);
   return s;
 }
 
+/** constant text pieces with slot indices whose provider uuid goes between them */
+interface Template {
+  pieces: string[];
+  refs: number[];
+}
+
 /**
- * Render the solver's answer. Allocations and mappings list groups in request order
- * (classes in request order within a group); amounts of one class on one provider
- * are added up.
+ * Compile the text of an allocation request whose slot i is on the provider of slot
+ * first[i] (the first slot with the same provider). Groups in request order, classes
+ * in request order within a group; amounts of one class on one provider added up.
  */
+function compile(first: number[], slots: Slot[], renderOrder: number[], suffixes: string[], shape: Shape): Template {
+  const providers: number[] = [];
+  const amounts = new Map<number, Map<string, number>>();
+  const mappings = new Map<string, number[]>();
+  for (const i of renderOrder) {
+    const who = first[i]!;
+    const sfx = suffixes[slots[i]!.group]!;
+    let m = mappings.get(sfx);
+    if (!m) mappings.set(sfx, (m = []));
+    if (!m.includes(who)) m.push(who);
+    if (!slots[i]!.amounts.length) continue;
+    let a = amounts.get(who);
+    if (!a) {
+      amounts.set(who, (a = new Map()));
+      providers.push(who);
+    }
+    for (const [rc, n] of slots[i]!.amounts) a.set(rc, (a.get(rc) ?? 0) + n);
+  }
+  const pieces: string[] = [];
+  const refs: number[] = [];
+  let buf = '';
+  const ref = (slot: number) => {
+    pieces.push(buf);
+    refs.push(slot);
+    buf = '';
+  };
+  const res = (who: number) => `{${[...amounts.get(who)!].map(([rc, n]) => `${q(rc)}:${n}`).join(',')}}`;
+  if (!shape.dict) {
+    buf += '{"allocations":[';
+    providers.forEach((who, k) => {
+      buf += `${k ? ',' : ''}{"resource_provider":{"uuid":`;
+      ref(who);
+      buf += `},"resources":${res(who)}}`;
+    });
+    buf += ']}';
+  } else {
+    buf += '{"allocations":{';
+    providers.forEach((who, k) => {
+      if (k) buf += ',';
+      ref(who);
+      buf += `:{"resources":${res(who)}}`;
+    });
+    buf += '}';
+    if (shape.mappings) {
+      buf += ',"mappings":{';
+      [...mappings].forEach(([sfx, whos], k) => {
+        buf += `${k ? ',' : ''}${q(sfx)}:[`;
+        whos.forEach((who, j) => {
+          if (j) buf += ',';
+          ref(who);
+        });
+        buf += ']';
+      });
+      buf += '}';
+    }
+    buf += '}';
+  }
+  pieces.push(buf);
+  return { pieces, refs };
+}
+
+/** Render the solver's answer as the response body. */
 export function renderCandidates(res: CandidatesResult, req: CandidatesRequest, shape: Shape): string {
   const { slots, renderOrder } = res;
   const suffixes = req.groups.map((g) => g.suffix);
-  // the common case: every slot on one provider -> a precomputed body around its uuid
-  const totals = new Map<string, number>();
-  for (const i of renderOrder) for (const [rc, n] of slots[i]!.amounts) totals.set(rc, (totals.get(rc) ?? 0) + n);
-  const singleResources = `{${[...totals].map(([rc, n]) => `${q(rc)}:${n}`).join(',')}}`;
-  const mappedSuffixes = [...new Set(renderOrder.map((i) => suffixes[slots[i]!.group]!))];
-
-  const out: string[] = [];
+  const n = slots.length;
+  const templates = new Map<number | string, Template>();
+  const first = new Array<number>(n);
+  const numeric = n <= 12; // n^n stays a safe integer
+  const out: string[] = ['{"allocation_requests":['];
+  let comma = false;
   for (const c of res.candidates) {
-    let single: ProviderRecord | undefined = c[0];
-    for (let i = 1; i < c.length; i++) if (c[i] !== single) single = undefined;
-    if (single) {
-      const u = q(single.uuid);
-      if (!shape.dict) {
-        out.push(`{"allocations":[{"resource_provider":{"uuid":${u}},"resources":${singleResources}}]}`);
-        continue;
+    let key: number | string = numeric ? 0 : '';
+    for (let i = 0; i < n; i++) {
+      let f = i;
+      for (let j = 0; j < i; j++) {
+        if (c[j] === c[i]) {
+          f = first[j]!;
+          break;
+        }
       }
-      let s = `{"allocations":{${u}:{"resources":${singleResources}}}`;
-      if (shape.mappings) s += `,"mappings":{${mappedSuffixes.map((x) => `${q(x)}:[${u}]`).join(',')}}`;
-      out.push(s + '}');
-      continue;
+      first[i] = f;
+      if (numeric) key = (key as number) * n + f;
+      else key += `${f},`;
     }
-    const allocs = new Map<ProviderRecord, Map<string, number>>();
-    const maps = new Map<string, ProviderRecord[]>();
-    for (const i of renderOrder) {
-      const p = c[i]!;
-      const slot = slots[i]!;
-      const sfx = suffixes[slot.group]!;
-      let l = maps.get(sfx);
-      if (!l) maps.set(sfx, (l = []));
-      if (!l.includes(p)) l.push(p);
-      if (!slot.amounts.length) continue;
-      let a = allocs.get(p);
-      if (!a) allocs.set(p, (a = new Map()));
-      for (const [rc, n] of slot.amounts) a.set(rc, (a.get(rc) ?? 0) + n);
-    }
-    const resources = (a: Map<string, number>) => `{${[...a].map(([rc, n]) => `${q(rc)}:${n}`).join(',')}}`;
-    if (!shape.dict) {
-      const list = [...allocs].map(([p, a]) => `{"resource_provider":{"uuid":${q(p.uuid)}},"resources":${resources(a)}}`);
-      out.push(`{"allocations":[${list.join(',')}]}`);
-      continue;
-    }
-    let s = `{"allocations":{${[...allocs].map(([p, a]) => `${q(p.uuid)}:{"resources":${resources(a)}}`).join(',')}}`;
-    if (shape.mappings) s += `,"mappings":{${[...maps].map(([x, ps]) => `${q(x)}:[${ps.map((p) => q(p.uuid)).join(',')}]`).join(',')}}`;
-    out.push(s + '}');
+    let t = templates.get(key);
+    if (!t) templates.set(key, (t = compile(first, slots, renderOrder, suffixes, shape)));
+    if (comma) out.push(',');
+    comma = true;
+    const { pieces, refs } = t;
+    for (let k = 0; k < refs.length; k++) out.push(pieces[k]!, c[refs[k]!]!.json);
+    out.push(pieces[refs.length]!);
   }
-  const sums = res.summaries.map((p) => summaryFragment(p, shape, res.requestedResources));
-  return `{"allocation_requests":[${out.join(',')}],"provider_summaries":{${sums.join(',')}}}`;
+  out.push('],"provider_summaries":{');
+  const key = shapeKey(shape, res.requestedResources);
+  comma = false;
+  for (const p of res.summaries) {
+    if (comma) out.push(',');
+    comma = true;
+    out.push(summaryFragment(p, shape, res.requestedResources, key));
+  }
+  out.push('}}');
+  return out.join('');
 }

@@ -19,7 +19,7 @@
  *     must still fit (capacity, max_unit); group_policy=isolate keeps granular groups
  *     on distinct providers; each same_subtree set must have one of its providers
  *     above (or equal to) all the others; root_required filters anchors; before 1.29
- *     two providers of one tree never combine.
+ *     two providers of one tree never give resources to one request.
  *
  * Search: instead of building every group's candidate list and taking the cartesian
  * product, it walks anchors in creation order and, per anchor, does a depth-first
@@ -31,11 +31,12 @@
  * skipped, and the search stops as soon as `limit` (or the global cap) is met.
  */
 import type { Forest } from '../forest.js';
-import { capacity, fits, type ProviderRecord } from '../model.js';
+import type { ProviderRecord } from '../model.js';
 import { Problem } from '../errors.js';
 import type { CandidatesRequest, RequestGroup } from './request.js';
+import { bySeq, nextMark, viewIn, viewOf, type ProviderView } from './view.js';
 
-export const SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE';
+export { SHARING_TRAIT } from './view.js';
 
 export interface SolveOptions {
   /** global cap on the candidates generated per request; undefined or <= 0 = none */
@@ -53,7 +54,6 @@ export interface SolveOptions {
 export interface Slot {
   /** index of the group in request.groups */
   group: number;
-  suffix: string;
   granular: boolean;
   /** what the chosen provider gives for this slot (empty for a resourceless group) */
   amounts: ReadonlyArray<readonly [string, number]>;
@@ -71,16 +71,16 @@ export interface CandidatesResult {
   slots: Slot[];
   /** slot indices in request-group order (how allocations and mappings are rendered) */
   renderOrder: number[];
-  candidates: ProviderRecord[][];
+  candidates: ProviderView[][];
   /** providers to summarise, in output order */
-  summaries: ProviderRecord[];
+  summaries: ProviderView[];
   /** every resource class any group asked for (summaries before 1.27 show only these) */
   requestedResources: Set<string>;
   stats: SolveStats;
 }
 
 const NO_NAMES: ReadonlySet<string> = new Set();
-const NONE: ProviderRecord[] = [];
+const NONE: ProviderView[] = [];
 
 interface GroupPlan {
   index: number;
@@ -98,57 +98,49 @@ interface GroupPlan {
   /** a resourceless group without required traits or member_of matches nothing (as upstream) */
   matchesNothing: boolean;
   /** per-request memo of granularOk for providers seen from several anchors */
-  memo: Map<ProviderRecord, boolean>;
+  memo: Map<ProviderView, boolean>;
 }
 
-function hasTrait(p: ProviderRecord, t: string): boolean {
-  return p.traits.includes(t);
-}
-
-/** every any-set of `required` has a trait in `have` */
-function traitsSatisfy(have: ReadonlySet<string>, required: string[][]): boolean {
+function hasTraits(p: ProviderView, required: string[][]): boolean {
   for (const any of required) {
     let ok = false;
-    for (const t of any) if (have.has(t)) ok = true;
+    for (const t of any) if (p.traits.has(t)) ok = true;
     if (!ok) return false;
   }
   return true;
 }
 
-function providerHasTraits(p: ProviderRecord, required: string[][]): boolean {
-  for (const any of required) {
-    let ok = false;
-    for (const t of any) if (hasTrait(p, t)) ok = true;
-    if (!ok) return false;
-  }
-  return true;
-}
-
-function hasAnyTrait(p: ProviderRecord, names: string[]): boolean {
-  for (const t of names) if (hasTrait(p, t)) return true;
+function hasAnyTrait(p: ProviderView, names: string[]): boolean {
+  for (const t of names) if (p.traits.has(t)) return true;
   return false;
 }
 
-function aggsSatisfy(p: ProviderRecord, memberOf: string[][]): boolean {
+function aggsSatisfy(p: ProviderView, memberOf: string[][]): boolean {
   for (const any of memberOf) {
     let ok = false;
-    for (const a of any) if (p.aggregates.includes(a)) ok = true;
+    for (const a of any) if (p.inAgg(a)) ok = true;
     if (!ok) return false;
   }
   return true;
 }
 
-function inAnyAgg(p: ProviderRecord, aggs: string[]): boolean {
-  for (const a of aggs) if (p.aggregates.includes(a)) return true;
+function inAnyAgg(p: ProviderView, aggs: string[]): boolean {
+  for (const a of aggs) if (p.inAgg(a)) return true;
   return false;
 }
 
-function fitsOne(p: ProviderRecord, rc: string, amount: number): boolean {
-  const inv = p.inventories[rc];
-  return inv !== undefined && fits(inv, p.usages[rc] ?? 0, amount);
+/** some provider of `ps` (at the given indices, or all) has one of each any-set */
+function collectively(ps: ReadonlyArray<ProviderView>, required: string[][]): boolean {
+  for (const any of required) {
+    let ok = false;
+    for (const p of ps) {
+      for (const t of any) if (p.traits.has(t)) ok = true;
+      if (ok) break;
+    }
+    if (!ok) return false;
+  }
+  return true;
 }
-
-const bySeq = (a: ProviderRecord, b: ProviderRecord) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
 
 export class CandidateSolver {
   private readonly plans: GroupPlan[];
@@ -157,22 +149,25 @@ export class CandidateSolver {
   private readonly slotPlan: GroupPlan[] = [];
   private readonly isolate: boolean;
   private readonly distinctRoots: boolean;
-  private readonly sharing: ProviderRecord[];
-  private readonly sharingByAgg = new Map<string, ProviderRecord[]>();
+  private readonly sharingByAgg = new Map<string, ProviderView[]>();
+  private readonly anySharing: boolean;
   /** slot index after which the unnumbered group's collective traits are checked */
   private lastUnsuffixedSlot = -1;
   /** slot index -> same_subtree slot sets completed there */
-  private readonly subtreeChecks = new Map<number, number[][]>();
-  private readonly stopAt: number;
-  private readonly out: ProviderRecord[][] = [];
-  private readonly seenSharedOnly = new Set<string>();
-  private readonly stats: SolveStats = { anchorsVisited: 0, nodes: 0, capped: false };
-  // per-anchor search state
-  private options: ProviderRecord[][] = [];
-  private chosen: ProviderRecord[] = [];
+  private readonly subtreeChecks: Array<number[][] | undefined> = [];
   /** classes more than one slot asks for (the only ones the supply bound can reject) */
   private sharedClasses: string[] = [];
   private granularSlots = 0;
+  private readonly stopAt: number;
+  private readonly out: ProviderView[][] = [];
+  private readonly seenSharedOnly = new Set<string>();
+  private readonly stats: SolveStats = { anchorsVisited: 0, nodes: 0, capped: false };
+  // per-anchor search state (buffers reused across anchors)
+  private readonly options: ProviderView[][];
+  private readonly chosen: ProviderView[];
+  private readonly unsuffixedChosen: ProviderView[] = [];
+  private readonly treeCache = new Map<string, ProviderView[]>();
+  private readonly single: ProviderView[] = [];
 
   constructor(
     private readonly forest: Forest,
@@ -183,16 +178,19 @@ export class CandidateSolver {
     this.unsuffixed = this.plans.find((p) => !p.granular);
     this.isolate = req.groupPolicy === 'isolate';
     this.distinctRoots = !req.nestedAware && forest.hasTrees();
-    const sharingIds = forest.byTrait.get(SHARING_TRAIT);
-    this.sharing = sharingIds ? [...sharingIds].map((u) => forest.get(u)!).filter(Boolean).sort(bySeq) : [];
-    for (const s of this.sharing) {
-      for (const a of s.aggregates) {
+    const sharingIds = forest.byTrait.get('MISC_SHARES_VIA_AGGREGATE');
+    const sharing = [...(sharingIds ?? [])].map((u) => viewIn(forest, u)!).filter(Boolean).sort(bySeq);
+    this.anySharing = sharing.length > 0;
+    for (const s of sharing) {
+      for (const a of s.aggs) {
         let l = this.sharingByAgg.get(a);
         if (!l) this.sharingByAgg.set(a, (l = []));
         l.push(s);
       }
     }
     this.buildSlots();
+    this.options = this.slots.map(() => []);
+    this.chosen = new Array(this.slots.length);
     const cap = opts.maxCandidates !== undefined && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity;
     const limit = req.limit !== undefined && req.limit > 0 ? req.limit : Infinity;
     this.stopAt = opts.randomize ? cap : Math.min(cap, limit);
@@ -243,12 +241,12 @@ export class CandidateSolver {
       const idx: number[] = [];
       if (p.granular) {
         idx.push(this.slots.length);
-        this.slots.push({ group: p.index, suffix: p.group.suffix, granular: true, amounts: p.resources });
+        this.slots.push({ group: p.index, granular: true, amounts: p.resources });
         this.slotPlan.push(p);
       } else {
         for (const r of p.resources) {
           idx.push(this.slots.length);
-          this.slots.push({ group: p.index, suffix: '', granular: false, amounts: [r] });
+          this.slots.push({ group: p.index, granular: false, amounts: [r] });
           this.slotPlan.push(p);
         }
         this.lastUnsuffixedSlot = this.slots.length - 1;
@@ -263,52 +261,46 @@ export class CandidateSolver {
       const idx = set.flatMap((s) => slotsOfGroup.get(bySuffix.get(s)?.index ?? -1) ?? []);
       if (idx.length < 2) continue;
       const at = Math.max(...idx);
-      const l = this.subtreeChecks.get(at) ?? [];
-      l.push(idx);
-      this.subtreeChecks.set(at, l);
+      (this.subtreeChecks[at] ??= []).push(idx);
     }
   }
 
   // ------------------------------------------------------------ predicates
 
   /** Could provider p satisfy granular group g on its own (anchor-independent)? */
-  private granularOk(g: GroupPlan, p: ProviderRecord): boolean {
-    for (const [rc, n] of g.resources) if (!fitsOne(p, rc, n)) return false;
+  private granularOk(g: GroupPlan, p: ProviderView): boolean {
+    for (const [rc, n] of g.resources) if (!p.fits(rc, n)) return false;
     if (g.inTreeRoot !== undefined && p.root !== g.inTreeRoot) return false;
-    if (g.required.length && !providerHasTraits(p, g.required)) return false;
+    if (g.required.length && !hasTraits(p, g.required)) return false;
     if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) return false;
     if (g.memberOf.length && !aggsSatisfy(p, g.memberOf)) return false;
     if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) return false;
     return true;
   }
 
-  private granularOkMemo(g: GroupPlan, p: ProviderRecord): boolean {
+  private granularOkMemo(g: GroupPlan, p: ProviderView): boolean {
     let v = g.memo.get(p);
     if (v === undefined) g.memo.set(p, (v = this.granularOk(g, p)));
     return v;
   }
 
-  private rootOk(root: ProviderRecord): boolean {
+  private rootOk(root: ProviderView): boolean {
     const rr = this.req.rootRequired;
     if (!rr) return true;
-    for (const t of rr.required) if (!hasTrait(root, t)) return false;
-    for (const t of rr.forbidden) if (hasTrait(root, t)) return false;
+    for (const t of rr.required) if (!root.traits.has(t)) return false;
+    for (const t of rr.forbidden) if (root.traits.has(t)) return false;
     return true;
   }
 
   /** roots of every tree with a provider in one of the sharing provider's aggregates */
-  private anchorsOfSharing(s: ProviderRecord, into: Set<string>): void {
+  private anchorsOfSharing(s: ProviderView, into: Set<string>): void {
     into.add(s.root);
-    for (const a of s.aggregates) {
+    for (const a of s.aggs) {
       for (const u of this.forest.byAggregate.get(a) ?? []) {
         const q = this.forest.get(u);
         if (q) into.add(q.root);
       }
     }
-  }
-
-  private isSharing(p: ProviderRecord): boolean {
-    return this.sharing.length > 0 && hasTrait(p, SHARING_TRAIT);
   }
 
   // ------------------------------------------------------------ anchors
@@ -318,43 +310,35 @@ export class CandidateSolver {
    * root_required can only be met through a small index (a rare class, trait or
    * aggregate) — the anchors reachable from that index.
    */
-  private anchors(): Iterable<ProviderRecord> {
+  private anchors(): readonly ProviderRecord[] {
     const roots = this.forest.roots();
     const f = this.forest;
     let best: { size: number; expand: (into: Set<string>) => void } | undefined;
     const consider = (size: number, expand: (into: Set<string>) => void) => {
       if (!best || size < best.size) best = { size, expand };
     };
+    const sizeOf = (m: Map<string, Set<string>>, names: string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
+    const idsOf = (m: Map<string, Set<string>>, names: string[]) => names.flatMap((x) => [...(m.get(x) ?? [])]);
     const rr = this.req.rootRequired;
     for (const t of rr?.required ?? []) {
-      const ids = f.byTrait.get(t);
-      consider(ids?.size ?? 0, (into) => {
-        for (const u of ids ?? []) {
-          const p = f.get(u);
-          if (p && !p.parent) into.add(u);
-        }
+      consider(f.byTrait.get(t)?.size ?? 0, (into) => {
+        for (const u of f.byTrait.get(t) ?? []) if (!f.get(u)?.parent) into.add(u);
       });
     }
     for (const g of this.plans) {
-      const expandGranular = (ids: Iterable<string> | undefined) => (into: Set<string>) => {
-        for (const u of ids ?? []) {
-          const p = f.get(u);
+      const expandGranular = (ids: Iterable<string>) => (into: Set<string>) => {
+        for (const u of ids) {
+          const p = viewIn(f, u);
           if (!p || !this.granularOk(g, p)) continue;
           into.add(p.root);
-          if (this.isSharing(p)) this.anchorsOfSharing(p, into);
+          if (p.sharing) this.anchorsOfSharing(p, into);
         }
       };
-      const unionSize = (m: Map<string, Set<string>>, names: string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
-      const union = (m: Map<string, Set<string>>, names: string[]) => {
-        const s = new Set<string>();
-        for (const x of names) for (const u of m.get(x) ?? []) s.add(u);
-        return s;
-      };
       if (g.granular) {
-        for (const [rc] of g.resources) consider(f.byResourceClass.get(rc)?.size ?? 0, expandGranular(f.byResourceClass.get(rc)));
-        for (const any of g.required) consider(unionSize(f.byTrait, any), (into) => expandGranular(union(f.byTrait, any))(into));
-        for (const any of g.memberOf) consider(unionSize(f.byAggregate, any), (into) => expandGranular(union(f.byAggregate, any))(into));
-        if (g.inTreeRoot !== undefined) consider(f.byRoot.get(g.inTreeRoot)?.size ?? 0, expandGranular(f.byRoot.get(g.inTreeRoot)));
+        for (const [rc] of g.resources) consider(f.byResourceClass.get(rc)?.size ?? 0, expandGranular(f.byResourceClass.get(rc) ?? []));
+        for (const any of g.required) consider(sizeOf(f.byTrait, any), (into) => expandGranular(idsOf(f.byTrait, any))(into));
+        for (const any of g.memberOf) consider(sizeOf(f.byAggregate, any), (into) => expandGranular(idsOf(f.byAggregate, any))(into));
+        if (g.inTreeRoot !== undefined) consider(f.byRoot.get(g.inTreeRoot)?.size ?? 0, expandGranular(f.byRoot.get(g.inTreeRoot) ?? []));
       } else {
         if (g.inTreeRoot !== undefined) {
           const r = g.inTreeRoot;
@@ -364,10 +348,10 @@ export class CandidateSolver {
           const ids = f.byResourceClass.get(rc);
           consider(ids?.size ?? 0, (into) => {
             for (const u of ids ?? []) {
-              const p = f.get(u);
-              if (!p || !fitsOne(p, rc, n)) continue;
+              const p = viewIn(f, u);
+              if (!p || !p.fits(rc, n)) continue;
               into.add(p.root);
-              if (this.isSharing(p) && (!g.memberOf.length || aggsSatisfy(p, g.memberOf))) this.anchorsOfSharing(p, into);
+              if (p.sharing && (!g.memberOf.length || aggsSatisfy(p, g.memberOf))) this.anchorsOfSharing(p, into);
             }
           });
         }
@@ -385,23 +369,32 @@ export class CandidateSolver {
 
   // ------------------------------------------------------------ per anchor
 
-  private tree(root: ProviderRecord): ProviderRecord[] {
+  /** the tree's providers in creation order (a reused buffer for one-provider trees) */
+  private tree(root: ProviderView): ProviderView[] {
     const ids = this.forest.byRoot.get(root.uuid);
-    if (!ids || ids.size <= 1) return [root];
-    const out: ProviderRecord[] = [];
-    for (const u of ids) {
-      const p = this.forest.get(u);
-      if (p) out.push(p);
+    if (!ids || ids.size <= 1) {
+      this.single[0] = root;
+      return this.single;
     }
-    return out.sort(bySeq);
+    let t = this.treeCache.get(root.uuid);
+    if (!t) {
+      t = [];
+      for (const u of ids) {
+        const p = viewIn(this.forest, u);
+        if (p) t.push(p);
+      }
+      t.sort(bySeq);
+      this.treeCache.set(root.uuid, t);
+    }
+    return t;
   }
 
   /** sharing providers of other trees associated (by aggregate) with this tree */
-  private sharedWith(root: ProviderRecord, tree: ProviderRecord[]): ProviderRecord[] {
-    if (!this.sharingByAgg.size) return NONE;
-    let set: Set<ProviderRecord> | undefined;
+  private sharedWith(root: ProviderView, tree: ProviderView[]): ProviderView[] {
+    if (!this.anySharing) return NONE;
+    let set: Set<ProviderView> | undefined;
     for (const q of tree) {
-      for (const a of q.aggregates) {
+      for (const a of q.aggs) {
         const l = this.sharingByAgg.get(a);
         if (!l) continue;
         for (const s of l) {
@@ -414,40 +407,37 @@ export class CandidateSolver {
   }
 
   /** Fill this.options for anchor A; false if some slot has no option (or A cannot work). */
-  private optionsAt(A: ProviderRecord): boolean {
+  private optionsAt(A: ProviderView): boolean {
     if (!this.rootOk(A)) return false;
-    const tree = this.tree(A);
-    const shared = this.sharedWith(A, tree);
     const u = this.unsuffixed;
     let aSat = true;
-    let aForbidden = false;
     if (u) {
-      if (u.memberOf.length) aSat = aggsSatisfy(A, u.memberOf);
-      if (u.forbiddenAggs.length) aForbidden = inAnyAgg(A, u.forbiddenAggs);
-      if (aForbidden) return false;
       if (u.inTreeRoot !== undefined && u.inTreeRoot !== A.uuid) return false;
+      if (u.forbiddenAggs.length && inAnyAgg(A, u.forbiddenAggs)) return false;
+      if (u.memberOf.length) aSat = aggsSatisfy(A, u.memberOf);
     }
+    const tree = this.tree(A);
+    const shared = this.sharedWith(A, tree);
     const n = this.slots.length;
-    const options: ProviderRecord[][] = new Array(n);
     for (let i = 0; i < n; i++) {
       const g = this.slotPlan[i]!;
-      const slot = this.slots[i]!;
-      const opt: ProviderRecord[] = [];
-      if (slot.granular) {
+      const opt = this.options[i]!;
+      opt.length = 0;
+      if (this.slots[i]!.granular) {
         for (const p of tree) if (this.granularOk(g, p)) opt.push(p);
         for (const s of shared) if (this.granularOkMemo(g, s)) opt.push(s);
       } else {
-        const [rc, amount] = slot.amounts[0]!;
+        const [rc, amount] = this.slots[i]!.amounts[0]!;
         for (const p of tree) {
-          if (!fitsOne(p, rc, amount)) continue;
+          if (!p.fits(rc, amount)) continue;
           if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) continue;
           if (g.memberOf.length && !aSat && !aggsSatisfy(p, g.memberOf)) continue;
           if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) continue;
           opt.push(p);
         }
-        if (u!.inTreeRoot === undefined) {
+        if (g.inTreeRoot === undefined) {
           for (const s of shared) {
-            if (!fitsOne(s, rc, amount)) continue;
+            if (!s.fits(rc, amount)) continue;
             if (g.forbidden.length && hasAnyTrait(s, g.forbidden)) continue;
             if (g.memberOf.length && !aggsSatisfy(s, g.memberOf)) continue;
             if (g.forbiddenAggs.length && inAnyAgg(s, g.forbiddenAggs)) continue;
@@ -456,30 +446,34 @@ export class CandidateSolver {
         }
       }
       if (!opt.length) return false;
-      options[i] = opt;
     }
-    this.options = options;
     return this.feasible();
   }
 
   /**
    * Necessary conditions checked once per anchor: the unnumbered group's options
-   * together have its required traits; per class, total demand fits the options'
-   * total free capacity; isolated granular groups have enough distinct providers.
+   * together have its required traits; per class asked by several slots, total
+   * demand fits the options' total free capacity; isolated granular groups have
+   * enough distinct providers.
    */
   private feasible(): boolean {
     const u = this.unsuffixed;
     if (u && u.required.length) {
-      const have = new Set<string>();
-      for (let i = 0; i < this.slots.length; i++) {
-        if (this.slots[i]!.granular) continue;
-        for (const p of this.options[i]!) for (const t of p.traits) have.add(t);
+      for (const any of u.required) {
+        let ok = false;
+        for (let i = 0; i < this.slots.length && !ok; i++) {
+          if (this.slots[i]!.granular) continue;
+          for (const p of this.options[i]!) {
+            for (const t of any) if (p.traits.has(t)) ok = true;
+            if (ok) break;
+          }
+        }
+        if (!ok) return false;
       }
-      if (!traitsSatisfy(have, u.required)) return false;
     }
     for (const rc of this.sharedClasses) {
       let need = 0;
-      const providers = new Set<ProviderRecord>();
+      const providers = new Set<ProviderView>();
       for (let i = 0; i < this.slots.length; i++) {
         for (const [rc2, n] of this.slots[i]!.amounts) {
           if (rc2 !== rc) continue;
@@ -489,14 +483,14 @@ export class CandidateSolver {
       }
       let supply = 0;
       for (const p of providers) {
-        const inv = p.inventories[rc]!;
-        supply += Math.min(capacity(inv) - (p.usages[rc] ?? 0), inv.max_unit);
+        const inv = p.inv.get(rc)!;
+        supply += Math.min(inv.cap - inv.used, inv.max);
         if (supply >= need) break;
       }
       if (supply < need) return false;
     }
     if (this.isolate && this.granularSlots > 1) {
-      const distinct = new Set<ProviderRecord>();
+      const distinct = new Set<ProviderView>();
       for (let i = 0; i < this.slots.length; i++) {
         if (this.slots[i]!.granular) for (const p of this.options[i]!) distinct.add(p);
       }
@@ -506,7 +500,7 @@ export class CandidateSolver {
   }
 
   /** Would p still fit slot i given the earlier choices on the same provider? */
-  private fitsWithEarlier(i: number, p: ProviderRecord): boolean {
+  private fitsWithEarlier(i: number, p: ProviderView): boolean {
     const amounts = this.slots[i]!.amounts;
     for (const [rc, n] of amounts) {
       let sum = n;
@@ -514,14 +508,12 @@ export class CandidateSolver {
         if (this.chosen[j] !== p) continue;
         for (const [rc2, m] of this.slots[j]!.amounts) if (rc2 === rc) sum += m;
       }
-      if (sum === n) continue;
-      const inv = p.inventories[rc]!;
-      if ((p.usages[rc] ?? 0) + sum > capacity(inv) || sum > inv.max_unit) return false;
+      if (sum !== n && !p.inv.get(rc)!.fitsSum(sum)) return false;
     }
     return true;
   }
 
-  private clashes(i: number, p: ProviderRecord): boolean {
+  private clashes(i: number, p: ProviderView): boolean {
     const slot = this.slots[i]!;
     for (let j = 0; j < i; j++) {
       const q = this.chosen[j]!;
@@ -536,33 +528,30 @@ export class CandidateSolver {
   private collectiveTraitsOk(): boolean {
     const u = this.unsuffixed!;
     if (!u.required.length) return true;
-    const have = new Set<string>();
-    for (let i = 0; i < this.slots.length; i++) {
-      if (this.slots[i]!.granular) continue;
-      for (const t of this.chosen[i]!.traits) have.add(t);
-    }
-    return traitsSatisfy(have, u.required);
+    const ps = this.unsuffixedChosen;
+    ps.length = 0;
+    for (let i = 0; i < this.slots.length; i++) if (!this.slots[i]!.granular) ps.push(this.chosen[i]!);
+    return collectively(ps, u.required);
   }
 
   /** one of the providers chosen for the set is an ancestor-or-self of all of them */
   private sameSubtreeOk(idx: number[]): boolean {
-    const set = new Set<ProviderRecord>();
-    for (const i of idx) set.add(this.chosen[i]!);
-    if (set.size === 1) return true;
-    for (const top of set) {
+    for (const i of idx) {
+      const top = this.chosen[i]!;
       let all = true;
-      for (const p of set) if (!this.isAncestorOrSelf(top, p)) all = false;
+      for (const j of idx) if (!this.isAncestorOrSelf(top, this.chosen[j]!)) all = false;
       if (all) return true;
     }
     return false;
   }
 
-  private isAncestorOrSelf(top: ProviderRecord, p: ProviderRecord): boolean {
+  private isAncestorOrSelf(top: ProviderView, p: ProviderView): boolean {
+    if (top === p) return true;
     if (top.root !== p.root) return false;
-    let cur: ProviderRecord | undefined = p;
-    for (let guard = 0; cur && guard < 10_000; guard++) {
-      if (cur === top || cur.uuid === top.uuid) return true;
-      cur = cur.parent ? this.forest.get(cur.parent) : undefined;
+    let parent = p.parent;
+    for (let guard = 0; parent !== undefined && guard < 10_000; guard++) {
+      if (parent === top.uuid) return true;
+      parent = this.forest.get(parent)?.parent;
     }
     return false;
   }
@@ -572,7 +561,7 @@ export class CandidateSolver {
     // an allocation request made only of sharing providers can be reached from
     // several anchors: report it once
     let sharedOnly = true;
-    for (const p of c) if (!this.isSharing(p)) sharedOnly = false;
+    for (const p of c) if (!p.sharing) sharedOnly = false;
     if (sharedOnly) {
       const key = c.map((p) => p.uuid).join(',');
       if (this.seenSharedOnly.has(key)) return false;
@@ -586,12 +575,18 @@ export class CandidateSolver {
   private dfs(i: number): boolean {
     this.stats.nodes++;
     if (i === this.slots.length) return this.emit();
-    const checks = this.subtreeChecks.get(i);
-    for (const p of this.options[i]!) {
-      if (!this.fitsWithEarlier(i, p) || this.clashes(i, p)) continue;
+    const checks = this.subtreeChecks[i];
+    const opts = this.options[i]!;
+    for (let k = 0; k < opts.length; k++) {
+      const p = opts[k]!;
+      if (i > 0 && (!this.fitsWithEarlier(i, p) || this.clashes(i, p))) continue;
       this.chosen[i] = p;
       if (i === this.lastUnsuffixedSlot && !this.collectiveTraitsOk()) continue;
-      if (checks && !checks.every((idx) => this.sameSubtreeOk(idx))) continue;
+      if (checks) {
+        let ok = true;
+        for (const idx of checks) if (!this.sameSubtreeOk(idx)) ok = false;
+        if (!ok) continue;
+      }
       if (this.dfs(i + 1)) return true;
     }
     return false;
@@ -619,27 +614,27 @@ export class CandidateSolver {
     for (const t of [...(rr?.required ?? []), ...(rr?.forbidden ?? [])]) if (missT.has(t)) throw noTrait(t);
     const lastBad = groupMisses.lastIndexOf(true);
     if (lastBad < 0) return true;
-    if (rr && !this.forest.roots().some((r) => this.rootOk(r))) return false;
     const f = this.forest;
+    const all = () => f.all().map(viewOf);
+    if (rr && !f.roots().some((r) => this.rootOk(viewOf(r)))) return false;
     for (let i = 0; i <= lastBad; i++) {
       const g = this.req.groups[i]!;
       const plan = this.plans[i]!;
       for (const [rc] of g.resources) {
         if (missRC.has(rc)) throw new Problem(400, `Invalid resource class in resources parameter: No such resource class ${rc}.`);
       }
-      if (plan.memberOf.length && !f.all().some((p) => aggsSatisfy(p, plan.memberOf))) return false;
+      if (plan.memberOf.length && !all().some((p) => aggsSatisfy(p, plan.memberOf))) return false;
       for (const any of g.requiredTraits) for (const t of any) if (missT.has(t)) throw noTrait(t);
       for (const t of g.forbiddenTraits) if (missT.has(t)) throw noTrait(t);
       if (plan.inTreeMissing) return false;
       for (const [rc, n] of g.resources) {
-        const ids = f.byResourceClass.get(rc) ?? new Set<string>();
-        const any = [...ids].some((u) => {
-          const p = f.get(u);
-          return !!p && fitsOne(p, rc, n) && (plan.inTreeRoot === undefined || p.root === plan.inTreeRoot);
+        const any = [...(f.byResourceClass.get(rc) ?? [])].some((u) => {
+          const p = viewIn(f, u);
+          return !!p && p.fits(rc, n) && (plan.inTreeRoot === undefined || p.root === plan.inTreeRoot);
         });
         if (!any) return false;
       }
-      if (i < lastBad && plan.granular && !f.all().some((p) => this.granularOk(plan, p))) return false;
+      if (i < lastBad && plan.granular && !all().some((p) => this.granularOk(plan, p))) return false;
     }
     return true;
   }
@@ -648,7 +643,7 @@ export class CandidateSolver {
     const requestedResources = new Set<string>();
     for (const g of this.req.groups) for (const [rc] of g.resources) requestedResources.add(rc);
     const renderOrder = this.slots.map((_, i) => i).sort((a, b) => this.slots[a]!.group - this.slots[b]!.group || a - b);
-    const result = (candidates: ProviderRecord[][]): CandidatesResult => ({
+    const result = (candidates: ProviderView[][]): CandidatesResult => ({
       slots: this.slots,
       renderOrder,
       candidates,
@@ -658,9 +653,9 @@ export class CandidateSolver {
     });
     if (!this.precheck()) return result([]);
     if (this.plans.some((p) => p.inTreeMissing || p.matchesNothing)) return result([]);
-    this.chosen = new Array(this.slots.length);
-    for (const A of this.anchors()) {
+    for (const root of this.anchors()) {
       this.stats.anchorsVisited++;
+      const A = viewOf(root);
       if (!this.optionsAt(A)) continue;
       if (this.dfs(0)) break;
     }
@@ -676,17 +671,43 @@ export class CandidateSolver {
    * groups' providers are in those trees); before 1.29 with nested providers, only
    * the providers the candidates use.
    */
-  private summaries(candidates: ProviderRecord[][]): ProviderRecord[] {
-    const used = new Set<ProviderRecord>();
-    const resourceSlots = this.slots.map((s, i) => (s.amounts.length ? i : -1)).filter((i) => i >= 0);
-    for (const c of candidates) for (const i of resourceSlots) used.add(c[i]!);
-    if (this.distinctRoots) return [...used];
+  private summaries(candidates: ProviderView[][]): ProviderView[] {
+    const resourceSlots: number[] = [];
+    this.slots.forEach((s, i) => s.amounts.length && resourceSlots.push(i));
+    const out: ProviderView[] = [];
+    const mark = nextMark();
+    if (this.distinctRoots) {
+      for (const c of candidates) {
+        for (const i of resourceSlots) {
+          const p = c[i]!;
+          if (p.mark !== mark) {
+            p.mark = mark;
+            out.push(p);
+          }
+        }
+      }
+      return out;
+    }
     const roots = new Set<string>();
-    for (const p of used) roots.add(p.root);
-    const out: ProviderRecord[] = [];
-    for (const r of roots) {
-      const root = this.forest.get(r);
-      if (root) out.push(...this.tree(root));
+    for (const c of candidates) {
+      for (const i of resourceSlots) {
+        const p = c[i]!;
+        if (p.mark === mark) continue;
+        p.mark = mark;
+        if (p.uuid === p.root && (this.forest.byRoot.get(p.root)?.size ?? 1) <= 1) {
+          out.push(p);
+          continue;
+        }
+        if (roots.has(p.root)) continue;
+        roots.add(p.root);
+        const root = viewIn(this.forest, p.root);
+        if (root) {
+          for (const q of this.tree(root)) {
+            q.mark = mark;
+            out.push(q);
+          }
+        }
+      }
     }
     return out;
   }

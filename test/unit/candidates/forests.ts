@@ -3,6 +3,11 @@ import fc from 'fast-check';
 import { Forest } from '../../../functions/core/forest.js';
 import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../../functions/core/model.js';
 import type { CandidatesRequest, RequestGroup } from '../../../functions/core/candidates/request.js';
+import { parseCandidatesQuery } from '../../../functions/core/candidates/request.js';
+import { solveCandidates, type CandidatesResult, type SolveOptions } from '../../../functions/core/candidates/solver.js';
+import { renderCandidates, shapeFor } from '../../../functions/core/candidates/render.js';
+import { RequestVersion } from '../../../functions/core/microversion.js';
+import { parseQuery } from '../../../functions/http/types.js';
 
 export interface ProviderSpec {
   name: string;
@@ -193,3 +198,43 @@ export const requestArb = (specs: ProviderSpec[]) =>
         });
       });
     });
+
+// ------------------------------------------------------------------ query helpers
+
+
+export function version(v: string): RequestVersion {
+  const [major, minor] = v.split('.').map(Number) as [number, number];
+  return new RequestVersion(major, minor);
+}
+
+/** uuid -> name for readable assertions */
+export function namesOf(forest: Forest): Map<string, string> {
+  return new Map([...forest.providers.values()].map((p) => [p.uuid, p.name]));
+}
+
+/**
+ * Parse, solve and render a query string; candidates come back as sorted readable
+ * strings like "CN1(DISK_GB:50) + NUMA1_1(VCPU:1)" (providers and classes sorted), plus the
+ * parsed response body.
+ */
+export function ask(forest: Forest, qs: string, v = '1.39', opts: SolveOptions = {}) {
+  const ver = version(v);
+  const req = parseCandidatesQuery(parseQuery(qs), ver);
+  const res: CandidatesResult = solveCandidates(forest, req, opts);
+  const body = JSON.parse(renderCandidates(res, req, shapeFor(ver)));
+  const names = namesOf(forest);
+  const readable = (body.allocation_requests as any[]).map((ar) => {
+    const entries: Array<[string, Record<string, number>]> = Array.isArray(ar.allocations)
+      ? ar.allocations.map((a: any) => [a.resource_provider.uuid, a.resources])
+      : Object.entries(ar.allocations).map(([u, a]: [string, any]) => [u, a.resources]);
+    return entries
+      .map(([u, r]) => `${names.get(u)}(${Object.entries(r).sort().map(([rc, n]) => `${rc}:${n}`).join(',')})`)
+      .sort()
+      .join(' + ');
+  });
+  const mappings = (body.allocation_requests as any[]).map((ar) =>
+    ar.mappings ? Object.fromEntries(Object.entries(ar.mappings as Record<string, string[]>).map(([k, us]) => [k, us.map((u) => names.get(u))])) : undefined,
+  );
+  const summaries = Object.keys(body.provider_summaries).map((u) => names.get(u)!);
+  return { body, res, candidates: readable.slice().sort(), mappings, summaries };
+}
