@@ -17,7 +17,7 @@ import {
 } from '../../../functions/core/claim.js';
 import { consumerGenerationConflict, type ConsumerRecord } from '../../../functions/core/consumers.js';
 import { sumUsage, totalUsagesView, usageDeltas, usagesByTypeView } from '../../../functions/core/usage.js';
-import { planReshape, checkReshape } from '../../../functions/core/reshaper.js';
+import { planReshape, checkReshape, type InventoryReplacement } from '../../../functions/core/reshaper.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const inv = (total: number, more: Partial<Inventory> = {}): Inventory => ({ total, ...INVENTORY_DEFAULTS, ...more });
@@ -261,7 +261,7 @@ describe('reshaper plan', () => {
       ['c1', { record: consumer('c1', { R: { VCPU: 6 } }) }],
       ['c2', { record: consumer('c2', { R: { DISK_GB: 20, VCPU: 1 } }) }],
     ]);
-    const replacements = [
+    const replacements: InventoryReplacement[] = [
       { provider: 'R', generation: 5, inventories: { DISK_GB: inv(2048, { step_size: 10, min_unit: 10, max_unit: 1200 }) } },
       { provider: 'C', generation: 0, inventories: { VCPU: inv(10, { max_unit: 8 }) } },
     ];
