@@ -2,33 +2,46 @@
  * The allocation process (ironic.conductor.allocations.do_allocate) as the steps of
  * cdk/statemachines/node-allocation.asl.json. Each step is a plain async function
  * of JSON -> JSON: the step Lambdas export them in AWS, the local runner calls them
- * directly. Every step first checks that its execution still owns the allocation,
- * and every write it makes is conditioned on that, so a taken-over or deleted
- * allocation is never touched by a stale execution.
+ * directly.
+ *
+ * The execution input carries what the allocation asks for (resource class, traits,
+ * candidates, owner: fixed at creation), so the steps do not re-read it. Ownership is
+ * enforced where it matters: every write a step makes is conditioned on the
+ * allocation still being `allocating` with exec = this execution, so an execution
+ * whose allocation was deleted or taken over can never change anything.
  */
 import {
-  ALLOCATION_STATES,
   AllocationFailed,
   allocationFailedText,
   chooseCandidates,
   stillSuitable,
   unexpectedFailureText,
+  type AllocationRecord,
   type AllocationRequest,
-  type NodeRecord,
 } from '../core/baremetal.js';
-import { getNodes, queryNodes } from '../store/baremetal-nodes.js';
-import { failAllocation, getAllocation, reserveNode, type StoredAllocation } from '../store/baremetal-allocations.js';
+import { config } from '../config.js';
+import { allocatableNodes } from '../store/baremetal-nodes.js';
+import { failAllocation, reserveNode } from '../store/baremetal-allocations.js';
 import { sleep } from '../store/tx.js';
 import { log } from '../http/log.js';
 import { causeText } from './node-actions.js';
 
+/** a node to try: its UUID and creation sequence (which its index key needs) */
+export type Candidate = [string, number];
+
+/** what an execution knows about its allocation */
+export interface AllocationSpec extends AllocationRequest {
+  seq: number;
+}
+
 export interface AllocationStepInput {
   allocation: string;
   execution: string;
+  spec: AllocationSpec;
   /** FindCandidates: how many times the index was found empty already */
   findAttempt?: number;
-  /** ReserveNode: the nodes to try, in order */
-  candidates?: string[];
+  /** ReserveNode: the nodes to try, in order, as [uuid, seq] */
+  candidates?: Candidate[];
   /** ReserveNode: passes made over nodes another transaction held */
   reserveAttempt?: number;
   /** FailAllocation: Ironic's last_error text */
@@ -42,90 +55,108 @@ export interface AllocationStepOutput extends AllocationStepInput {
   node?: string;
 }
 
-/** at most this many candidates travel in the execution state (payloads are capped at 256 KB) */
-export const MAX_CANDIDATES = 2000;
-/** ReserveNode passes (Ironic: node_locked_retry_attempts) */
-export const RESERVE_ATTEMPTS = 3;
-
-function findRetries(): number {
-  const n = Number(process.env.BAREMETAL_INDEX_RETRIES ?? 1);
-  return Number.isFinite(n) && n >= 0 ? n : 1;
-}
-
-async function owned(input: AllocationStepInput): Promise<StoredAllocation | undefined> {
-  const a = await getAllocation(input.allocation);
-  if (!a || a.state !== ALLOCATION_STATES.ALLOCATING || a.exec !== input.execution) return undefined;
-  return a;
-}
-
-function request(a: StoredAllocation): AllocationRequest {
-  return {
+/** The input of the execution that processes `a`. */
+export function executionInput(a: AllocationRecord, execution: string): Record<string, unknown> {
+  const spec: AllocationSpec = {
     uuid: a.uuid,
     name: a.name,
     resource_class: a.resource_class,
     traits: a.traits ?? [],
     candidate_nodes: a.candidate_nodes ?? [],
     owner: a.owner,
+    seq: a.seq,
   };
+  return { allocation: a.uuid, execution, spec };
+}
+
+/** process-wide counters of the reservation work (benchmarks and tests read them) */
+export const reserveStats = { find: 0, reserveCalls: 0, attempts: 0, won: 0, taken: 0, busy: 0, gone: 0, refreshes: 0, retries: 0, failed: 0 };
+
+export function resetReserveStats(): void {
+  for (const k of Object.keys(reserveStats) as Array<keyof typeof reserveStats>) reserveStats[k] = 0;
+}
+
+/** at most this many candidates travel in the execution state (payloads are capped at 256 KB) */
+export const MAX_CANDIDATES = 2000;
+/** ReserveNode passes (Ironic: node_locked_retry_attempts) */
+export const RESERVE_ATTEMPTS = 3;
+
+/**
+ * How often an empty index is looked at again (after the state machine's Wait): the
+ * index of a deployed table is eventually consistent, so a node made available a
+ * moment ago may not be in it yet. DynamoDB Local updates indexes synchronously.
+ */
+function findRetries(): number {
+  const raw = process.env.BAREMETAL_INDEX_RETRIES;
+  if (raw === undefined || raw === '') return config().ddbEndpoint ? 0 : 1;
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : 1;
 }
 
 /** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */
 export async function findCandidates(input: AllocationStepInput): Promise<AllocationStepOutput> {
-  const a = await owned(input);
-  if (!a) return { ...input, outcome: 'gone' };
-  const req = request(a);
+  reserveStats.find++;
+  const req = input.spec;
   // the index is eventually consistent; the reservation re-checks every condition
-  const nodes = await queryNodes({ resourceClass: req.resource_class, allocatableOnly: true });
+  const nodes = await allocatableNodes(req.resource_class);
   try {
     const chosen = chooseCandidates(nodes, req);
-    return { ...input, outcome: 'candidates', candidates: chosen.slice(0, MAX_CANDIDATES).map((n) => n.uuid) };
+    return { ...input, outcome: 'candidates', candidates: chosen.slice(0, MAX_CANDIDATES).map((n) => [n.uuid, n.seq] as Candidate) };
   } catch (e) {
     if (!(e instanceof AllocationFailed)) throw e;
     const attempt = input.findAttempt ?? 0;
-    // a node made available a moment ago may not be in the index yet: look once more
     if (!nodes.length && attempt < findRetries()) return { ...input, outcome: 'wait', findAttempt: attempt + 1 };
-    return { ...input, outcome: 'failed', reason: allocationFailedText(a.uuid, e.reason) };
+    return { ...input, outcome: 'failed', reason: allocationFailedText(req.uuid, e.reason) };
   }
 }
 
 /**
  * ReserveNode: try the candidates in order. Each try is one transaction (see
- * store/baremetal-allocations.ts reserveNode). A node that another allocation took
- * is skipped — after a lost race the remaining candidates are re-read so nodes taken
- * meanwhile are not even tried; a node another transaction held at the same instant
- * is retried after a short pause (Ironic's NodeLocked), then in a later pass.
+ * store/baremetal-allocations.ts reserveNode) whose conditions re-check everything
+ * the node must satisfy, so the candidate list may be stale. After a lost race the
+ * list is intersected with a fresh look at the allocatable index (shared with the
+ * other executions of this process), so nodes others took meanwhile are not even
+ * tried; no node is tried twice. A node another transaction held at that instant
+ * (Ironic's NodeLocked) is retried after a short pause, then in a later pass.
  */
 export async function reserve(input: AllocationStepInput): Promise<AllocationStepOutput> {
-  const a = await owned(input);
-  if (!a) return { ...input, outcome: 'gone' };
-  const req = request(a);
-  let pending = input.candidates ?? [];
-  let busy: string[] = [];
+  reserveStats.reserveCalls++;
+  const req = input.spec;
+  let pending: Candidate[] = input.candidates ?? [];
+  let busy: Candidate[] = [];
+  const lost = new Set<string>();
   for (let pass = 0; pass < RESERVE_ATTEMPTS && pending.length; pass++) {
     busy = [];
-    let fresh = await getNodes(pending);
-    let queue = pending.filter((u) => isCandidate(fresh.get(u), req));
+    let queue = pending.filter(([u]) => !lost.has(u));
     while (queue.length) {
-      const uuid = queue.shift()!;
-      const node = fresh.get(uuid)!;
-      const out = await reserveNode(a, input.execution, node);
+      const [uuid, seq] = queue.shift()!;
+      const out = await reserveNode(req, input.execution, { uuid, seq });
+      reserveStats.attempts++;
       if ('ok' in out) {
-        log.info('node reserved', { allocation: a.uuid, node: uuid });
-        return { allocation: input.allocation, execution: input.execution, outcome: 'reserved', node: uuid };
+        reserveStats.won++;
+        log.debug('node reserved', { allocation: req.uuid, node: uuid });
+        return { allocation: input.allocation, execution: input.execution, spec: req, outcome: 'reserved', node: uuid };
       }
-      if (out.error === 'gone') return { ...input, outcome: 'gone' };
+      if (out.error === 'gone') {
+        reserveStats.gone++;
+        return { ...input, outcome: 'gone' };
+      }
       if (out.error === 'instance_associated') {
-        const text = `Instance ${a.uuid} is already associated with a node, it cannot be associated with this other node ${uuid}`;
+        const text = `Instance ${req.uuid} is already associated with a node, it cannot be associated with this other node ${uuid}`;
         return { ...input, outcome: 'failed', reason: unexpectedFailureText(text) };
       }
       if (out.error === 'busy') {
-        busy.push(uuid);
+        reserveStats.busy++;
+        busy.push([uuid, seq]);
         continue;
       }
-      // taken: others are winning nodes right now; drop the ones already gone
+      // taken: others are winning nodes right now; keep only what is still allocatable
+      reserveStats.taken++;
+      lost.add(uuid);
       if (queue.length) {
-        fresh = await getNodes(queue);
-        queue = queue.filter((u) => isCandidate(fresh.get(u), req));
+        reserveStats.refreshes++;
+        const still = new Set((await allocatableNodes(req.resource_class)).filter((n) => stillSuitable(n, req)).map((n) => n.uuid));
+        queue = queue.filter(([u]) => still.has(u) && !lost.has(u));
       }
     }
     pending = busy;
@@ -133,22 +164,18 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
   }
   const attempt = input.reserveAttempt ?? 0;
   if (busy.length && attempt + 1 < RESERVE_ATTEMPTS) {
+    reserveStats.retries++;
     return { ...input, outcome: 'retry', candidates: busy, reserveAttempt: attempt + 1 };
   }
   const reason = busy.length ? `could not reserve any of ${busy.length} suitable nodes` : 'all nodes were filtered out during reservation';
-  return { ...input, outcome: 'failed', reason: allocationFailedText(a.uuid, reason) };
-}
-
-function isCandidate(n: NodeRecord | undefined, req: AllocationRequest): boolean {
-  return !!n && stillSuitable(n, req);
+  return { ...input, outcome: 'failed', reason: allocationFailedText(req.uuid, reason) };
 }
 
 /** FailAllocation / FailUnexpected: state error with Ironic's last_error. */
 export async function fail(input: AllocationStepInput): Promise<AllocationStepOutput> {
-  const a = await owned(input);
-  if (!a) return { ...input, outcome: 'gone' };
+  reserveStats.failed++;
   const reason = input.reason ?? unexpectedFailureText(causeText(input.error));
-  await failAllocation(a, input.execution, reason);
-  log.info('allocation failed', { allocation: a.uuid, reason });
-  return { allocation: input.allocation, execution: input.execution, outcome: 'done' };
+  const recorded = await failAllocation(input.spec, input.execution, reason);
+  log.debug('allocation failed', { allocation: input.allocation, reason, recorded });
+  return { allocation: input.allocation, execution: input.execution, spec: input.spec, outcome: recorded ? 'done' : 'gone' };
 }

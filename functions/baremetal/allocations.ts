@@ -39,6 +39,7 @@ import { Err, IronicError, WebobError } from './framework/errors.js';
 import { applyPatch, patchFields, patchValues, validatePatch } from './framework/jsonpatch.js';
 import { V } from './framework/versions.js';
 import { executionName, executor } from './executor.js';
+import { executionInput } from './allocate.js';
 import {
   allocationWithPolicy,
   checkOwnerPolicy,
@@ -181,7 +182,7 @@ async function create(r: BmRequest) {
     seq: nextBmSeq(),
     ver: 0,
   };
-  const saved = node ? await backfill(rec, node) : await startAllocation(rec);
+  const saved = node ? await backfill(rec, node) : await startAllocation(rec, !!a.uuid);
   r.headers.location = buildUrl(r, 'allocations', uuid);
   return jsonResponse(201, allocationView(r, saved));
 }
@@ -200,12 +201,12 @@ function conflictFor(rec: StoredAllocation, out: { error: string; node?: string 
 }
 
 /** store the allocation, then start its execution (orphan recovery covers a failed start) */
-async function startAllocation(rec: StoredAllocation): Promise<StoredAllocation> {
+async function startAllocation(rec: StoredAllocation, clientUuid: boolean): Promise<StoredAllocation> {
   rec.exec = executionName('a', rec.uuid);
-  const out = await createAllocation(rec);
+  const out = await createAllocation(rec, clientUuid);
   if (!('ok' in out)) throw conflictFor(rec, out);
   try {
-    await executor().start('allocation', rec.exec, { allocation: rec.uuid, execution: rec.exec });
+    await executor().start('allocation', rec.exec, executionInput(rec, rec.exec));
   } catch (e) {
     log.error('allocation execution did not start; orphan recovery will resume it', { allocation: rec.uuid, error: String((e as Error)?.message ?? e) });
   }

@@ -74,7 +74,8 @@ export async function advanceNode(input: NodeActionInput): Promise<NodeActionRes
     node = await saveLocked(node, { ...node, power_state: state, target_power_state: null, lock: null, updated_at: isoNow() });
     return { node: node.uuid, execution: input.execution, outcome: 'done' };
   }
-  for (const step of provisionProgram(input.target, input.from ?? node.provision_state)) {
+  const program = provisionProgram(input.target, input.from ?? node.provision_state);
+  for (const [i, step] of program.entries()) {
     if (step.driver) await driver[step.driver](node);
     // re-read: only the lock holder writes, but other fields (extra, maintenance) may move
     node = (await getNode(input.node))!;
@@ -86,6 +87,8 @@ export async function advanceNode(input: NodeActionInput): Promise<NodeActionRes
       target_provision_state: moved.target,
       provision_updated_at: isoNow(),
       updated_at: isoNow(),
+      // the last event releases the lock in the same write
+      lock: i === program.length - 1 ? null : node.lock,
     };
     const extra = [];
     if (step.releaseInstance) {
@@ -100,7 +103,7 @@ export async function advanceNode(input: NodeActionInput): Promise<NodeActionRes
     }
     node = await saveLocked(node, next, extra);
   }
-  node = await saveLocked(node, { ...node, lock: null });
+  if (node.lock) node = await saveLocked(node, { ...node, lock: null });
   return { node: node.uuid, execution: input.execution, outcome: 'done' };
 }
 

@@ -360,11 +360,7 @@ function uniq(xs: readonly string[]): string[] {
  * same order) and move a node named like the allocation to the front (API 1.79).
  * Throws AllocationFailed with Ironic's texts when nothing is left.
  */
-export function chooseCandidates(
-  nodes: readonly CandidateNode[],
-  a: AllocationRequest,
-  random: () => number = Math.random,
-): CandidateNode[] {
+export function chooseCandidates<T extends CandidateNode>(nodes: readonly T[], a: AllocationRequest, random: () => number = Math.random): T[] {
   let list = nodes.filter((n) => matchesBaseFilter(n, a));
   if (!list.length) {
     throw new AllocationFailed(

@@ -11,6 +11,7 @@
 import { ALLOCATION_STATES } from '../core/baremetal.js';
 import { queryAllocations, takeOverAllocation } from '../store/baremetal-allocations.js';
 import { executionName, executor, executorConfigured } from '../baremetal/executor.js';
+import { executionInput } from '../baremetal/allocate.js';
 import { log } from '../http/log.js';
 
 export interface OrphanReport {
@@ -54,7 +55,7 @@ export async function recoverOrphanAllocations(opts: { deadline?: number; graceM
     }
     log.info('taking over allocation', { allocation: a.uuid, from: a.exec, to: next, was: status });
     try {
-      await executor().start('allocation', next, { allocation: a.uuid, execution: next });
+      await executor().start('allocation', next, executionInput(a, next));
       report.resumed++;
     } catch (e) {
       report.failedStarts++;

@@ -11,7 +11,7 @@
  * so a node can never be reserved twice, and an execution that lost its allocation
  * (deleted, or taken over by orphan recovery) can never reserve anything.
  */
-import { GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ALLOCATION_STATES, isoNow, S, type AllocationRecord, type NodeRecord } from '../core/baremetal.js';
 import { ddb, tableName } from './client.js';
 import { BK, BM_INDEX_SHARDS } from './baremetal-keys.js';
@@ -93,8 +93,33 @@ export type AllocationWriteFailure =
   | { error: 'instance_associated'; node?: string }
   | { error: 'stale' };
 
-export async function createAllocation(a: StoredAllocation): Promise<{ ok: true } | AllocationWriteFailure> {
+/** a single-item conditional write: true if it happened, false if its condition failed */
+async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+  try {
+    await ddb().send(new UpdateCommand({ TableName: tableName(), ...input }));
+    return true;
+  } catch (e) {
+    if ((e as Error).name === 'ConditionalCheckFailedException') return false;
+    throw e;
+  }
+}
+
+/**
+ * Store a new allocation. A name, or a UUID the client chose (which could be some
+ * node's instance_uuid), needs the uniqueness items checked in one transaction; a
+ * generated UUID without a name is a single conditional Put.
+ */
+export async function createAllocation(a: StoredAllocation, clientUuid = true): Promise<{ ok: true } | AllocationWriteFailure> {
   const T = tableName();
+  if (!a.name && !clientUuid) {
+    try {
+      await ddb().send(new PutCommand({ TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' }));
+      return { ok: true };
+    } catch (e) {
+      if ((e as Error).name === 'ConditionalCheckFailedException') return { error: 'duplicate_uuid' };
+      throw e;
+    }
+  }
   const items: TxItem[] = [{ Put: { TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' } }];
   let nameIdx = -1;
   if (a.name) {
@@ -229,7 +254,16 @@ export type ReserveOutcome =
   /** the allocation UUID is some other node's instance_uuid */
   | { error: 'instance_associated'; node?: string };
 
-export async function reserveNode(a: StoredAllocation, exec: string, node: NodeRecord): Promise<ReserveOutcome> {
+/** what a reservation needs to know about its allocation */
+export interface ReservationRequest {
+  uuid: string;
+  seq: number;
+  resource_class: string;
+  traits: string[];
+  owner?: string | null;
+}
+
+export async function reserveNode(a: ReservationRequest, exec: string, node: { uuid: string; seq: number }): Promise<ReserveOutcome> {
   const T = tableName();
   const now = isoNow();
   const names: Record<string, string> = {
@@ -311,28 +345,22 @@ export async function reserveNode(a: StoredAllocation, exec: string, node: NodeR
 }
 
 /** _allocation_failed: state error + last_error, only while this execution owns it. */
-export async function failAllocation(a: StoredAllocation, exec: string, lastError: string): Promise<boolean> {
-  const out = await transact([
-    {
-      Update: {
-        TableName: tableName(),
-        Key: BK.allocation(a.uuid),
-        UpdateExpression: 'SET #st = :error, last_error = :e, #upd = :now, gsi2sk = :sk, #ver = #ver + :one REMOVE node_uuid',
-        ConditionExpression: '#st = :allocating AND #ex = :ex',
-        ExpressionAttributeNames: { '#st': 'state', '#upd': 'updated_at', '#ex': 'exec', '#ver': 'ver' },
-        ExpressionAttributeValues: {
-          ':error': ALLOCATION_STATES.ERROR,
-          ':allocating': ALLOCATION_STATES.ALLOCATING,
-          ':e': lastError,
-          ':now': isoNow(),
-          ':sk': BK.allocationIndex(a.uuid, ALLOCATION_STATES.ERROR, a.seq).gsi2sk,
-          ':ex': exec,
-          ':one': 1,
-        },
-      },
+export async function failAllocation(a: { uuid: string; seq: number }, exec: string, lastError: string): Promise<boolean> {
+  return conditionalUpdate({
+    Key: BK.allocation(a.uuid),
+    UpdateExpression: 'SET #st = :error, last_error = :e, #upd = :now, gsi2sk = :sk, #ver = #ver + :one REMOVE node_uuid',
+    ConditionExpression: '#st = :allocating AND #ex = :ex',
+    ExpressionAttributeNames: { '#st': 'state', '#upd': 'updated_at', '#ex': 'exec', '#ver': 'ver' },
+    ExpressionAttributeValues: {
+      ':error': ALLOCATION_STATES.ERROR,
+      ':allocating': ALLOCATION_STATES.ALLOCATING,
+      ':e': lastError,
+      ':now': isoNow(),
+      ':sk': BK.allocationIndex(a.uuid, ALLOCATION_STATES.ERROR, a.seq).gsi2sk,
+      ':ex': exec,
+      ':one': 1,
     },
-  ]);
-  return out.ok;
+  });
 }
 
 /**
@@ -340,25 +368,19 @@ export async function failAllocation(a: StoredAllocation, exec: string, lastErro
  * `to`. Exactly one of several concurrent recoverers succeeds.
  */
 export async function takeOverAllocation(a: AllocationRecord, from: string | null, to: string): Promise<boolean> {
-  const out = await transact([
-    {
-      Update: {
-        TableName: tableName(),
-        Key: BK.allocation(a.uuid),
-        UpdateExpression: 'SET #ex = :to, exec_at = :at, #ver = #ver + :one',
-        ConditionExpression: from === null ? '#st = :allocating AND attribute_not_exists(#ex)' : '#st = :allocating AND #ex = :from',
-        ExpressionAttributeNames: { '#st': 'state', '#ex': 'exec', '#ver': 'ver' },
-        ExpressionAttributeValues: {
-          ':allocating': ALLOCATION_STATES.ALLOCATING,
-          ':to': to,
-          ':at': Date.now(),
-          ':one': 1,
-          ...(from === null ? {} : { ':from': from }),
-        },
-      },
+  return conditionalUpdate({
+    Key: BK.allocation(a.uuid),
+    UpdateExpression: 'SET #ex = :to, exec_at = :at, #ver = #ver + :one',
+    ConditionExpression: from === null ? '#st = :allocating AND attribute_not_exists(#ex)' : '#st = :allocating AND #ex = :from',
+    ExpressionAttributeNames: { '#st': 'state', '#ex': 'exec', '#ver': 'ver' },
+    ExpressionAttributeValues: {
+      ':allocating': ALLOCATION_STATES.ALLOCATING,
+      ':to': to,
+      ':at': Date.now(),
+      ':one': 1,
+      ...(from === null ? {} : { ':from': from }),
     },
-  ]);
-  return out.ok;
+  });
 }
 
 export type BackfillOutcome = { ok: true } | AllocationWriteFailure;
