@@ -34,7 +34,7 @@ import type { Forest } from '../forest.js';
 import type { ProviderRecord } from '../model.js';
 import { Problem } from '../errors.js';
 import type { CandidatesRequest, RequestGroup } from './request.js';
-import { bySeq, nextMark, viewIn, viewOf, type ProviderView } from './view.js';
+import { bySeq, nextMark, viewIn, viewOf, viewsOf, type ProviderView } from './view.js';
 
 export { SHARING_TRAIT } from './view.js';
 
@@ -164,6 +164,8 @@ export class CandidateSolver {
   private readonly stats: SolveStats = { anchorsVisited: 0, nodes: 0, capped: false };
   // per-anchor search state (buffers reused across anchors)
   private readonly options: ProviderView[][];
+  /** number of valid entries of options[i] for the current anchor (buffers are reused) */
+  private readonly optLen: number[];
   private readonly chosen: ProviderView[];
   private readonly unsuffixedChosen: ProviderView[] = [];
   private readonly treeCache = new Map<string, ProviderView[]>();
@@ -190,6 +192,7 @@ export class CandidateSolver {
     }
     this.buildSlots();
     this.options = this.slots.map(() => []);
+    this.optLen = this.slots.map(() => 0);
     this.chosen = new Array(this.slots.length);
     const cap = opts.maxCandidates !== undefined && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity;
     const limit = req.limit !== undefined && req.limit > 0 ? req.limit : Infinity;
@@ -310,7 +313,7 @@ export class CandidateSolver {
    * root_required can only be met through a small index (a rare class, trait or
    * aggregate) — the anchors reachable from that index.
    */
-  private anchors(): readonly ProviderRecord[] {
+  private anchors(): readonly ProviderView[] {
     const roots = this.forest.roots();
     const f = this.forest;
     let best: { size: number; expand: (into: Set<string>) => void } | undefined;
@@ -357,20 +360,25 @@ export class CandidateSolver {
         }
       }
     }
-    if (!best || best.size * 4 >= roots.length) return roots;
+    if (!best || best.size * 4 >= roots.length) return viewsOf(roots);
     const set = new Set<string>();
     best.expand(set);
-    if (set.size * 4 >= roots.length) return roots.filter((r) => set.has(r.uuid));
+    if (set.size * 4 >= roots.length) return viewsOf(roots).filter((r) => set.has(r.uuid));
     return [...set]
       .map((u) => f.get(u))
       .filter((p): p is ProviderRecord => !!p && !p.parent)
-      .sort(bySeq);
+      .sort(bySeq)
+      .map(viewOf);
   }
 
   // ------------------------------------------------------------ per anchor
 
   /** the tree's providers in creation order (a reused buffer for one-provider trees) */
   private tree(root: ProviderView): ProviderView[] {
+    if (root.alone) {
+      this.single[0] = root;
+      return this.single;
+    }
     const ids = this.forest.byRoot.get(root.uuid);
     if (!ids || ids.size <= 1) {
       this.single[0] = root;
@@ -422,10 +430,10 @@ export class CandidateSolver {
     for (let i = 0; i < n; i++) {
       const g = this.slotPlan[i]!;
       const opt = this.options[i]!;
-      opt.length = 0;
+      let k = 0;
       if (this.slots[i]!.granular) {
-        for (const p of tree) if (this.granularOk(g, p)) opt.push(p);
-        for (const s of shared) if (this.granularOkMemo(g, s)) opt.push(s);
+        for (const p of tree) if (this.granularOk(g, p)) opt[k++] = p;
+        for (const s of shared) if (this.granularOkMemo(g, s)) opt[k++] = s;
       } else {
         const [rc, amount] = this.slots[i]!.amounts[0]!;
         for (const p of tree) {
@@ -433,7 +441,7 @@ export class CandidateSolver {
           if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) continue;
           if (g.memberOf.length && !aSat && !aggsSatisfy(p, g.memberOf)) continue;
           if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) continue;
-          opt.push(p);
+          opt[k++] = p;
         }
         if (g.inTreeRoot === undefined) {
           for (const s of shared) {
@@ -441,11 +449,12 @@ export class CandidateSolver {
             if (g.forbidden.length && hasAnyTrait(s, g.forbidden)) continue;
             if (g.memberOf.length && !aggsSatisfy(s, g.memberOf)) continue;
             if (g.forbiddenAggs.length && inAnyAgg(s, g.forbiddenAggs)) continue;
-            opt.push(s);
+            opt[k++] = s;
           }
         }
       }
-      if (!opt.length) return false;
+      if (!k) return false;
+      this.optLen[i] = k;
     }
     return this.feasible();
   }
@@ -463,10 +472,8 @@ export class CandidateSolver {
         let ok = false;
         for (let i = 0; i < this.slots.length && !ok; i++) {
           if (this.slots[i]!.granular) continue;
-          for (const p of this.options[i]!) {
-            for (const t of any) if (p.traits.has(t)) ok = true;
-            if (ok) break;
-          }
+          const opt = this.options[i]!;
+          for (let k = 0; k < this.optLen[i]! && !ok; k++) for (const t of any) if (opt[k]!.traits.has(t)) ok = true;
         }
         if (!ok) return false;
       }
@@ -478,7 +485,7 @@ export class CandidateSolver {
         for (const [rc2, n] of this.slots[i]!.amounts) {
           if (rc2 !== rc) continue;
           need += n;
-          for (const p of this.options[i]!) providers.add(p);
+          for (let k = 0; k < this.optLen[i]!; k++) providers.add(this.options[i]![k]!);
         }
       }
       let supply = 0;
@@ -492,7 +499,7 @@ export class CandidateSolver {
     if (this.isolate && this.granularSlots > 1) {
       const distinct = new Set<ProviderView>();
       for (let i = 0; i < this.slots.length; i++) {
-        if (this.slots[i]!.granular) for (const p of this.options[i]!) distinct.add(p);
+        if (this.slots[i]!.granular) for (let k = 0; k < this.optLen[i]!; k++) distinct.add(this.options[i]![k]!);
       }
       if (distinct.size < this.granularSlots) return false;
     }
@@ -577,7 +584,8 @@ export class CandidateSolver {
     if (i === this.slots.length) return this.emit();
     const checks = this.subtreeChecks[i];
     const opts = this.options[i]!;
-    for (let k = 0; k < opts.length; k++) {
+    const len = this.optLen[i]!;
+    for (let k = 0; k < len; k++) {
       const p = opts[k]!;
       if (i > 0 && (!this.fitsWithEarlier(i, p) || this.clashes(i, p))) continue;
       this.chosen[i] = p;
@@ -653,9 +661,8 @@ export class CandidateSolver {
     });
     if (!this.precheck()) return result([]);
     if (this.plans.some((p) => p.inTreeMissing || p.matchesNothing)) return result([]);
-    for (const root of this.anchors()) {
+    for (const A of this.anchors()) {
       this.stats.anchorsVisited++;
-      const A = viewOf(root);
       if (!this.optionsAt(A)) continue;
       if (this.dfs(0)) break;
     }
@@ -694,7 +701,7 @@ export class CandidateSolver {
         const p = c[i]!;
         if (p.mark === mark) continue;
         p.mark = mark;
-        if (p.uuid === p.root && (this.forest.byRoot.get(p.root)?.size ?? 1) <= 1) {
+        if (p.alone) {
           out.push(p);
           continue;
         }

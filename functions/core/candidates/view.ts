@@ -40,6 +40,8 @@ export class ProviderView {
   readonly traits: ReadonlySet<string>;
   readonly aggs: readonly string[];
   readonly sharing: boolean;
+  /** a root without children: its tree is itself (the store keeps `children` exact) */
+  readonly alone: boolean;
   /** JSON string literal of the uuid */
   readonly json: string;
   /** rendered provider_summaries entries, by shape key */
@@ -58,6 +60,7 @@ export class ProviderView {
     this.traits = new Set(record.traits);
     this.aggs = record.aggregates;
     this.sharing = this.traits.has(SHARING_TRAIT);
+    this.alone = record.parent === undefined && record.children === 0;
     this.json = JSON.stringify(record.uuid);
   }
 
@@ -83,6 +86,24 @@ export function viewOf(p: ProviderRecord): ProviderView {
   let v = views.get(p);
   if (!v) views.set(p, (v = new ProviderView(p)));
   return v;
+}
+
+const rootViews = new WeakMap<readonly ProviderRecord[], ProviderView[]>();
+
+/**
+ * Views of forest.roots(), index for index. The forest replaces records in that list
+ * in place, so each entry is checked against its record (a pointer compare) and
+ * refreshed when it changed.
+ */
+export function viewsOf(roots: readonly ProviderRecord[]): ProviderView[] {
+  let vs = rootViews.get(roots);
+  if (!vs) rootViews.set(roots, (vs = []));
+  for (let i = 0; i < roots.length; i++) {
+    const r = roots[i]!;
+    if (vs[i]?.record !== r) vs[i] = viewOf(r);
+  }
+  vs.length = roots.length;
+  return vs;
 }
 
 /** the view of the provider with this uuid in the forest, if any */

@@ -52,6 +52,12 @@ export function buildForest(specs: ProviderSpec[]): Forest {
       seq: i + 1,
     };
     byName.set(s.name, rec);
+    if (parent) {
+      // the store keeps a parent's child count exact; mirror it (a new record, as the store would)
+      const updated = { ...parent, children: parent.children + 1 };
+      byName.set(parent.name, updated);
+      f.put(updated);
+    }
     f.put(rec);
   });
   return f;
