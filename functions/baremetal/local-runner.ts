@@ -119,6 +119,7 @@ export class LocalRunner implements Executor {
     const e = this.executions.get(name);
     if (!e || e.settled) return false;
     e.abort();
+    e.settled = true;
     return true;
   }
 
