@@ -7,6 +7,7 @@
  */
 import { processEvent, provisionProgram, isoNow, VERBS, type NodeRecord } from '../core/baremetal.js';
 import { getNode, saveNode } from '../store/baremetal-nodes.js';
+import { backoffMs, sleep, type TxItem } from '../store/tx.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal-allocations.js';
 import { log } from '../http/log.js';
 import { driverFor, FAKE_HARDWARE, type HardwareDriver } from './driver.js';
@@ -58,53 +59,78 @@ export async function launchNodeAction(
   return saved.node;
 }
 
-async function saveLocked(cur: NodeRecord, next: NodeRecord, extra: Parameters<typeof saveNode>[2] = []): Promise<NodeRecord> {
-  const out = await saveNode(cur, next, extra);
-  if ('ok' in out) return out.node;
-  throw new Error(`node ${cur.uuid} changed while ${cur.lock} held its lock`);
+/**
+ * Apply `change` to the node as the lock holder and save it; if another writer
+ * changed the node meanwhile (an allocation reserving it, a trait edit), re-read and
+ * apply again. Returns undefined when the lock is no longer ours.
+ */
+async function writeLocked(
+  uuid: string,
+  execution: string,
+  change: (n: NodeRecord) => Promise<{ next: NodeRecord; extra?: TxItem[] }>,
+): Promise<NodeRecord | undefined> {
+  for (let attempt = 0; attempt < 12; attempt++) {
+    const cur = await getNode(uuid);
+    if (!cur || cur.lock !== execution) return undefined;
+    const { next, extra } = await change(cur);
+    const out = await saveNode(cur, next, extra ?? []);
+    if ('ok' in out) return out.node;
+    await sleep(backoffMs(attempt));
+  }
+  throw new Error(`node ${uuid} kept changing while ${execution} held its lock`);
 }
 
 /** The AdvanceNode step: run the driver and the remaining events, then release the lock. */
 export async function advanceNode(input: NodeActionInput): Promise<NodeActionResult> {
-  let node = await getNode(input.node);
-  if (!node || node.lock !== input.execution) return { node: input.node, execution: input.execution, outcome: 'gone' };
-  const driver = driverOf(node);
+  const gone = { node: input.node, execution: input.execution, outcome: 'gone' as const };
+  const done = { node: input.node, execution: input.execution, outcome: 'done' as const };
+  const first = await getNode(input.node);
+  if (!first || first.lock !== input.execution) return gone;
+  const driver = driverOf(first);
   if (input.action === 'power') {
-    const state = await driver.setPower(node, input.target);
-    node = await saveLocked(node, { ...node, power_state: state, target_power_state: null, lock: null, updated_at: isoNow() });
-    return { node: node.uuid, execution: input.execution, outcome: 'done' };
+    const state = await driver.setPower(first, input.target);
+    const saved = await writeLocked(input.node, input.execution, async (n) => ({
+      next: { ...n, power_state: state, target_power_state: null, lock: null, updated_at: isoNow() },
+    }));
+    return saved ? done : gone;
   }
-  const program = provisionProgram(input.target, input.from ?? node.provision_state);
+  const program = provisionProgram(input.target, input.from ?? first.provision_state);
+  let node: NodeRecord = first;
   for (const [i, step] of program.entries()) {
     if (step.driver) await driver[step.driver](node);
-    // re-read: only the lock holder writes, but other fields (extra, maintenance) may move
-    node = (await getNode(input.node))!;
-    if (!node || node.lock !== input.execution) return { node: input.node, execution: input.execution, outcome: 'gone' };
-    const moved = processEvent(node.provision_state, step.event, node.target_provision_state);
-    const next: NodeRecord = {
-      ...node,
-      provision_state: moved.state,
-      target_provision_state: moved.target,
-      provision_updated_at: isoNow(),
-      updated_at: isoNow(),
-      // the last event releases the lock in the same write
-      lock: i === program.length - 1 ? null : node.lock,
-    };
-    const extra = [];
-    if (step.releaseInstance) {
-      // tear down: the instance fields go, and with them the node's allocation
-      next.instance_info = {};
-      next.instance_uuid = null;
-      if (node.allocation_uuid) {
-        const alloc = await getAllocation(node.allocation_uuid);
-        if (alloc) extra.push(...allocationDeleteActions(alloc, node.uuid));
-        next.allocation_uuid = null;
+    const saved = await writeLocked(input.node, input.execution, async (n) => {
+      const moved = processEvent(n.provision_state, step.event, n.target_provision_state);
+      const now = isoNow();
+      const next: NodeRecord = {
+        ...n,
+        provision_state: moved.state,
+        target_provision_state: moved.target,
+        provision_updated_at: now,
+        updated_at: now,
+        // the last event releases the lock in the same write
+        lock: i === program.length - 1 ? null : n.lock,
+      };
+      const extra: TxItem[] = [];
+      if (step.releaseInstance) {
+        // tear down: the instance fields go, and with them the node's allocation
+        next.instance_info = {};
+        next.instance_uuid = null;
+        if (n.allocation_uuid) {
+          const alloc = await getAllocation(n.allocation_uuid);
+          if (alloc) extra.push(...allocationDeleteActions(alloc, n.uuid));
+          next.allocation_uuid = null;
+        }
       }
-    }
-    node = await saveLocked(node, next, extra);
+      return { next, extra };
+    });
+    if (!saved) return gone;
+    node = saved;
   }
-  if (node.lock) node = await saveLocked(node, { ...node, lock: null });
-  return { node: node.uuid, execution: input.execution, outcome: 'done' };
+  if (node.lock === input.execution) {
+    const saved = await writeLocked(input.node, input.execution, async (n) => ({ next: { ...n, lock: null } }));
+    if (!saved) return gone;
+  }
+  return done;
 }
 
 /** Where a failed action leaves the node: Ironic's 'fail' event where there is one. */

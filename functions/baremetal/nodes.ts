@@ -391,6 +391,8 @@ async function applyNodeUpdate(
   patched: Record<string, unknown>,
   resetInterfaces: boolean,
 ): Promise<NodeRecord | typeof RETRY> {
+  // the conductor's update_node takes the node's lock
+  if (cur.lock) throw Err.nodeLocked(cur.uuid, conductorName());
   const next = { ...cur } as unknown as Record<string, unknown>;
   for (const [k, v] of Object.entries(patched)) {
     if (k === 'chassis_uuid' || k === 'shard') continue;
