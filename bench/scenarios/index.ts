@@ -3,5 +3,6 @@ import type { Scenario } from '../run.js';
 import { claimScenarios } from './claims.js';
 import { perfHarnessScenario } from './perf-harness.js';
 import { baremetalRaceScenario } from './baremetal.js';
+import { candidatesScenarios } from './candidates.js';
 
-export const SCENARIOS: Scenario[] = [...claimScenarios, perfHarnessScenario, baremetalRaceScenario];
+export const SCENARIOS: Scenario[] = [...claimScenarios, perfHarnessScenario, baremetalRaceScenario, ...candidatesScenarios];

@@ -157,6 +157,12 @@ export class CandidateSolver {
   private readonly subtreeChecks: Array<number[][] | undefined> = [];
   /** classes more than one slot asks for (the only ones the supply bound can reject) */
   private sharedClasses: string[] = [];
+  /** those classes with the total amount all slots ask for */
+  private sharedTotals: Array<[string, number]> = [];
+  /** per slot: granular?, and the unnumbered group's class and amount */
+  private slotGranular: boolean[] = [];
+  private slotRc: string[] = [];
+  private slotAmount: number[] = [];
   private granularSlots = 0;
   private readonly stopAt: number;
   private readonly out: ProviderView[][] = [];
@@ -259,6 +265,10 @@ export class CandidateSolver {
     const seen = new Map<string, number>();
     for (const s of this.slots) for (const [rc] of s.amounts) seen.set(rc, (seen.get(rc) ?? 0) + 1);
     this.sharedClasses = [...seen].filter(([, n]) => n > 1).map(([rc]) => rc);
+    this.sharedTotals = this.sharedClasses.map((rc) => [rc, this.slots.reduce((t, s) => t + s.amounts.reduce((a, [r, n]) => a + (r === rc ? n : 0), 0), 0)]);
+    this.slotGranular = this.slots.map((s) => s.granular);
+    this.slotRc = this.slots.map((s) => (s.granular ? '' : s.amounts[0]![0]));
+    this.slotAmount = this.slots.map((s) => (s.granular ? 0 : s.amounts[0]![1]));
     this.granularSlots = this.slots.filter((s) => s.granular).length;
     for (const set of this.req.sameSubtrees) {
       const idx = set.flatMap((s) => slotsOfGroup.get(bySuffix.get(s)?.index ?? -1) ?? []);
@@ -414,8 +424,29 @@ export class CandidateSolver {
     return set ? [...set].sort(bySeq) : NONE;
   }
 
-  /** Fill this.options for anchor A; false if some slot has no option (or A cannot work). */
-  private optionsAt(A: ProviderView): boolean {
+  /**
+   * Can provider p serve slot i for the current anchor? `viaTree`: p is in the
+   * anchor's tree (else it is a sharing provider associated with it). `aSat`: the
+   * anchor root satisfies the unnumbered group's member_of (which then spans the tree).
+   */
+  private accepts(i: number, p: ProviderView, viaTree: boolean, aSat: boolean): boolean {
+    const g = this.slotPlan[i]!;
+    if (this.slotGranular[i]) return viaTree ? this.granularOk(g, p) : this.granularOkMemo(g, p);
+    if (!p.fits(this.slotRc[i]!, this.slotAmount[i]!)) return false;
+    if (!viaTree && g.inTreeRoot !== undefined) return false;
+    if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) return false;
+    if (g.memberOf.length && !(viaTree && aSat) && !aggsSatisfy(p, g.memberOf)) return false;
+    if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) return false;
+    return true;
+  }
+
+  /**
+   * Search anchor A: fill this.options (false if some slot has no option or A cannot
+   * work), or — for a tree of one provider with no sharing provider associated, the
+   * flat-deployment case — decide directly whether every slot on A is a candidate.
+   * Returns true when the search should stop (enough candidates).
+   */
+  private searchAnchor(A: ProviderView): boolean {
     if (!this.rootOk(A)) return false;
     const u = this.unsuffixed;
     let aSat = true;
@@ -427,36 +458,31 @@ export class CandidateSolver {
     const tree = this.tree(A);
     const shared = this.sharedWith(A, tree);
     const n = this.slots.length;
+    if (tree.length === 1 && !shared.length) return this.alone(A, aSat);
     for (let i = 0; i < n; i++) {
-      const g = this.slotPlan[i]!;
       const opt = this.options[i]!;
       let k = 0;
-      if (this.slots[i]!.granular) {
-        for (const p of tree) if (this.granularOk(g, p)) opt[k++] = p;
-        for (const s of shared) if (this.granularOkMemo(g, s)) opt[k++] = s;
-      } else {
-        const [rc, amount] = this.slots[i]!.amounts[0]!;
-        for (const p of tree) {
-          if (!p.fits(rc, amount)) continue;
-          if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) continue;
-          if (g.memberOf.length && !aSat && !aggsSatisfy(p, g.memberOf)) continue;
-          if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) continue;
-          opt[k++] = p;
-        }
-        if (g.inTreeRoot === undefined) {
-          for (const s of shared) {
-            if (!s.fits(rc, amount)) continue;
-            if (g.forbidden.length && hasAnyTrait(s, g.forbidden)) continue;
-            if (g.memberOf.length && !aggsSatisfy(s, g.memberOf)) continue;
-            if (g.forbiddenAggs.length && inAnyAgg(s, g.forbiddenAggs)) continue;
-            opt[k++] = s;
-          }
-        }
-      }
+      for (let j = 0; j < tree.length; j++) if (this.accepts(i, tree[j]!, true, aSat)) opt[k++] = tree[j]!;
+      for (let j = 0; j < shared.length; j++) if (this.accepts(i, shared[j]!, false, aSat)) opt[k++] = shared[j]!;
       if (!k) return false;
       this.optLen[i] = k;
     }
-    return this.feasible();
+    if (!this.feasible()) return false;
+    return this.dfs(0);
+  }
+
+  /** Every slot on the anchor itself: the only possible candidate of a one-provider tree. */
+  private alone(A: ProviderView, aSat: boolean): boolean {
+    const n = this.slots.length;
+    for (let i = 0; i < n; i++) if (!this.accepts(i, A, true, aSat)) return false;
+    if (this.isolate && this.granularSlots > 1) return false;
+    for (const [rc, total] of this.sharedTotals) if (!A.inv.get(rc)!.fitsSum(total)) return false;
+    const u = this.unsuffixed;
+    if (u && u.required.length && !hasTraits(A, u.required)) return false;
+    this.stats.nodes++;
+    const c = new Array<ProviderView>(n);
+    for (let i = 0; i < n; i++) c[i] = A;
+    return this.push(c);
   }
 
   /**
@@ -564,7 +590,10 @@ export class CandidateSolver {
   }
 
   private emit(): boolean {
-    const c = this.chosen.slice();
+    return this.push(this.chosen.slice());
+  }
+
+  private push(c: ProviderView[]): boolean {
     // an allocation request made only of sharing providers can be reached from
     // several anchors: report it once
     let sharedOnly = true;
@@ -661,10 +690,10 @@ export class CandidateSolver {
     });
     if (!this.precheck()) return result([]);
     if (this.plans.some((p) => p.inTreeMissing || p.matchesNothing)) return result([]);
-    for (const A of this.anchors()) {
+    const anchors = this.anchors();
+    for (let a = 0; a < anchors.length; a++) {
       this.stats.anchorsVisited++;
-      if (!this.optionsAt(A)) continue;
-      if (this.dfs(0)) break;
+      if (this.searchAnchor(anchors[a]!)) break;
     }
     const cap = this.opts.maxCandidates !== undefined && this.opts.maxCandidates > 0 ? this.opts.maxCandidates : Infinity;
     this.stats.capped = this.out.length >= cap;
