@@ -28,6 +28,19 @@ export default defineConfig({
           maxWorkers: 2,
         },
       },
+      {
+        test: {
+          // property-based HTTP fuzzing of both APIs (test/fuzz); `npm test` runs a bounded,
+          // fixed-seed pass, `npm run fuzz` a longer one with a random seed (FUZZ_LONG=1)
+          name: 'fuzz',
+          include: ['test/fuzz/**/*.test.ts'],
+          testTimeout: 1_800_000,
+          hookTimeout: 180_000,
+          setupFiles: ['test/setup/polyfills.ts'],
+          globalSetup: ['test/integration/global-ddb.ts'],
+          maxWorkers: 1,
+        },
+      },
     ],
   },
 });

@@ -33,7 +33,7 @@ import {
 } from '../core/claim.js';
 import { ddb, tableName } from './client.js';
 import { logPut } from './changelog.js';
-import { K } from './keys.js';
+import { K, keyFits } from './keys.js';
 import { batchGet, keyId } from './batch.js';
 import { fromItem, getProviders } from './providers.js';
 import { missingResourceClasses } from './catalog.js';
@@ -294,6 +294,7 @@ export interface AllocationRow {
  * (the provider item and its allocation rows share it). Undefined if no provider.
  */
 export async function providerWithAllocations(rp: string): Promise<{ provider: ProviderRecord; rows: AllocationRow[] } | undefined> {
+  if (!keyFits(K.provider(rp))) return undefined;
   let provider: ProviderRecord | undefined;
   const rows: AllocationRow[] = [];
   let start: Record<string, unknown> | undefined;

@@ -4,6 +4,7 @@
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
+import { keyFits } from './keys.js';
 import { backoffMs, sleep } from './tx.js';
 
 export type Key = { pk: string; sk: string };
@@ -12,7 +13,7 @@ export const keyId = (k: Key) => `${k.pk}\u0000${k.sk}`;
 
 /** Items by keyId(); missing items are absent. */
 export async function batchGet(keys: Key[]): Promise<Map<string, Record<string, any>>> {
-  const uniq = [...new Map(keys.map((k) => [keyId(k), k])).values()];
+  const uniq = [...new Map(keys.filter(keyFits).map((k) => [keyId(k), k])).values()];
   const out = new Map<string, Record<string, any>>();
   const chunks: Key[][] = [];
   for (let i = 0; i < uniq.length; i += 100) chunks.push(uniq.slice(i, i + 100));

@@ -6,7 +6,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { isStandardResourceClass, isStandardTrait } from '../core/standard.js';
 import { ddb, tableName } from './client.js';
-import { K } from './keys.js';
+import { K, keyFits } from './keys.js';
 
 async function existingCustom(kind: 'trait' | 'rc', names: string[]): Promise<Set<string>> {
   const found = new Set<string>();
@@ -14,7 +14,8 @@ async function existingCustom(kind: 'trait' | 'rc', names: string[]): Promise<Se
   for (let i = 0; i < uniq.length; i += 100) {
     let keys: Record<string, unknown>[] | undefined = uniq
       .slice(i, i + 100)
-      .map((n) => (kind === 'trait' ? K.customTrait(n) : K.customResourceClass(n)));
+      .map((n) => (kind === 'trait' ? K.customTrait(n) : K.customResourceClass(n)))
+      .filter(keyFits);
     while (keys?.length) {
       const r = await ddb().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }));
       for (const it of r.Responses?.[tableName()] ?? []) found.add(String(it.sk));

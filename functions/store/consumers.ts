@@ -18,7 +18,7 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AllocationMap, ConsumerRecord } from '../core/consumers.js';
 import { ddb, tableName } from './client.js';
-import { K } from './keys.js';
+import { K, keyFits } from './keys.js';
 import { batchGet, keyId } from './batch.js';
 import { sleep } from './tx.js';
 
@@ -51,6 +51,7 @@ export function consumerFromItem(it: Record<string, any>): ConsumerRecord {
 }
 
 export async function getConsumer(uuid: string): Promise<ConsumerRecord | undefined> {
+  if (!keyFits(K.consumer(uuid))) return undefined;
   const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.consumer(uuid), ConsistentRead: true }));
   return r.Item ? consumerFromItem(r.Item) : undefined;
 }
@@ -145,6 +146,7 @@ export interface LegacyRow {
  * (all rows of a consumer), then read every row it names (`legacyRps`) consistently.
  */
 export async function legacyAllocations(consumer: string): Promise<AllocationMap | undefined> {
+  if (!keyFits({ pk: K.allocationByConsumerPk(consumer) })) return undefined;
   const q = await ddb().send(
     new QueryCommand({
       TableName: tableName(),

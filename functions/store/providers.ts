@@ -8,7 +8,7 @@ import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb
 import type { ProviderRecord } from '../core/model.js';
 import { ddb, tableName } from './client.js';
 import { logPut } from './changelog.js';
-import { K, PROVIDER_SHARDS } from './keys.js';
+import { K, PROVIDER_SHARDS, keyFits } from './keys.js';
 import { diffRefs, refUpdates } from './refs.js';
 import { RETRY, transact, withRetries, type TxItem } from './tx.js';
 
@@ -65,13 +65,14 @@ export function fromItem(it: Record<string, any>): ProviderRecord {
 }
 
 export async function getProvider(uuid: string): Promise<ProviderRecord | undefined> {
+  if (!keyFits(K.provider(uuid))) return undefined;
   const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.provider(uuid), ConsistentRead: true }));
   return r.Item ? fromItem(r.Item) : undefined;
 }
 
 /** Strongly consistent batch read; missing providers are absent from the map. */
 export async function getProviders(uuids: Iterable<string>): Promise<Map<string, ProviderRecord>> {
-  const all = [...new Set(uuids)];
+  const all = [...new Set(uuids)].filter((u) => keyFits(K.provider(u)));
   const out = new Map<string, ProviderRecord>();
   const chunks: string[][] = [];
   for (let i = 0; i < all.length; i += 100) chunks.push(all.slice(i, i + 100));

@@ -6,7 +6,7 @@
  */
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
-import { K } from './keys.js';
+import { K, keyFits } from './keys.js';
 import { nextSeq } from './providers.js';
 import { isConditionFailure } from './single-item.js';
 import { transact, type TxItem } from './tx.js';
@@ -43,6 +43,7 @@ function toItem(rc: CustomResourceClass): Record<string, unknown> {
 const NOT_IN_USE = 'attribute_exists(pk) AND (attribute_not_exists(#refs) OR #refs <= :zero)';
 
 export async function getCustomResourceClass(name: string): Promise<CustomResourceClass | undefined> {
+  if (!keyFits(K.customResourceClass(name))) return undefined;
   const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.customResourceClass(name), ConsistentRead: true }));
   return r.Item ? fromItem(r.Item) : undefined;
 }

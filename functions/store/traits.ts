@@ -8,7 +8,7 @@
 import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { ProviderRecord } from '../core/model.js';
 import { ddb, tableName } from './client.js';
-import { K } from './keys.js';
+import { K, keyFits } from './keys.js';
 import { isConditionFailure } from './single-item.js';
 import { missingTraits } from './catalog.js';
 import { diffRefs } from './refs.js';
@@ -31,6 +31,7 @@ function fromItem(it: Record<string, unknown>): CustomTrait {
 }
 
 export async function getCustomTrait(name: string): Promise<CustomTrait | undefined> {
+  if (!keyFits(K.customTrait(name))) return undefined;
   const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.customTrait(name), ConsistentRead: true }));
   return r.Item ? fromItem(r.Item) : undefined;
 }

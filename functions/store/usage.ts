@@ -9,7 +9,7 @@ import { config } from '../config.js';
 import { sumUsage, usageDeltas, type TypeUsage } from '../core/usage.js';
 import type { ConsumerChange } from '../core/claim.js';
 import { ddb, tableName } from './client.js';
-import { K, shardOf } from './keys.js';
+import { K, keyFits, shardOf } from './keys.js';
 import type { TxItem } from './tx.js';
 
 /** The usage shard a consumer's aggregates go to. */
@@ -51,6 +51,7 @@ export function usageUpdates(changes: ConsumerChange[]): TxItem[] {
 export async function readUsage(project: string, user?: string): Promise<Map<string, TypeUsage>> {
   const prefix = user === undefined ? 'P#' : `U#${user}#`;
   const items: Record<string, unknown>[] = [];
+  if (!keyFits({ pk: K.usagePk(project), sk: prefix })) return new Map();
   let start: Record<string, unknown> | undefined;
   do {
     const r = await ddb().send(

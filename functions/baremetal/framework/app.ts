@@ -5,6 +5,7 @@
  * and the response decoration on the way out (X-OpenStack-Ironic-API-* headers,
  * Openstack-Request-Id). Each resource-family Lambda is `baremetalApp(its routes)`.
  */
+import { jsonDocumentProblem } from '../../core/unicode.js';
 import { authorizerIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
 import { Query, QueryDecodeError, type HttpRequest, type HttpResponse, type Identity } from '../../http/types.js';
@@ -192,11 +193,15 @@ async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpR
         const text = req.body ?? '';
         if (!text.length) parsedBody = { v: {} };
         else {
+          let v: unknown;
           try {
-            parsedBody = { v: JSON.parse(text) };
+            v = JSON.parse(text);
           } catch (e) {
             throw Err.invalid(`Malformed JSON in request body: ${(e as Error).message}`);
           }
+          const problem = jsonDocumentProblem(v);
+          if (problem !== undefined) throw Err.invalid(`Malformed JSON in request body: ${problem}`);
+          parsedBody = { v };
         }
       }
       return parsedBody.v;

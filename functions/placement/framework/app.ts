@@ -26,6 +26,7 @@ import type { PolicyEngine } from '../../core/policy.js';
 import { log } from '../../http/log.js';
 import { Problem } from '../../core/errors.js';
 import { identityFromClaims, parseClaimMapping, type ClaimMapping } from '../../core/identity-mapping.js';
+import { jsonDocumentProblem } from '../../core/unicode.js';
 
 export const PLACEMENT_VERSIONS = new VersionRange('placement', '1.0', '1.39');
 
@@ -239,6 +240,8 @@ export function extractJson<T>(r: PlacementRequest, schema: JsonSchema): T {
   } catch (e) {
     throw new PlacementError(400, `Malformed JSON: ${(e as Error).message}`);
   }
+  const problem = jsonDocumentProblem(data);
+  if (problem !== undefined) throw new PlacementError(400, `Malformed JSON: ${problem}`);
   try {
     validate(data, schema);
   } catch (e) {
