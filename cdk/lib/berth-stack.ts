@@ -15,6 +15,7 @@ import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table.js';
 import { BerthFunction, ROOT, type TableAccess } from './function.js';
 import { acknowledgePublicRoute } from './nag.js';
+import { BaremetalApi } from './baremetal.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -148,6 +149,8 @@ export class BerthStack extends Stack {
     });
     acknowledgePublicRoute(fallback);
 
+    const baremetal = new BaremetalApi(this, 'Baremetal', { table: this.table, authorizer, environment: identity.claimMapping ? { JWT_CLAIM_MAPPING: identity.claimMapping } : {}, configureStage: (api, lg) => this.configureStage(api, lg, props.throttle) });
+    new CfnOutput(this, 'BaremetalUrl', { value: baremetal.url });
     new CfnOutput(this, 'PlacementUrl', { value: this.placementApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
   }

@@ -58,10 +58,12 @@ describe('the CDK stack', () => {
   });
 
   it('protects every route but the version document with the configured authorizer', () => {
-    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 1);
+    // one authorizer per HTTP API (Placement, bare metal)
+    template.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 2);
     const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((r) => (r as any).Properties);
     for (const r of routes) {
-      if (r.RouteKey === 'ANY /' || r.RouteKey === '$default') expect(r.AuthorizationType ?? 'NONE').toBe('NONE');
+      // the version documents (/, and the bare-metal /v1) and the 404 catch-all are public
+      if (r.RouteKey === 'ANY /' || r.RouteKey === 'ANY /v1' || r.RouteKey === '$default') expect(r.AuthorizationType ?? 'NONE').toBe('NONE');
       else expect(r.AuthorizationType).toBe('JWT');
     }
   });

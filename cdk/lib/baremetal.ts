@@ -1,0 +1,214 @@
+/**
+ * The bare-metal (Ironic-compatible) part of Berth: its HTTP API (one Lambda per
+ * resource family, routes from functions/baremetal/routes.ts), the two state machines
+ * from their ASL files (definitionSubstitutions fill in the step Lambdas), the step
+ * Lambdas, and least-privilege grants: each function gets only the DynamoDB actions
+ * and the state machine it uses.
+ */
+import { Arn, ArnFormat, Stack, Validations } from 'aws-cdk-lib';
+import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import {
+  HttpJwtAuthorizer,
+  HttpLambdaAuthorizer,
+  type HttpJwtAuthorizerProps,
+  type HttpLambdaAuthorizerProps,
+} from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BAREMETAL_DEFAULT_FAMILY, BAREMETAL_FAMILIES, BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
+import { MACHINES, STEPS } from '../../functions/baremetal/machines.js';
+import type { Machine } from '../../functions/baremetal/executor.js';
+import { BerthFunction, ROOT } from './function.js';
+import { acknowledgePublicRoute } from './nag.js';
+
+const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
+
+/** the DynamoDB actions each family and step uses (TransactWriteItems needs the per-item actions) */
+const FAMILY_ACTIONS: Record<string, string[]> = {
+  root: [],
+  nodes: [...READ, ...WRITE],
+  'node-traits': [...READ, 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+  'node-states': [...READ, ...WRITE],
+  allocations: [...READ, ...WRITE],
+};
+const STEP_ACTIONS: Record<string, string[]> = {
+  'find-candidates': ['dynamodb:Query'],
+  'reserve-node': ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
+  'fail-allocation': ['dynamodb:UpdateItem'],
+  'advance-node': [...READ, ...WRITE],
+  'fail-node-action': [...READ, ...WRITE],
+};
+/** which state machine a family starts executions of */
+const FAMILY_STARTS: Record<string, Machine> = { allocations: 'allocation', 'node-states': 'node-action' };
+const ARN_ENV: Record<Machine, string> = { allocation: 'ALLOCATION_STATE_MACHINE_ARN', 'node-action': 'NODE_ACTION_STATE_MACHINE_ARN' };
+
+/**
+ * An authorizer with the same configuration for another HTTP API. API Gateway
+ * authorizers belong to one API (CDK refuses or, for JWT, silently mis-binds a
+ * shared instance), so the bare-metal API gets its own copy of the stack's: same
+ * issuer and audience, or the same Keystone authorizer Lambda.
+ */
+export function siblingAuthorizer(a: apigw.IHttpRouteAuthorizer, id: string): apigw.IHttpRouteAuthorizer {
+  // the constructor arguments are kept (privately) on the instance; read them back
+  if (a instanceof HttpJwtAuthorizer) {
+    const c = a as unknown as { jwtIssuer: string; props: HttpJwtAuthorizerProps };
+    return new HttpJwtAuthorizer(id, c.jwtIssuer, c.props);
+  }
+  if (a instanceof HttpLambdaAuthorizer) {
+    const c = a as unknown as { handler: lambda.IFunction; props: HttpLambdaAuthorizerProps };
+    return new HttpLambdaAuthorizer(id, c.handler, c.props);
+  }
+  throw new Error(`cannot attach a ${a.constructor.name} to the bare-metal API: build one for it`);
+}
+
+export interface BaremetalProps {
+  table: dynamodb.TableV2;
+  /**
+   * the stack's authorizer; the bare-metal API gets its own sibling of it (see
+   * siblingAuthorizer) on every route but the version documents. None: an open API.
+   */
+  authorizer?: apigw.IHttpRouteAuthorizer;
+  /** extra environment for the family Lambdas (e.g. JWT_CLAIM_MAPPING) */
+  environment?: Record<string, string>;
+  /** stage settings shared with the other APIs (throttling, access logs) */
+  configureStage?: (api: apigw.HttpApi, accessLogs: logs.LogGroup) => void;
+}
+
+export class BaremetalApi extends Construct {
+  readonly api: apigw.HttpApi;
+  readonly families = new Map<string, BerthFunction>();
+  readonly steps = new Map<string, BerthFunction>();
+  readonly machines = new Map<Machine, sfn.StateMachine>();
+
+  constructor(scope: Construct, id: string, private readonly props: BaremetalProps) {
+    super(scope, id);
+    const { table } = props;
+
+    // ---- step Lambdas and the state machines built from the ASL files
+    for (const step of STEPS) {
+      const fn = new BerthFunction(this, `Step-${step}`, {
+        entry: `functions/baremetal/steps/${step}.ts`,
+        description: `Bare metal step ${step}`,
+        table,
+        access: 'none',
+        memoryMb: 1024,
+      });
+      this.grantTable(fn.fn, STEP_ACTIONS[step]!);
+      this.steps.set(step, fn);
+    }
+    for (const [machine, spec] of Object.entries(MACHINES) as Array<[Machine, (typeof MACHINES)[Machine]]>) {
+      const logGroup = new logs.LogGroup(this, `${machine}-logs`, { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+      const sm = new sfn.StateMachine(this, `${machine}-machine`, {
+        definitionBody: sfn.DefinitionBody.fromString(readFileSync(join(ROOT, spec.file), 'utf8')),
+        definitionSubstitutions: Object.fromEntries(
+          Object.entries(spec.substitutions).map(([key, step]) => [key, this.steps.get(step)!.fn.functionArn]),
+        ),
+        tracingEnabled: true,
+        logs: { destination: logGroup, level: sfn.LogLevel.ALL, includeExecutionData: false },
+      });
+      for (const step of new Set(Object.values(spec.substitutions))) {
+        const fn = this.steps.get(step)!.fn;
+        fn.grantInvoke(sm);
+        this.acknowledgeInvokeWildcard(sm, fn);
+      }
+      this.machines.set(machine, sm);
+    }
+
+    // ---- the HTTP API: one Lambda per resource family
+    this.api = new apigw.HttpApi(this, 'Api', {
+      apiName: `${Stack.of(this).stackName}-baremetal`,
+      description: 'Ironic-compatible bare-metal API (Berth)',
+      createDefaultStage: true,
+    });
+    const accessLogs = new logs.LogGroup(this, 'AccessLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    props.configureStage?.(this.api, accessLogs);
+    for (const family of BAREMETAL_FAMILIES) {
+      const starts = FAMILY_STARTS[family];
+      const fn = new BerthFunction(this, `Family-${family}`, {
+        entry: `functions/baremetal/${family}.ts`,
+        description: `Bare metal ${family}`,
+        table,
+        access: 'none',
+        environment: {
+          BAREMETAL_POLICY_MODE: 'secure-rbac',
+          ...(starts ? { [ARN_ENV[starts]]: this.machines.get(starts)!.stateMachineArn } : {}),
+          ...props.environment,
+        },
+      });
+      this.grantTable(fn.fn, FAMILY_ACTIONS[family] ?? [...READ, ...WRITE]);
+      if (starts) this.machines.get(starts)!.grantStartExecution(fn.fn);
+      this.families.set(family, fn);
+    }
+    const authorizer = props.authorizer ? siblingAuthorizer(props.authorizer, `${id}Authorizer`) : undefined;
+    const integrations = new Map<string, HttpLambdaIntegration>();
+    const integration = (family: string) => {
+      let i = integrations.get(family);
+      if (!i) {
+        i = new HttpLambdaIntegration(`Int-${family}`, this.families.get(family)!.fn);
+        integrations.set(family, i);
+      }
+      return i;
+    };
+    for (const route of BAREMETAL_ROUTES) {
+      const open = route.path === '/' || route.path === '/v1';
+      // every method reaches the family, which answers 405 with Allow itself
+      const added = this.api.addRoutes({
+        path: route.path,
+        methods: [apigw.HttpMethod.ANY],
+        integration: integration(route.family),
+        authorizer: open ? undefined : authorizer,
+      });
+      if (open || !authorizer) added.forEach(acknowledgePublicRoute);
+    }
+    const fallback = new apigw.HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.api,
+      routeKey: apigw.HttpRouteKey.DEFAULT,
+      integration: integration(BAREMETAL_DEFAULT_FAMILY),
+    });
+    acknowledgePublicRoute(fallback);
+  }
+
+  get url(): string {
+    return this.api.apiEndpoint;
+  }
+
+  /**
+   * Let the scheduled maintenance function resume orphaned allocations
+   * (functions/maintenance/orphans.ts): read allocations, take them over, and
+   * describe/start executions of the allocation state machine.
+   */
+  grantOrphanRecovery(fn: lambda.Function): void {
+    const sm = this.machines.get('allocation')!;
+    fn.addEnvironment(ARN_ENV.allocation, sm.stateMachineArn);
+    this.grantTable(fn, ['dynamodb:Query', 'dynamodb:UpdateItem']);
+    sm.grantStartExecution(fn);
+    const executions = Arn.format(
+      { service: 'states', resource: 'execution', resourceName: `${sm.stateMachineName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME },
+      Stack.of(this),
+    );
+    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
+  }
+
+  private grantTable(fn: lambda.IFunction, actions: string[]): void {
+    if (!actions.length) return;
+    this.props.table.grant(fn, ...actions);
+  }
+
+  /** lambda:InvokeFunction on "<arn>:*" covers the function's versions only */
+  private acknowledgeInvokeWildcard(sm: sfn.StateMachine, fn: lambda.Function): void {
+    const id = Stack.of(this).getLogicalId(fn.node.defaultChild as lambda.CfnFunction);
+    Validations.of(sm).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${id}.Arn>:*]`,
+      reason: 'Step Functions invokes the step Lambda (and its versions); the wildcard covers only that function.',
+    });
+  }
+}
