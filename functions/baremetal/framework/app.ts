@@ -143,6 +143,13 @@ async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpR
     throw new WebobError(405, '', { allow: [...m.route.methods].sort().join(', ') });
   }
   const fn = handlers[m.route.path]?.[req.method];
+  if (!fn && path !== req.path) {
+    // ironicclient lists with filters as /v1/nodes/?...: API Gateway (and the local
+    // adapter) route a trailing slash to the $default function, which does not serve
+    // the family; send the client to the canonical path (keystoneauth follows 308s)
+    const location = `${req.baseUrl}${path}${req.rawQuery ? `?${req.rawQuery}` : ''}`;
+    return requestIdHeaders({ status: 308, headers: { location, 'content-length': '0' }, body: '' }, req.requestId);
+  }
   if (!fn) throw new Error(`route ${req.method} ${m.route.path} is not served by this function`);
 
   const creds = credentialsOf(identity, req.headers);

@@ -1,0 +1,122 @@
+/**
+ * The real `baremetal` CLI (python3-ironicclient 5.0, unmodified; it negotiates the newest
+ * API version both sides know, 1.78) against Berth's bare-metal handlers behind the local
+ * API Gateway adapter, with the allocation state machine run locally from its ASL file.
+ * Nodes go enroll → manageable → available with the client's --wait (then power off, as
+ * Ironic only allocates nodes with a known power state); allocations are
+ * created with --wait (the client polls until the state machine has made them active or
+ * failed). Every effect is checked through the API as well.
+ */
+import type { Server } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { useTable } from '../harness.js';
+import { cli, installed, reportTimings, type Cli } from './cli.js';
+
+let server: Server;
+let url: string;
+let bm: Cli;
+let idle: () => Promise<void>;
+
+beforeAll(async () => {
+  await useTable();
+  const { startLocal } = await import('../../../functions/baremetal/index.js');
+  const { localRunner } = await import('../../../functions/baremetal/local-runner.js');
+  server = await startLocal(0, '127.0.0.1');
+  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const runner = localRunner();
+  idle = () => runner.idle();
+  bm = cli('baremetal', url, { OS_BAREMETAL_API_VERSION: 'latest' });
+});
+
+afterAll(async () => {
+  reportTimings('baremetal (ironicclient)', bm);
+  bm?.close();
+  await idle?.();
+  server?.closeAllConnections?.();
+  await new Promise((r) => server?.close(r));
+});
+
+async function get(path: string): Promise<any> {
+  const r = await fetch(url + path, { headers: { 'x-openstack-ironic-api-version': '1.78', 'x-auth-token': 'admin' } });
+  return { status: r.status, json: await r.json().catch(() => undefined) };
+}
+
+describe('baremetal CLI (python3-ironicclient)', () => {
+  const nodes: Record<string, string> = {};
+
+  it('is installed and negotiates the newest common version', async () => {
+    expect(installed('baremetal')).toBe(true);
+    const r = await bm.binary('node', 'list', '-f', 'json');
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout)).toEqual([]);
+  });
+
+  it('creates nodes and takes them to available with manage/provide --wait', async () => {
+    for (const [name, rc] of [['gold-1', 'baremetal'], ['plain-1', 'baremetal'], ['gpu-1', 'baremetal-gpu']] as const) {
+      const n = await bm.json('node', 'create', '--driver', 'fake-hardware', '--resource-class', rc, '--name', name, '--property', 'cpus=8');
+      expect(n).toMatchObject({ name, resource_class: rc, provision_state: 'enroll', driver: 'fake-hardware', properties: { cpus: 8 } });
+      nodes[name] = n.uuid;
+      // the client's --wait polls every 2 s: use it for the first node, then let the
+      // local state machine settle instead
+      const wait = name === 'gold-1' ? ['--wait', '60'] : [];
+      await bm.ok('node', 'manage', name, ...wait);
+      await idle();
+      await bm.ok('node', 'provide', name, ...wait);
+      await idle();
+      // as in Ironic, a node without a known power state is not allocatable
+      await bm.ok('node', 'power', 'off', name);
+      await idle();
+    }
+    const out = await bm.ok('node', 'add', 'trait', 'gold-1', 'CUSTOM_GOLD');
+    expect(out).toContain('CUSTOM_GOLD');
+    const list = await bm.json('node', 'list', '--provision-state', 'available', '--sort', 'name');
+    expect(list.map((n: any) => n.Name)).toEqual(['gold-1', 'gpu-1', 'plain-1']);
+    expect((await bm.json('node', 'list', '--resource-class', 'baremetal-gpu')).map((n: any) => n.UUID)).toEqual([nodes['gpu-1']]);
+    const shown = await bm.json('node', 'show', 'gold-1', '--fields', 'uuid', 'provision_state', 'traits');
+    expect(shown).toEqual({ uuid: nodes['gold-1'], provision_state: 'available', traits: ['CUSTOM_GOLD'] });
+  });
+
+  it('creates allocations with --wait and lists, shows, sets and unsets them', async () => {
+    const a1 = await bm.json('allocation', 'create', '--resource-class', 'baremetal', '--trait', 'CUSTOM_GOLD', '--name', 'alloc-gold', '--extra', 'team=blue', '--wait', '60');
+    expect(a1).toMatchObject({ name: 'alloc-gold', state: 'active', node_uuid: nodes['gold-1'], traits: ['CUSTOM_GOLD'], extra: { team: 'blue' } });
+    const a2 = await bm.json('allocation', 'create', '--resource-class', 'baremetal', '--candidate-node', 'plain-1', '--name', 'alloc-plain', '--wait', '60');
+    expect(a2).toMatchObject({ state: 'active', node_uuid: nodes['plain-1'], candidate_nodes: [nodes['plain-1']] });
+    // the node records its allocation and instance
+    const node = await get(`/v1/nodes/${nodes['gold-1']}`);
+    expect(node.json.allocation_uuid).toBe(a1.uuid);
+    expect(node.json.instance_uuid).toBe(a1.uuid);
+
+    // nothing left of the class: the state machine fails it and --wait reports the error
+    const none = await bm.run('allocation', 'create', '--resource-class', 'baremetal', '--name', 'alloc-none', '--wait', '60', '-f', 'json');
+    expect(none.code).not.toBe(0);
+    expect(none.stderr).toMatch(/failed|No available nodes/i);
+    await idle();
+    expect((await get('/v1/allocations/alloc-none')).json).toMatchObject({ state: 'error' });
+
+    const list = await bm.json('allocation', 'list', '--sort', 'name');
+    expect(list.map((a: any) => [a.Name, a.State])).toEqual([
+      ['alloc-gold', 'active'],
+      ['alloc-none', 'error'],
+      ['alloc-plain', 'active'],
+    ]);
+    expect((await bm.json('allocation', 'list', '--state', 'active', '--node', 'plain-1')).map((a: any) => a.Name)).toEqual(['alloc-plain']);
+    expect(await bm.json('allocation', 'show', 'alloc-gold', '--fields', 'uuid', 'node_uuid')).toEqual({ uuid: a1.uuid, node_uuid: nodes['gold-1'] });
+
+    // ironicclient sends --extra values JSON-decoded (42 is a number)
+    await bm.ok('allocation', 'set', 'alloc-gold', '--extra', 'ticket=42', '--name', 'alloc-gold-2');
+    expect((await get(`/v1/allocations/${a1.uuid}`)).json).toMatchObject({ name: 'alloc-gold-2', extra: { team: 'blue', ticket: 42 } });
+    await bm.ok('allocation', 'unset', 'alloc-gold-2', '--extra', 'team', '--name');
+    expect((await get(`/v1/allocations/${a1.uuid}`)).json).toMatchObject({ name: null, extra: { ticket: 42 } });
+  });
+
+  it('deletes allocations, which frees their nodes', async () => {
+    const a = (await get('/v1/allocations?node=gold-1')).json.allocations[0];
+    await bm.ok('allocation', 'delete', a.uuid, 'alloc-plain', 'alloc-none');
+    await idle();
+    expect((await get('/v1/allocations')).json.allocations).toEqual([]);
+    expect((await get(`/v1/nodes/${nodes['gold-1']}`)).json).toMatchObject({ allocation_uuid: null, instance_uuid: null });
+    // and the freed node can be allocated again
+    const again = await bm.json('allocation', 'create', '--resource-class', 'baremetal', '--trait', 'CUSTOM_GOLD', '--wait', '60');
+    expect(again).toMatchObject({ state: 'active', node_uuid: nodes['gold-1'] });
+  });
+});
