@@ -94,6 +94,8 @@ function validateNodeDict(name: string, d: Record<string, unknown>, schema: obje
 
 async function create(r: BmRequest) {
   const body = r.body();
+  // Ironic's schema validator skips None and its handler then fails (a 500): refuse it
+  if (body === null) throw Err.invalid("Schema error for node: None is not of type 'object'");
   validateNodeDict('node', body as Record<string, unknown>, NODE_JSON);
   const node = { ...(body as Record<string, unknown>) };
   let owned = false;

@@ -159,7 +159,7 @@ function checkErrorFormat(req: RawReq, res: RawRes, what: string): void {
   if (body.errors?.[0]?.status !== res.status) throw new Error(`not a Placement error document: ${what}`);
 }
 
-const settings = fuzzSettings(Number(process.env.FUZZ_PLACEMENT_RUNS) || 700);
+const settings = fuzzSettings(Number(process.env.FUZZ_PLACEMENT_RUNS) || 1500);
 const saved = process.env.PLACEMENT_POLICY_MODE;
 
 beforeAll(async () => {
