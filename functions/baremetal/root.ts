@@ -2,6 +2,8 @@
 import { httpLambda } from '../http/apigw.js';
 import { baremetalApp, jsonResponse, makeLink, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { MAX_VERSION, MIN_VERSION, V } from './framework/versions.js';
+// written by `npm run openapi` (schemas/openapi.ts), kept in sync by test/unit/openapi
+import openapi from '../../schemas/openapi/baremetal.json' with { type: 'json' };
 
 function versionObject(r: BmRequest) {
   return { id: 'v1', links: [makeLink(r, 'self', 'v1', '', true)], status: 'CURRENT', min_version: MIN_VERSION, version: MAX_VERSION };
@@ -32,5 +34,10 @@ async function v1(r: BmRequest) {
   return jsonResponse(200, doc);
 }
 
-export const routes: FamilyRoutes = { '/': { GET: root }, '/v1': { GET: v1 } };
+/** GET /openapi.json — Berth's own: this API's OpenAPI 3.1 document. */
+async function openapiDoc() {
+  return jsonResponse(200, openapi);
+}
+
+export const routes: FamilyRoutes = { '/': { GET: root }, '/openapi.json': { GET: openapiDoc }, '/v1': { GET: v1 } };
 export const handler = httpLambda(baremetalApp(routes), 'baremetal-root');

@@ -8,6 +8,8 @@ import type { RouteSpec } from '../http/router.js';
 
 export const BAREMETAL_ROUTES: readonly RouteSpec[] = [
   { path: '/', methods: ['GET'], family: 'root' },
+  // Berth's own: the OpenAPI document of this API (schemas/openapi.ts)
+  { path: '/openapi.json', methods: ['GET'], family: 'root' },
   { path: '/v1', methods: ['GET'], family: 'root' },
   { path: '/v1/nodes', methods: ['GET', 'POST'], family: 'nodes' },
   { path: '/v1/nodes/detail', methods: ['GET'], family: 'nodes' },

@@ -1,7 +1,9 @@
 /** GET / — the version document (no token needed). Also answers unmatched paths in AWS. */
 import { httpLambda } from '../http/apigw.js';
-import { cacheHeaders, jsonResponse, placementApp, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
+import { cacheHeaders, checkAccept, jsonResponse, placementApp, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
 import { MAX_VERSION, MIN_VERSION } from './framework/errors.js';
+// written by `npm run openapi` (schemas/openapi.ts), kept in sync by test/unit/openapi
+import openapi from '../../schemas/openapi/placement.json' with { type: 'json' };
 
 async function home(r: PlacementRequest) {
   const res = jsonResponse(200, {
@@ -18,5 +20,11 @@ async function home(r: PlacementRequest) {
   return cacheHeaders(r, res, undefined);
 }
 
-export const routes: FamilyRoutes = { '/': { GET: home } };
+/** GET /openapi.json — Berth's own: this API's OpenAPI 3.1 document (any token). */
+async function openapiDoc(r: PlacementRequest) {
+  checkAccept(r);
+  return jsonResponse(200, openapi);
+}
+
+export const routes: FamilyRoutes = { '/': { GET: home }, '/openapi.json': { GET: openapiDoc } };
 export const handler = httpLambda(placementApp(routes), 'placement-root');

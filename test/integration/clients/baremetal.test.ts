@@ -7,7 +7,9 @@
  * created with --wait (the client polls until the state machine has made them active or
  * failed). Every effect is checked through the API as well.
  */
+import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTable } from '../harness.js';
 import { cli, installed, reportTimings, type Cli } from './cli.js';
@@ -49,6 +51,12 @@ describe('baremetal CLI (python3-ironicclient)', () => {
     const r = await bm.binary('node', 'list', '-f', 'json');
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual([]);
+  });
+
+  it('serves its OpenAPI document at /openapi.json (the committed file)', async () => {
+    const r = await get('/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual(JSON.parse(readFileSync(join(process.cwd(), 'schemas/openapi/baremetal.json'), 'utf8')));
   });
 
   it('creates nodes and takes them to available with manage/provide --wait', async () => {

@@ -4,6 +4,8 @@
  * Berth's Placement handlers behind the local API Gateway adapter and DynamoDB Local.
  * Every command's effect is checked through the API as well.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPlacement, type Api } from '../harness.js';
 import { cli, installed, reportTimings, type Cli } from './cli.js';
@@ -38,6 +40,14 @@ describe('openstack CLI + osc-placement (newest microversion)', () => {
     const r = await osc.binary('--os-placement-api-version', VERSION, 'resource', 'provider', 'list', '-f', 'json');
     expect(r.stderr).toBe('');
     expect(JSON.parse(r.stdout)).toEqual([]);
+  });
+
+  it('serves its OpenAPI document at /openapi.json (the committed file; needs a token)', async () => {
+    const r = await api.req('GET', '/openapi.json');
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual(JSON.parse(readFileSync(join(process.cwd(), 'schemas/openapi/placement.json'), 'utf8')));
+    expect((await api.req('GET', '/openapi.json', { token: '' })).status).toBe(401);
+    expect((await api.req('POST', '/openapi.json')).headers.get('allow')).toBe('GET');
   });
 
   it('creates, lists, shows, renames and re-parents resource providers', async () => {

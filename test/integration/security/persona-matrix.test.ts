@@ -106,6 +106,8 @@ const name = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '').sli
 
 const ROUTES: Route[] = [
   { method: 'GET', path: '/', rule: '(none)', kind: 'none', ok: 200, call: async () => ({ method: 'GET', path: '/' }) },
+  // Berth's own OpenAPI document: any authenticated caller
+  { method: 'GET', path: '/openapi.json', rule: '(none)', kind: 'none', ok: 200, call: async () => ({ method: 'GET', path: '/openapi.json' }) },
   // resource classes
   { method: 'GET', path: '/resource_classes', rule: 'placement:resource_classes:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: '/resource_classes' }) },
   { method: 'POST', path: '/resource_classes', rule: 'placement:resource_classes:create', kind: 'admin_or_service', ok: 201, call: async () => ({ method: 'POST', path: '/resource_classes', body: { name: name('CUSTOM_PMC') } }) },
