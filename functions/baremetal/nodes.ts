@@ -42,7 +42,7 @@ const INVALID_SORT_KEYS = [
   'properties', 'driver_info', 'extra', 'instance_info', 'driver_internal_info', 'clean_step', 'deploy_step',
   'raid_config', 'target_raid_config', 'traits', 'network_data',
 ];
-const VALID_FAULTS = ['power failure', 'clean failure', 'rescue abort failure', 'service failure'];
+const VALID_FAULTS = ['power failure', 'clean failure', 'rescue abort failure'];
 /** CONF.api.project_admin_can_manage_own_nodes (default True) */
 const PROJECT_ADMIN_CAN_MANAGE_OWN_NODES = process.env.BAREMETAL_PROJECT_ADMIN_CAN_MANAGE_OWN_NODES !== 'false';
 
@@ -55,7 +55,7 @@ function checkInterfaces(driver: HardwareDriver, node: NodeRecord): NodeRecord {
     if (v === null || v === undefined) out[field] = driver.defaults[kind];
     else if (!driver.enabled[kind].includes(v)) {
       throw Err.invalid(
-        `Interface ${v} for ${kind} is not enabled for hardware type ${driver.name}. Enabled interfaces are: ${driver.enabled[kind].join(', ')}.`,
+        `Could not find the following interface in the 'ironic.hardware.interfaces.${kind}' entrypoint: ${v}. Valid interfaces are ${pyListOf([...driver.enabled[kind]])}.`,
       );
     }
   }
@@ -204,7 +204,7 @@ async function listNodes(r: BmRequest, detailEndpoint: boolean) {
   if (q.fault !== undefined) {
     notAcceptableBelow(r, q.fault, V.FAULT);
     if (!VALID_FAULTS.includes(q.fault)) {
-      throw Err.invalid(`Unrecognized fault "${q.fault}" is specified, allowed faults are ${pyListOf(VALID_FAULTS)}`);
+      throw Err.invalid(`Unrecognized fault "${q.fault}" is specified, allowed faults are (${VALID_FAULTS.map((f) => `'${f}'`).join(', ')})`);
     }
   }
   notAcceptableBelow(r, q.conductor_group, V.CONDUCTOR_GROUP);
@@ -417,15 +417,29 @@ async function applyNodeUpdate(
     n.maintenance_reason = null;
     n.fault = null;
   }
-  if (n.protected && !cur.protected && n.provision_state !== S.ACTIVE) {
-    throw Err.conflict('Protection can only be set in "active" state');
+  // _check_update_protected / _check_update_retired
+  if (n.protected !== cur.protected) {
+    if (!n.protected) n.protected_reason = null;
+    else if (n.provision_state !== S.ACTIVE && n.provision_state !== S.RESCUE) {
+      throw Err.conflict(
+        `Node ${cur.uuid} can only be made protected in provision states 'active' or 'rescue', the current state is '${n.provision_state}'`,
+      );
+    }
   }
-  if (!n.protected && n.protected_reason) {
-    if (cur.protected && !n.protected) n.protected_reason = null;
-    else throw Err.invalid('Cannot provide protected_reason without setting protected to True');
+  if (n.protected_reason !== cur.protected_reason && n.protected_reason && !n.protected) {
+    throw Err.invalid('The protected_reason field can only be set when protected is True');
   }
-  if (n.retired_reason && !n.retired && !cur.retired) throw Err.invalid('Cannot provide retired_reason without setting retired to True');
-  if (!n.retired && cur.retired) n.retired_reason = null;
+  if (n.retired !== cur.retired) {
+    if (!n.retired) n.retired_reason = null;
+    else if (n.provision_state === S.AVAILABLE) {
+      throw Err.conflict(
+        `Node ${cur.uuid} can not have 'retired' set in provision state 'available', the current state is '${n.provision_state}'`,
+      );
+    }
+  }
+  if (n.retired_reason !== cur.retired_reason && n.retired_reason && !n.retired) {
+    throw Err.invalid('The retired_reason field can only be set when retired is True');
+  }
   // interfaces and driver
   const updatingDriver = n.driver !== cur.driver;
   const driver = driverFor(n.driver);
