@@ -13,7 +13,8 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table.js';
-import { BerthFunction, ROOT, type TableAccess } from './function.js';
+import { BerthFunction, ROOT } from './function.js';
+import { PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
 import { existsSync } from 'node:fs';
@@ -46,12 +47,6 @@ export interface BerthStackProps extends StackProps {
   retainData?: boolean;
 }
 
-/** Which families only read the table. Everything else writes. */
-const READ_ONLY: Record<string, TableAccess> = {
-  root: 'none',
-  usages: 'read',
-  'allocation-candidates': 'read',
-};
 
 export class BerthStack extends Stack {
   readonly table: dynamodb.TableV2;
@@ -117,17 +112,19 @@ export class BerthStack extends Stack {
     this.configureStage(this.placementApi, accessLogs, props.throttle);
     const families = new Map<string, BerthFunction>();
     for (const family of PLACEMENT_FAMILIES.filter((f) => existsSync(join(ROOT, `functions/placement/${f}.ts`)))) {
-      families.set(
-        family,
-        new BerthFunction(this, `Placement-${family}`, {
-          entry: `functions/placement/${family}.ts`,
-          description: `Placement ${family}`,
-          table: this.table,
-          access: READ_ONLY[family] ?? 'readwrite',
-          environment: env,
-          memoryMb: family === 'allocation-candidates' ? 3008 : 1024,
-        }),
-      );
+      const fn = new BerthFunction(this, `Placement-${family}`, {
+        entry: `functions/placement/${family}.ts`,
+        description: `Placement ${family}`,
+        table: this.table,
+        access: 'none',
+        environment: env,
+        memoryMb: family === 'allocation-candidates' ? 3008 : 1024,
+      });
+      // least privilege: only the actions and key prefixes this family's code uses
+      const rules = PLACEMENT_ACCESS[family];
+      if (!rules) throw new Error(`no table access rules for Placement family ${family} (cdk/lib/permissions.ts)`);
+      grantTableAccess(fn.fn, this.table, rules);
+      families.set(family, fn);
     }
     for (const route of PLACEMENT_ROUTES) {
       const fn = families.get(route.family)?.fn;

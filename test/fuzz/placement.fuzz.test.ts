@@ -8,7 +8,10 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { startPlacement, type Api } from '../integration/harness.js';
+import { client, useTable, type Api } from '../integration/harness.js';
+import { calls, denied, serveRecorded } from '../integration/security/ddb-recorder.js';
+import { PLACEMENT_ACCESS } from '../../cdk/lib/permissions.js';
+import type { Server } from 'node:http';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as rc from '../../schemas/placement/resource-classes.js';
 import * as rps from '../../schemas/placement/resource-providers.js';
@@ -22,6 +25,7 @@ import { describeReq, fc, fuzzSettings, gatewayError, newStats, runFuzz, send, s
 import { encodeSegment, headerValue, nastyString, pathSegment, queryString, rawBody, type Pools } from './arbitraries.js';
 
 let api: Api;
+let server: Server;
 let table: string;
 let endpoint: string;
 const ids = { root: randomUUID(), child: randomUUID(), other: randomUUID(), consumer: randomUUID(), agg: randomUUID() };
@@ -163,7 +167,17 @@ const settings = fuzzSettings(Number(process.env.FUZZ_PLACEMENT_RUNS) || 1500);
 const saved = process.env.PLACEMENT_POLICY_MODE;
 
 beforeAll(async () => {
-  api = await startPlacement({ PLACEMENT_POLICY_MODE: 'default' });
+  // the real handlers behind the local gateway, every DynamoDB request recorded per family
+  await useTable({ PLACEMENT_POLICY_MODE: 'default' });
+  const { PLACEMENT_DEFAULT_FAMILY } = await import('../../functions/placement/routes.js');
+  const { PLACEMENT_FAMILY_MODULES } = await import('../../functions/placement/index.js');
+  const handlers = Object.fromEntries(Object.entries(PLACEMENT_FAMILY_MODULES).map(([k, m]) => [k, m.handler]));
+  const s = await serveRecorded('placement', PLACEMENT_ROUTES, handlers as never, PLACEMENT_DEFAULT_FAMILY);
+  server = s.server;
+  api = client(s.url, async () => {
+    server.closeAllConnections?.();
+    await new Promise((r) => server.close(r));
+  });
   table = process.env.TABLE_NAME!;
   endpoint = process.env.DDB_ENDPOINT!;
   const ok = async (m: string, p: string, body?: unknown, version?: string) => {
@@ -227,4 +241,9 @@ it('lone surrogates in stored strings are a 4xx, never a 500, and nothing is sto
 it('encodeSegment encodes lone surrogates as WTF-8 (the helper the cases rely on)', () => {
   expect(encodeSegment('\ud800')).toBe('%ED%A0%80');
   expect(encodeSegment('é')).toBe('%C3%A9');
+});
+
+it('every DynamoDB request the fuzzed handlers made is allowed by their family’s IAM rules', () => {
+  expect(calls.length).toBeGreaterThan(100);
+  expect(denied(calls, PLACEMENT_ACCESS)).toEqual([]);
 });

@@ -1,0 +1,135 @@
+/**
+ * Least-privilege DynamoDB access per function, beyond read vs read-write: each grant
+ * is a list of rules "these actions, on items whose partition key matches these
+ * patterns" (IAM condition `ForAllValues:StringLike dynamodb:LeadingKeys`), on the
+ * table or on one named index. Key prefixes are those of functions/store/keys.ts and
+ * functions/store/baremetal-keys.ts (docs/design.md lists the items).
+ *
+ * TransactWriteItems is authorised per item as PutItem / UpdateItem / DeleteItem /
+ * ConditionCheckItem, BatchGetItem per key, so the same rules cover transactions.
+ * On an index statement the condition names the index's partition key; were
+ * DynamoDB not to evaluate it there, `ForAllValues` over an absent key is true, so the
+ * statement degrades to "Query this index only", never to more.
+ *
+ * test/integration/security/iam-usage.test.ts records every DynamoDB request the real
+ * handlers make (per family) and checks it against these rules; test/unit/cdk/
+ * permissions.test.ts checks the synthesised policies say exactly this.
+ */
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type { IGrantable } from 'aws-cdk-lib/aws-iam';
+
+export type DdbAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem'
+  | 'dynamodb:ConditionCheckItem';
+
+export interface AccessRule {
+  actions: DdbAction[];
+  /** partition-key patterns (IAM StringLike: `*` is any suffix) */
+  keys: string[];
+  /** on this index (Query only) instead of the table */
+  index?: 'gsi1' | 'gsi2';
+}
+
+const GET: DdbAction = 'dynamodb:GetItem';
+const BATCH_GET: DdbAction = 'dynamodb:BatchGetItem';
+const QUERY: DdbAction = 'dynamodb:Query';
+const PUT: DdbAction = 'dynamodb:PutItem';
+const UPDATE: DdbAction = 'dynamodb:UpdateItem';
+const DELETE: DdbAction = 'dynamodb:DeleteItem';
+const CHECK: DdbAction = 'dynamodb:ConditionCheckItem';
+
+// ---- building blocks (one per store concern)
+
+/** the provider snapshot: cold load through gsi1, change log since, re-read of changed providers */
+const SNAPSHOT: AccessRule[] = [
+  { index: 'gsi1', actions: [QUERY], keys: ['RPS#*'] },
+  { actions: [QUERY], keys: ['LOG#*'] },
+  { actions: [BATCH_GET], keys: ['RP#*'] },
+];
+/** catalog look-ups of custom classes and traits (is this name defined?) */
+const CATALOG: AccessRule[] = [{ actions: [BATCH_GET], keys: ['RCS', 'TRAITS'] }];
+/** provider writes (provider-writes.ts): read, conditional update, refs on custom items, change log */
+const PROVIDER_WRITE: AccessRule[] = [
+  { actions: [GET, UPDATE], keys: ['RP#*'] },
+  { actions: [UPDATE], keys: ['RCS', 'TRAITS'] },
+  { actions: [PUT], keys: ['LOG#*'] },
+];
+/** claims (allocations.ts, consumers.ts, usage.ts): reads, then one transaction */
+const CLAIM: AccessRule[] = [
+  { actions: [GET, BATCH_GET], keys: ['CONS#*', 'RP#*', 'META'] },
+  { actions: [QUERY], keys: ['RP#*'] },
+  { index: 'gsi1', actions: [QUERY], keys: ['CONSALLOC#*'] },
+  { actions: [BATCH_GET], keys: ['RCS'] },
+  { actions: [UPDATE, PUT, DELETE], keys: ['RP#*'] },
+  { actions: [PUT, DELETE, CHECK], keys: ['CONS#*'] },
+  { actions: [UPDATE], keys: ['USAGE#*'] },
+  { actions: [PUT], keys: ['LOG#*'] },
+];
+
+/** Placement families (functions/placement/<family>.ts) */
+export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
+  root: [],
+  'resource-classes': [{ actions: [GET, QUERY, PUT, DELETE], keys: ['RCS'] }],
+  'resource-providers': [
+    ...SNAPSHOT,
+    { actions: [GET, QUERY], keys: ['RP#*'] },
+    { actions: [PUT, UPDATE, DELETE], keys: ['RP#*'] },
+    { actions: [PUT, DELETE, CHECK], keys: ['RPNAME#*'] },
+    { actions: [UPDATE], keys: ['RCS', 'TRAITS'] },
+    { actions: [PUT], keys: ['LOG#*'] },
+  ],
+  inventories: [...PROVIDER_WRITE, ...CATALOG],
+  aggregates: [{ actions: [GET, UPDATE], keys: ['RP#*'] }, { actions: [PUT], keys: ['LOG#*'] }],
+  traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS'] }],
+  allocations: CLAIM,
+  reshaper: [...CLAIM, ...PROVIDER_WRITE],
+  usages: [
+    { actions: [GET], keys: ['RP#*'] },
+    { actions: [QUERY], keys: ['USAGE#*'] },
+  ],
+  'allocation-candidates': [...SNAPSHOT, ...CATALOG],
+};
+
+/** Merge rules with the same index and key set (fewer, clearer statements). */
+export function normalise(rules: AccessRule[]): AccessRule[] {
+  const by = new Map<string, AccessRule>();
+  for (const r of rules) {
+    const keys = [...new Set(r.keys)].sort();
+    const id = `${r.index ?? ''}|${keys.join(',')}`;
+    const cur = by.get(id);
+    if (cur) cur.actions = [...new Set([...cur.actions, ...r.actions])].sort() as DdbAction[];
+    else by.set(id, { actions: [...new Set(r.actions)].sort() as DdbAction[], keys, ...(r.index ? { index: r.index } : {}) });
+  }
+  return [...by.values()];
+}
+
+/** Does a rule list allow this request item? (what IAM decides for one item) */
+export function allows(rules: AccessRule[], action: string, pk: string | undefined, index?: string): boolean {
+  return rules.some(
+    (r) =>
+      (r.index ?? undefined) === (index ?? undefined) &&
+      r.actions.includes(action as DdbAction) &&
+      pk !== undefined &&
+      r.keys.some((k) => (k.endsWith('*') ? pk.startsWith(k.slice(0, -1)) : pk === k)),
+  );
+}
+
+/** Attach the rules to a function's role: one statement per (index, key set). */
+export function grantTableAccess(grantee: IGrantable, table: dynamodb.ITableV2, rules: AccessRule[]): void {
+  for (const r of normalise(rules)) {
+    const resource = r.index ? `${table.tableArn}/index/${r.index}` : table.tableArn;
+    grantee.grantPrincipal.addToPrincipalPolicy(
+      new iam.PolicyStatement({
+        actions: r.actions,
+        resources: [resource],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': r.keys } },
+      }),
+    );
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The IAM grants of cdk/lib/permissions.ts against what the code really does: every
+ * DynamoDB request the Placement handlers make while serving every route (recorded
+ * per family, per item, as IAM authorises it) must be allowed by that family's rules.
+ * A handler that starts touching a new key prefix, action or index fails here before
+ * it would fail with AccessDenied in AWS.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Server } from 'node:http';
+import { client, useTable, type Api } from '../harness.js';
+import { calls, denied, serveRecorded } from './ddb-recorder.js';
+import { placementWorkflow } from './placement-workflow.js';
+import { PLACEMENT_ACCESS, allows } from '../../../cdk/lib/permissions.js';
+
+let api: Api;
+let server: Server;
+beforeAll(async () => {
+  await useTable();
+  const { PLACEMENT_ROUTES, PLACEMENT_DEFAULT_FAMILY } = await import('../../../functions/placement/routes.js');
+  const { PLACEMENT_FAMILY_MODULES } = await import('../../../functions/placement/index.js');
+  const handlers = Object.fromEntries(Object.entries(PLACEMENT_FAMILY_MODULES).map(([k, m]) => [k, m.handler]));
+  const s = await serveRecorded('placement', PLACEMENT_ROUTES, handlers as never, PLACEMENT_DEFAULT_FAMILY);
+  server = s.server;
+  api = client(s.url, async () => undefined);
+});
+afterAll(async () => {
+  server.closeAllConnections?.();
+  await new Promise((r) => server.close(r));
+});
+
+it('every DynamoDB request of every Placement family is allowed by its IAM rules', async () => {
+  const n = await placementWorkflow(api);
+  expect(n).toBeGreaterThan(50);
+  const families = new Set(calls.map((c) => c.family));
+  // the workflow reaches every family that touches the table
+  for (const f of Object.keys(PLACEMENT_ACCESS).filter((f) => PLACEMENT_ACCESS[f]!.length)) expect(families, f).toContain(f);
+  expect(denied(calls, PLACEMENT_ACCESS)).toEqual([]);
+});
+
+it('the rules are not vacuous: requests outside a family’s grant are refused', () => {
+  const t = PLACEMENT_ACCESS;
+  expect(allows(t['allocation-candidates']!, 'dynamodb:PutItem', 'RP#x')).toBe(false);
+  expect(allows(t['allocation-candidates']!, 'dynamodb:UpdateItem', 'RP#x')).toBe(false);
+  expect(allows(t.traits!, 'dynamodb:GetItem', 'CONS#x')).toBe(false);
+  expect(allows(t.traits!, 'dynamodb:BatchGetItem', 'CONS#x')).toBe(false);
+  expect(allows(t.usages!, 'dynamodb:Query', 'RP#x')).toBe(false);
+  expect(allows(t['resource-classes']!, 'dynamodb:GetItem', 'RP#x')).toBe(false);
+  expect(allows(t.aggregates!, 'dynamodb:Query', 'RPS#1', 'gsi1')).toBe(false);
+  expect(allows(t.root!, 'dynamodb:GetItem', 'RP#x')).toBe(false);
+});

@@ -1,0 +1,118 @@
+/**
+ * Least privilege per function, read from the synthesised template: every Placement
+ * family's role holds exactly its rules from cdk/lib/permissions.ts (actions, key
+ * prefixes as dynamodb:LeadingKeys conditions, index only where used), and the
+ * properties that matter hold in the template itself: the candidates function cannot
+ * write, the traits function cannot touch consumer items, nothing reaches an index it
+ * does not query.
+ */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BerthStack } from '../../../cdk/lib/berth-stack.js';
+import { PLACEMENT_ACCESS, normalise } from '../../../cdk/lib/permissions.js';
+
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+  Condition?: Record<string, Record<string, string[]>>;
+  Effect: string;
+}
+
+let template: Template;
+let stack: BerthStack;
+const WRITES = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:BatchWriteItem', 'dynamodb:ConditionCheckItem'];
+
+beforeAll(() => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  stack = new BerthStack(app, 'Perm', { identity: { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] } });
+  template = Template.fromStack(stack);
+}, 120_000);
+
+/** The DynamoDB statements of the role of the function with this description. */
+function dynamoStatements(description: string): Statement[] {
+  const fns = template.findResources('AWS::Lambda::Function', { Properties: { Description: description } });
+  const [fn] = Object.values(fns) as any[];
+  if (!fn) throw new Error(`no function ${description}`);
+  const role = fn.Properties.Role['Fn::GetAtt'][0] as string;
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p: any) => p.Properties.Roles.some((r: any) => r.Ref === role)) as any[];
+  return policies
+    .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[])
+    .filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+}
+const actions = (s: Statement) => [s.Action].flat();
+const keys = (s: Statement) => s.Condition?.['ForAllValues:StringLike']?.['dynamodb:LeadingKeys'] ?? [];
+const indexOf = (s: Statement) => {
+  const text = JSON.stringify(s.Resource);
+  const m = /\/index\/([^"\\]+)/.exec(text);
+  return m ? m[1] : undefined;
+};
+const matches = (pattern: string, pk: string) => (pattern.endsWith('*') ? pk.startsWith(pattern.slice(0, -1)) : pk === pattern);
+
+describe('Placement functions: least-privilege table access', () => {
+  for (const [family, rules] of Object.entries(PLACEMENT_ACCESS)) {
+    it(`${family}: exactly its rules, each bound to its key prefixes`, () => {
+      const got = dynamoStatements(`Placement ${family}`);
+      const want = normalise(rules);
+      expect(got.length).toBe(want.length);
+      for (const s of got) {
+        expect(s.Effect).toBe('Allow');
+        // every DynamoDB statement is conditioned on the partition key: no table-wide grant
+        expect(keys(s).length, JSON.stringify(s)).toBeGreaterThan(0);
+        expect(JSON.stringify(s.Resource)).not.toContain('*');
+        const w = want.find((r) => (r.index ?? undefined) === indexOf(s) && JSON.stringify(r.keys) === JSON.stringify([...keys(s)].sort()));
+        expect(w, `unexpected statement ${JSON.stringify(s)}`).toBeDefined();
+        expect([...actions(s)].sort()).toEqual(w!.actions);
+      }
+    });
+  }
+
+  it('the allocation-candidates function cannot write anything', () => {
+    const st = dynamoStatements('Placement allocation-candidates');
+    expect(st.length).toBeGreaterThan(0);
+    for (const s of st) for (const a of actions(s)) expect(WRITES).not.toContain(a);
+  });
+
+  it('the usages function only reads providers and usage aggregates', () => {
+    for (const s of dynamoStatements('Placement usages')) {
+      for (const a of actions(s)) expect(WRITES).not.toContain(a);
+      for (const k of keys(s)) expect(['RP#*', 'USAGE#*']).toContain(k);
+    }
+  });
+
+  it('the traits function cannot touch consumer, usage or name items', () => {
+    for (const s of dynamoStatements('Placement traits')) {
+      for (const pk of ['CONS#c', 'USAGE#p', 'RPNAME#n', 'META', 'CONSALLOC#c']) {
+        expect(keys(s).some((k) => matches(k, pk)), `${pk} in ${JSON.stringify(s)}`).toBe(false);
+      }
+    }
+  });
+
+  it('only claims write consumers and usages; only resource providers write provider names', () => {
+    for (const family of Object.keys(PLACEMENT_ACCESS)) {
+      const writers = dynamoStatements(`Placement ${family}`).filter((s) => actions(s).some((a) => WRITES.includes(a)));
+      const touches = (pk: string) => writers.some((s) => keys(s).some((k) => matches(k, pk)));
+      expect(touches('CONS#c'), family).toBe(family === 'allocations' || family === 'reshaper');
+      expect(touches('USAGE#p'), family).toBe(family === 'allocations' || family === 'reshaper');
+      expect(touches('RPNAME#n'), family).toBe(family === 'resource-providers');
+    }
+  });
+
+  it('indexes are granted only to the functions that query them, Query only', () => {
+    const indexed = new Set<string>();
+    for (const family of Object.keys(PLACEMENT_ACCESS)) {
+      for (const s of dynamoStatements(`Placement ${family}`)) {
+        const idx = indexOf(s);
+        if (!idx) continue;
+        indexed.add(family);
+        expect(actions(s)).toEqual(['dynamodb:Query']);
+        expect(idx).toBe('gsi1');
+      }
+    }
+    expect([...indexed].sort()).toEqual(['allocation-candidates', 'allocations', 'reshaper', 'resource-providers', 'traits']);
+  });
+
+  it('the root function has no table access at all', () => {
+    expect(dynamoStatements('Placement root')).toEqual([]);
+  });
+});
