@@ -7,16 +7,17 @@
  * work left is what the legacy index still holds. --force runs a pass even when the
  * legacy flag says no import is pending.
  */
+import { fileURLToPath } from 'node:url';
 import { migrateIncompleteConsumers } from '../functions/maintenance/consumers.js';
 
-function arg(name: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return undefined;
-  const v = process.argv[i + 1];
-  return v === undefined || v.startsWith('--') ? 'true' : v;
-}
-
-async function main() {
+/** Also `berth migrate-consumers` (scripts/berth.ts); returns the exit code. */
+export async function migrateConsumersCommand(argv: string[]): Promise<number> {
+  const arg = (name: string): string | undefined => {
+    const i = argv.indexOf(`--${name}`);
+    if (i < 0) return undefined;
+    const v = argv[i + 1];
+    return v === undefined || v.startsWith('--') ? 'true' : v;
+  };
   const batchSize = Number(arg('batch-size') ?? 100);
   const force = arg('force') === 'true';
   const t0 = Date.now();
@@ -34,10 +35,15 @@ async function main() {
     `[migrate-consumers] ${r.done ? 'done' : 'stopped before the end (run again)'}: ${r.created} consumer records created in ${r.batches} batch(es), ${((Date.now() - t0) / 1000).toFixed(1)} s; ${r.progress.created} in all runs${r.progress.completedAt ? `, completed ${r.progress.completedAt}` : ''}`,
   );
   if (r.conflicts) out(`[migrate-consumers] ${r.conflicts} consumer(s) have legacy rows next to a consumer record: left alone, inspect them`);
-  process.exitCode = r.done ? 0 : 2;
+  return r.done ? 0 : 2;
 }
 
-main().catch((e) => {
-  process.stderr.write(`[migrate-consumers] failed: ${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  migrateConsumersCommand(process.argv.slice(2)).then(
+    (code) => (process.exitCode = code),
+    (e) => {
+      process.stderr.write(`[migrate-consumers] failed: ${(e as Error).stack ?? e}\n`);
+      process.exit(1);
+    },
+  );
+}
