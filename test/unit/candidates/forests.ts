@@ -137,51 +137,73 @@ export const forestArb = fc
     return specs;
   });
 
-const resourcesArb = fc
-  .subarray(RCS, { minLength: 1, maxLength: 2 })
-  .chain((rcs) => fc.tuple(...rcs.map((rc) => fc.constantFrom(1, 1, 2, 3).map((n) => [rc, n] as [string, number]))));
+/** the names and amounts random requests draw from */
+export interface Vocabulary {
+  rcs: string[];
+  traits: string[];
+  aggs: string[];
+  amounts: number[];
+}
 
-const traitsArb = fc.record({
-  required: fc.array(fc.subarray(TRAITS, { minLength: 1, maxLength: 2 }), { maxLength: 1 }),
-  forbidden: fc.subarray(TRAITS, { maxLength: 1 }),
-});
-const aggsArb = fc.record({
-  memberOf: fc.array(fc.subarray(AGGS, { minLength: 1, maxLength: 2 }), { maxLength: 1 }),
-  forbidden: fc.subarray(AGGS, { maxLength: 1 }),
-});
+export const DEFAULT_VOCABULARY: Vocabulary = { rcs: RCS, traits: TRAITS, aggs: AGGS, amounts: [1, 1, 2, 3] };
+
+const resourcesArb = (v: Vocabulary) =>
+  fc
+    .subarray(v.rcs, { minLength: 1, maxLength: Math.min(2, v.rcs.length) })
+    .chain((rcs) => fc.tuple(...rcs.map((rc) => fc.constantFrom(...v.amounts).map((n) => [rc, n] as [string, number]))));
+
+const traitsArb = (v: Vocabulary) =>
+  fc.record({
+    required: fc.array(fc.subarray(v.traits, { minLength: 1, maxLength: Math.min(2, v.traits.length) }), { maxLength: 1 }),
+    forbidden: fc.subarray(v.traits, { maxLength: Math.min(1, v.traits.length) }),
+  });
+const aggsArb = (v: Vocabulary) =>
+  fc.record({
+    memberOf: fc.array(fc.subarray(v.aggs, { minLength: 1, maxLength: Math.min(2, v.aggs.length) }), { maxLength: 1 }),
+    forbidden: fc.subarray(v.aggs, { maxLength: Math.min(1, v.aggs.length) }),
+  });
 
 /** `arb` one time in `1 + none`, null otherwise */
 const sometimes = <T>(arb: fc.Arbitrary<T>, none: number) =>
   fc.oneof({ arbitrary: fc.constant(null), weight: none }, { arbitrary: arb, weight: 1 });
 
-const groupArb = (suffix: string, resourceless: boolean) =>
+const groupArb = (v: Vocabulary, suffix: string, resourceless: boolean) =>
   fc
     .record({
-      resources: resourceless ? fc.constant([] as Array<[string, number]>) : resourcesArb,
+      resources: resourceless ? fc.constant([] as Array<[string, number]>) : resourcesArb(v),
       // a resourceless group must filter on something (or it matches nothing)
-      traits: resourceless ? traitsArb.map((t) => ({ ...t, required: t.required.length ? t.required : [['CUSTOM_FOO']] })) : sometimes(traitsArb, 2),
-      aggs: sometimes(aggsArb, 2),
+      traits: !v.traits.length
+        ? fc.constant(null)
+        : resourceless
+          ? traitsArb(v).map((t) => ({ ...t, required: t.required.length ? t.required : [[v.traits[0]!]] }))
+          : sometimes(traitsArb(v), 2),
+      aggs: v.aggs.length ? sometimes(aggsArb(v), 2) : fc.constant(null),
       inTree: sometimes(fc.nat(), 5),
     })
     .map((g) => ({ suffix, ...g }));
 
 /** a request over the forest: maybe the unnumbered group, 0-3 granular groups (1.36 features included) */
-export const requestArb = (specs: ProviderSpec[]) =>
+export const requestArb = (specs: ProviderSpec[], v: Vocabulary = DEFAULT_VOCABULARY) =>
   fc
     .record({
       unnumbered: fc.boolean(),
       granular: fc.array(fc.boolean(), { maxLength: 3 }),
       isolate: fc.boolean(),
       subtree: fc.boolean(),
-      rootRequired: sometimes(fc.record({ required: fc.subarray(TRAITS, { maxLength: 1 }), forbidden: fc.subarray(TRAITS, { maxLength: 1 }) }), 4),
+      subtreeAll: fc.boolean(),
+      rootRequired: sometimes(
+        fc.record({ required: fc.subarray(v.traits, { maxLength: Math.min(1, v.traits.length) }), forbidden: fc.subarray(v.traits, { maxLength: Math.min(1, v.traits.length) }) }),
+        4,
+      ),
       nestedAware: fc.boolean(),
     })
     .chain((shape) => {
       const suffixes = shape.granular.map((_, i) => `_${i}`);
       // resourceless granular groups are only legal in same_subtree (1.36)
+      const resourceless = suffixes.map((_, i) => shape.subtree && shape.granular[i]! && i > 0);
       const arbs = [
-        ...(shape.unnumbered || !suffixes.length ? [groupArb('', false)] : []),
-        ...suffixes.map((s, i) => groupArb(s, shape.subtree && shape.granular[i]! && i > 0)),
+        ...(shape.unnumbered || !suffixes.length ? [groupArb(v, '', false)] : []),
+        ...suffixes.map((s, i) => groupArb(v, s, resourceless[i]!)),
       ];
       return fc.tuple(...arbs).map((gs) => {
         const groups: RequestGroup[] = gs.map((g) =>
@@ -194,11 +216,12 @@ export const requestArb = (specs: ProviderSpec[]) =>
             inTree: g.inTree !== null ? uuidOf(specs[g.inTree % specs.length]!.name) : undefined,
           }),
         );
-        const granularSuffixes = groups.filter((g) => g.useSameProvider).map((g) => g.suffix);
+        // same_subtree: every resourceless group, plus all or the first of the others
+        const named = suffixes.filter((_, i) => resourceless[i] || shape.subtreeAll || i === 0);
         const rr = shape.rootRequired;
         return request(groups, {
           groupPolicy: shape.isolate ? 'isolate' : 'none',
-          sameSubtrees: shape.subtree && granularSuffixes.length ? [granularSuffixes] : [],
+          sameSubtrees: shape.subtree && named.length ? [named] : [],
           rootRequired: rr && (rr.required.length || rr.forbidden.length) ? { required: rr.required, forbidden: rr.forbidden.filter((t) => !rr.required.includes(t)) } : undefined,
           nestedAware: shape.nestedAware,
         });
