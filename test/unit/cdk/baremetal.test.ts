@@ -41,7 +41,7 @@ function roleStatements(fnId: string): Array<{ Action: string | string[]; Resour
     .filter((r) => r.Type === 'AWS::IAM::Policy' && r.Properties.Roles.some((x: any) => x.Ref === roleId))
     .flatMap((r) => r.Properties.PolicyDocument.Statement);
 }
-const actionsOf = (fnId: string) => roleStatements(fnId).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action]));
+const actionsOf = (fnId: string) => [...new Set(roleStatements(fnId).flatMap((s) => (Array.isArray(s.Action) ? s.Action : [s.Action])))];
 
 describe('the bare-metal construct', () => {
   it('deploys both state machines from their ASL files, with step Lambdas substituted', () => {
