@@ -47,8 +47,7 @@ const q = JSON.stringify;
  * every request copies it instead of walking its rope again (the flatstr trick).
  */
 function flatten(s: string): void {
-  // eslint-disable-next-line @typescript-eslint/no-unused-expressions
-  (s as unknown as number) | 0;
+  void ((s as unknown as number) | 0);
 }
 
 function shapeKey(shape: Shape, requested: ReadonlySet<string>): string {
