@@ -17,6 +17,7 @@ import { BerthFunction, ROOT } from './function.js';
 import { PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
+import { Dashboard } from './dashboard.js';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -148,6 +149,7 @@ export class BerthStack extends Stack {
 
     const baremetal = new BaremetalApi(this, 'Baremetal', { table: this.table, authorizer, environment: identity.claimMapping ? { JWT_CLAIM_MAPPING: identity.claimMapping } : {}, configureStage: (api, lg) => this.configureStage(api, lg, props.throttle) });
     new CfnOutput(this, 'BaremetalUrl', { value: baremetal.url });
+    new Dashboard(this, 'Dashboard', { placementApi: this.placementApi, baremetalApi: baremetal.api, auth: identity.mode === 'jwt' ? 'bearer' : 'token' });
     new CfnOutput(this, 'PlacementUrl', { value: this.placementApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
   }

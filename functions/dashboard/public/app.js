@@ -20,7 +20,10 @@ const stat = (label, value) => el('div', { class: 'stat' }, el('b', {}, value), 
 const short = (u) => (u ? String(u).slice(0, 8) : '');
 
 async function api(base, path, headers = {}) {
-  const r = await fetch(`${base}${path}`, { headers: { accept: 'application/json', 'x-auth-token': $('token').value || config.token, ...headers } });
+  const token = $('token').value || config.token;
+  // config.json of a deployment with the JWT authorizer says auth: "bearer"
+  const auth = config.auth === 'bearer' ? { authorization: `Bearer ${token}` } : { 'x-auth-token': token };
+  const r = await fetch(`${base}${path}`, { headers: { accept: 'application/json', ...auth, ...headers } });
   if (!r.ok) throw new Error(`${path}: HTTP ${r.status}`);
   return r.json();
 }
