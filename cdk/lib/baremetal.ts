@@ -28,6 +28,7 @@ import { MACHINES, STEPS } from '../../functions/baremetal/machines.js';
 import type { Machine } from '../../functions/baremetal/executor.js';
 import { BerthFunction, ROOT } from './function.js';
 import { acknowledgePublicRoute } from './nag.js';
+import { baremetalRules, grantTableAccess } from './permissions.js';
 
 const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
@@ -182,25 +183,26 @@ export class BaremetalApi extends Construct {
   }
 
   /**
-   * Let the scheduled maintenance function resume orphaned allocations
-   * (functions/maintenance/orphans.ts): read allocations, take them over, and
-   * describe/start executions of the allocation state machine.
+   * Let the scheduled maintenance function resume orphaned allocations and stale node
+   * actions (functions/maintenance/orphans.ts): read allocations and nodes, take them
+   * over, and describe/start executions of both state machines.
    */
   grantOrphanRecovery(fn: lambda.Function): void {
-    const sm = this.machines.get('allocation')!;
-    fn.addEnvironment(ARN_ENV.allocation, sm.stateMachineArn);
-    this.grantTable(fn, ['dynamodb:Query', 'dynamodb:UpdateItem']);
-    sm.grantStartExecution(fn);
-    const executions = Arn.format(
-      { service: 'states', resource: 'execution', resourceName: `${sm.stateMachineName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME },
-      Stack.of(this),
-    );
-    fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
+    this.grantTable(fn, ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']);
+    for (const [machine, sm] of this.machines) {
+      fn.addEnvironment(ARN_ENV[machine], sm.stateMachineArn);
+      sm.grantStartExecution(fn);
+      const executions = Arn.format(
+        { service: 'states', resource: 'execution', resourceName: `${sm.stateMachineName}:*`, arnFormat: ArnFormat.COLON_RESOURCE_NAME },
+        Stack.of(this),
+      );
+      fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
+    }
   }
 
   private grantTable(fn: lambda.IFunction, actions: string[]): void {
-    if (!actions.length) return;
-    this.props.table.grant(fn, ...actions);
+    // bound to bare-metal items and gsi2 (dynamodb:LeadingKeys; cdk/lib/permissions.ts)
+    grantTableAccess(fn, this.props.table, baremetalRules(actions));
   }
 
   /** lambda:InvokeFunction on "<arn>:*" covers the function's versions only */

@@ -96,6 +96,23 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
   'allocation-candidates': [...SNAPSHOT, ...CATALOG],
 };
 
+/**
+ * Bare-metal items (functions/store/baremetal-keys.ts) and their gsi2 partitions. The
+ * bare-metal construct (cdk/lib/baremetal.ts) decides the actions per family and step;
+ * these bind them to bare-metal items, so no bare-metal function can read or write a
+ * Placement item (and no Placement function a bare-metal one: none lists these keys).
+ */
+export const BAREMETAL_ITEM_KEYS = ['BMN#*', 'BMNNAME#*', 'BMNINST#*', 'BMA#*', 'BMANAME#*'];
+export const BAREMETAL_INDEX_KEYS = ['BMNS#*', 'BMAS#*'];
+
+/** A bare-metal function's actions as rules: on bare-metal items, and Query on gsi2 when it queries. */
+export function baremetalRules(actions: string[]): AccessRule[] {
+  if (!actions.length) return [];
+  const rules: AccessRule[] = [{ actions: actions as DdbAction[], keys: BAREMETAL_ITEM_KEYS }];
+  if (actions.includes(QUERY)) rules.push({ index: 'gsi2', actions: [QUERY], keys: BAREMETAL_INDEX_KEYS });
+  return rules;
+}
+
 /** Merge rules with the same index and key set (fewer, clearer statements). */
 export function normalise(rules: AccessRule[]): AccessRule[] {
   const by = new Map<string, AccessRule>();

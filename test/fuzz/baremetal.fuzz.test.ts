@@ -8,12 +8,14 @@
  * (asynchronous executions started by accepted requests are let finish first) and
  * answers in Ironic's error format.
  */
-import { afterAll, beforeAll, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { availableNode, startBaremetal, type BmApi } from '../integration/baremetal/harness.js';
 import { NODE_JSON, NODE_PATCH_FIELDS } from '../../schemas/baremetal/nodes.js';
 import { ALLOCATION_JSON } from '../../schemas/baremetal/allocations.js';
 import { BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
+import { calls, denied, installRecorder } from '../integration/security/ddb-recorder.js';
+import { baremetalRules } from '../../cdk/lib/permissions.js';
 import { describeReq, fc, fuzzSettings, gatewayError, newStats, runFuzz, send, stateDiff, tableState, type RawReq, type RawRes } from './harness.js';
 import { anyJson, bodyDoc, headerValue, nastyString, pathSegment, queryString, rawBody, renderJson, type Pools } from './arbitraries.js';
 
@@ -148,6 +150,7 @@ const settings = fuzzSettings(Number(process.env.FUZZ_BAREMETAL_RUNS) || 1000);
 
 beforeAll(async () => {
   api = await startBaremetal();
+  await installRecorder(); // every DynamoDB request, checked against the bare-metal IAM rules below
   table = process.env.TABLE_NAME!;
   endpoint = process.env.DDB_ENDPOINT!;
   for (let i = 0; i < 3; i++) ids.nodes.push((await availableNode(api, { name: ids.names[i], resource_class: 'fuzz-rc' }, { traits: ['CUSTOM_FUZZ'] })).uuid);
@@ -200,4 +203,11 @@ it('lone surrogates and deep nesting in a body are a 400, and nothing is stored'
   }
   const ok = await api.req('POST', '/v1/nodes', { body: { driver: 'fake-hardware', name: `fuzz-${randomUUID()}`, extra: { emoji: '😀' } } });
   if (ok.status !== 201) throw new Error(ok.text);
+});
+
+it('every DynamoDB request of the bare-metal functions stays on bare-metal items (their IAM rules)', () => {
+  expect(calls.length).toBeGreaterThan(100);
+  // families and steps run in one process here: check against the union of their actions
+  const all = baremetalRules(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem']);
+  expect(denied(calls, { '(outside a request)': all })).toEqual([]);
 });

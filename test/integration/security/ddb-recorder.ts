@@ -21,7 +21,7 @@ export interface DdbCall {
 
 const current = new AsyncLocalStorage<string>();
 export const calls: DdbCall[] = [];
-let installed = false;
+const installed = new WeakSet<object>();
 
 type AV = Record<string, { S?: string }>;
 const pkOf = (item: AV | undefined) => item?.pk?.S;
@@ -71,12 +71,13 @@ function record(family: string, command: string, input: any): void {
   }
 }
 
-/** Install the recorder on the store's DynamoDB client (once per process). */
+/** Install the recorder on the store's DynamoDB client (built for the current endpoint: call after useTable). */
 export async function installRecorder(): Promise<void> {
-  if (installed) return;
-  installed = true;
   const { ddbRaw } = await import('../../../functions/store/client.js');
-  ddbRaw().middlewareStack.add(
+  const raw = ddbRaw();
+  if (installed.has(raw)) return;
+  installed.add(raw);
+  raw.middlewareStack.add(
     (next, context) => async (args) => {
       const family = current.getStore() ?? '(outside a request)';
       record(family, String(context.commandName), args.input);

@@ -10,7 +10,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack } from '../../../cdk/lib/berth-stack.js';
-import { PLACEMENT_ACCESS, normalise } from '../../../cdk/lib/permissions.js';
+import { BAREMETAL_INDEX_KEYS, BAREMETAL_ITEM_KEYS, PLACEMENT_ACCESS, normalise } from '../../../cdk/lib/permissions.js';
 
 interface Statement {
   Action: string | string[];
@@ -114,5 +114,38 @@ describe('Placement functions: least-privilege table access', () => {
 
   it('the root function has no table access at all', () => {
     expect(dynamoStatements('Placement root')).toEqual([]);
+  });
+});
+
+describe('bare-metal functions: bound to bare-metal items', () => {
+  it('every bare-metal family and step touches only bare-metal items, and gsi2 only by Query', () => {
+    const fns = Object.values(template.findResources('AWS::Lambda::Function')) as any[];
+    const bm = fns.map((f) => String(f.Properties.Description ?? '')).filter((d) => d.startsWith('Bare metal '));
+    expect(bm.length).toBeGreaterThanOrEqual(10);
+    let withTable = 0;
+    for (const d of bm) {
+      const st = dynamoStatements(d);
+      if (st.length) withTable++;
+      for (const s of st) {
+        expect(JSON.stringify(s.Resource)).not.toContain('*');
+        if (indexOf(s)) {
+          expect(indexOf(s)).toBe('gsi2');
+          expect(actions(s)).toEqual(['dynamodb:Query']);
+          expect([...keys(s)].sort()).toEqual([...BAREMETAL_INDEX_KEYS].sort());
+        } else {
+          expect([...keys(s)].sort()).toEqual([...BAREMETAL_ITEM_KEYS].sort());
+        }
+        for (const pk of ['RP#x', 'CONS#c', 'USAGE#p', 'TRAITS', 'RCS', 'LOG#1#2', 'META']) expect(keys(s).some((k) => matches(k, pk)), `${d} ${pk}`).toBe(false);
+      }
+    }
+    expect(withTable).toBeGreaterThan(5);
+  });
+
+  it('no Placement function can reach a bare-metal item', () => {
+    for (const family of Object.keys(PLACEMENT_ACCESS)) {
+      for (const s of dynamoStatements(`Placement ${family}`)) {
+        for (const pk of ['BMN#n', 'BMA#a', 'BMNNAME#x', 'BMNS#0']) expect(keys(s).some((k) => matches(k, pk)), `${family} ${pk}`).toBe(false);
+      }
+    }
   });
 });
