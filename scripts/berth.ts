@@ -42,7 +42,7 @@ export async function main(argv: string[]): Promise<number> {
   if (process.env.DDB_ENDPOINT) process.env.AWS_REGION ??= 'local';
   // CloudWatch EMF metric lines are for Lambda
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
-  process.env.POWERTOOLS_LOG_LEVEL ??= 'WARN';
+  process.env.LOG_LEVEL ??= 'WARN';
   switch (cmd) {
     case 'tree':
       return (await import('./berth/tree.js')).treeCommand(rest);

@@ -89,7 +89,7 @@ export class Dashboard extends Construct {
       ['AwsSolutions-CFR1', 'The dashboard is an operator tool with no geographic audience restriction; the APIs it calls are authenticated.'],
       ['AwsSolutions-CFR2', 'Static files only: every call with data goes to the authenticated APIs (which have their own throttling), so a WAF adds cost without protecting anything.'],
       ['AwsSolutions-CFR3', 'Static files only; API calls are logged by the APIs’ access logs.'],
-      ['AwsSolutions-CFR4', 'The default CloudFront certificate is used (no custom domain); with it CloudFront negotiates TLSv1.2+ only for SNI clients and the minimum protocol cannot be set.'],
+      ['AwsSolutions-CFR4', 'The distribution uses its default *.cloudfront.net certificate (no custom domain), whose security policy cannot be raised; give it a custom domain with an ACM certificate to enforce TLSv1.2_2021 (set below).'],
     ]);
     // the BucketDeployment's provider function (aws-cdk-lib's own code): object-level
     // wildcards on the CDK asset bucket (read) and on this site bucket (sync), nothing else
