@@ -5,7 +5,7 @@
  * (cdk/statemachines/node-action.asl.json) runs the driver calls and the remaining
  * events. Every write of the execution is conditioned on still holding the lock.
  */
-import { processEvent, provisionProgram, isoNow, VERBS, type NodeRecord } from '../core/baremetal.js';
+import { isActionable, processEvent, provisionProgram, isoNow, VERBS, type NodeRecord } from '../core/baremetal.js';
 import { getNode, saveNode } from '../store/baremetal-nodes.js';
 import { backoffMs, sleep, type TxItem } from '../store/tx.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal-allocations.js';
@@ -42,7 +42,7 @@ export async function launchNodeAction(
   target: string,
 ): Promise<NodeRecord | 'stale'> {
   const execution = executionName('n', cur.uuid);
-  const locked = { ...next, lock: execution };
+  const locked: NodeRecord = { ...next, lock: execution, lock_action: { action, target, from: cur.provision_state, at: Date.now() } };
   const saved = await saveNode(cur, locked);
   if (!('ok' in saved)) return 'stale';
   const input: NodeActionInput = { node: cur.uuid, execution, action, target, from: cur.provision_state };
@@ -94,7 +94,10 @@ export async function advanceNode(input: NodeActionInput): Promise<NodeActionRes
     }));
     return saved ? done : gone;
   }
-  const program = provisionProgram(input.target, input.from ?? first.provision_state);
+  // a resumed action (orphan recovery) skips the events already applied
+  const full = provisionProgram(input.target, input.from ?? first.provision_state);
+  const start = full.findIndex((st) => isActionable(first.provision_state, st.event));
+  const program = start < 0 ? [] : full.slice(start);
   let node: NodeRecord = first;
   for (const [i, step] of program.entries()) {
     if (step.driver) await driver[step.driver](node);

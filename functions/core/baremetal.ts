@@ -501,10 +501,22 @@ export interface NodeRecord {
   updated_at: string | null;
   /** the execution holding the node's lock while a provision/power action runs (Ironic's reservation) */
   lock: string | null;
+  /** what that execution is doing, so a dead one can be resumed (cleared with the lock) */
+  lock_action: NodeLockAction | null;
   /** optimistic-concurrency version, bumped by every write */
   ver: number;
   /** creation order (Ironic lists by internal id) */
   seq: number;
+}
+
+export interface NodeLockAction {
+  action: 'power' | 'provision';
+  /** the power target, or the provision verb */
+  target: string;
+  /** the provision state the action started from */
+  from: string;
+  /** when the lock was taken (ms epoch) */
+  at: number;
 }
 
 /** Fields that hold a dict (empty dict when unset). */

@@ -10,6 +10,7 @@
  */
 import { ALLOCATION_STATES } from '../core/baremetal.js';
 import { queryAllocations, takeOverAllocation } from '../store/baremetal-allocations.js';
+import { getNode, queryNodes, saveNode } from '../store/baremetal-nodes.js';
 import { executionName, executor, executorConfigured } from '../baremetal/executor.js';
 import { executionInput } from '../baremetal/allocate.js';
 import { log } from '../http/log.js';
@@ -60,6 +61,50 @@ export async function recoverOrphanAllocations(opts: { deadline?: number; graceM
     } catch (e) {
       report.failedStarts++;
       log.error('could not resume allocation', { allocation: a.uuid, error: String((e as Error)?.message ?? e) });
+    }
+  }
+  return report;
+}
+
+/**
+ * Node actions whose execution died (a local process restart, a state machine that
+ * timed out) would leave the node locked — every write refused with NodeLocked — and
+ * perhaps mid-transition. Like allocations they are taken over (a version-checked
+ * write of a new lock) and resumed: the new execution skips the events already
+ * applied. This reads every node (projected): the task runs with the maintenance
+ * schedule, not per request.
+ */
+export async function recoverStaleNodeActions(opts: { deadline?: number; graceMs?: number } = {}): Promise<OrphanReport> {
+  const report: OrphanReport = { checked: 0, resumed: 0, lost: 0, skipped: 0, failedStarts: 0 };
+  if (!executorConfigured()) return report;
+  const grace = opts.graceMs ?? orphanGraceMs();
+  const locked = (await queryNodes()).filter((n) => n.lock);
+  for (const listed of locked) {
+    if (opts.deadline !== undefined && Date.now() > opts.deadline) break;
+    report.checked++;
+    const n = await getNode(listed.uuid);
+    if (!n?.lock || !n.lock_action || Date.now() - n.lock_action.at < grace) {
+      report.skipped++;
+      continue;
+    }
+    if ((await executor().status('node-action', n.lock)) === 'running') {
+      report.skipped++;
+      continue;
+    }
+    const next = executionName('n', n.uuid);
+    const out = await saveNode(n, { ...n, lock: next, lock_action: { ...n.lock_action, at: Date.now() } });
+    if (!('ok' in out)) {
+      report.lost++;
+      continue;
+    }
+    log.info('taking over node action', { node: n.uuid, from: n.lock, to: next });
+    try {
+      const { action, target, from } = n.lock_action;
+      await executor().start('node-action', next, { node: n.uuid, execution: next, action, target, from });
+      report.resumed++;
+    } catch (e) {
+      report.failedStarts++;
+      log.error('could not resume node action', { node: n.uuid, error: String((e as Error)?.message ?? e) });
     }
   }
   return report;

@@ -1,6 +1,6 @@
 /** The tasks the maintenance function runs, in order. */
 import { migrateIncompleteConsumers } from './consumers.js';
-import { recoverOrphanAllocations } from './orphans.js';
+import { recoverOrphanAllocations, recoverStaleNodeActions } from './orphans.js';
 
 export interface MaintenanceTask {
   name: string;
@@ -13,4 +13,6 @@ export const MAINTENANCE_TASKS: MaintenanceTask[] = [
   { name: 'incomplete-consumers', run: async ({ deadline }) => ({ ...(await migrateIncompleteConsumers({ deadline })) }) },
   // bare-metal allocations whose execution died or never started are taken over and resumed
   { name: 'baremetal-orphan-allocations', run: async ({ deadline }) => ({ ...(await recoverOrphanAllocations({ deadline })) }) },
+  // bare-metal power/provision actions whose execution died: taken over and resumed
+  { name: 'baremetal-stale-node-actions', run: async ({ deadline }) => ({ ...(await recoverStaleNodeActions({ deadline })) }) },
 ];

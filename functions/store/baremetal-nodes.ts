@@ -18,6 +18,8 @@ export function nodeIndexKeys(n: NodeRecord) {
 export function nodeToItem(n: NodeRecord): Record<string, unknown> {
   const item: Record<string, unknown> = { ...BK.node(n.uuid), ...nodeIndexKeys(n), type: 'BMN' };
   for (const [k, v] of Object.entries(n)) if (v !== null && v !== undefined) item[k] = v;
+  // what the lock holder does is only meaningful while it holds the lock
+  if (!n.lock) delete item.lock_action;
   return item;
 }
 
@@ -74,6 +76,7 @@ const DEFAULTS: Omit<NodeRecord, 'uuid' | 'driver' | 'created_at' | 'seq'> = {
   vendor_interface: null,
   updated_at: null,
   lock: null,
+  lock_action: null,
   ver: 0,
 };
 

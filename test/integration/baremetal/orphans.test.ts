@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { availableNode, startBaremetal, waitFor, type BmApi } from './harness.js';
-import { recoverOrphanAllocations } from '../../../functions/maintenance/orphans.js';
+import { recoverOrphanAllocations, recoverStaleNodeActions } from '../../../functions/maintenance/orphans.js';
 import { runMaintenance } from '../../../functions/maintenance/handler.js';
 import { getAllocation } from '../../../functions/store/baremetal-allocations.js';
 import { setExecutor, type Executor } from '../../../functions/baremetal/executor.js';
@@ -152,5 +152,34 @@ describe('orphan recovery', () => {
     await api.settle();
     expect((await api.req('GET', `/v1/allocations/${uuid}`)).json.state).toBe('active');
     expect((await getAllocation(uuid))!.exec).toBe(held.execution);
+  });
+
+  it('resumes a node action whose execution died, so the node does not stay locked', async () => {
+    const n = await availableNode(api, { resource_class: 'stuck-rc' });
+    let release: () => void = () => undefined;
+    let held: string | undefined;
+    api.runner.interceptor = async (_m, state, input) => {
+      if (state === 'AdvanceNode' && input.node === n.uuid && !held) {
+        held = String(input.execution);
+        await new Promise<void>((r) => (release = r));
+      }
+    };
+    expect((await api.req('PUT', `/v1/nodes/${n.uuid}/states/provision`, { body: { target: 'active' } })).status).toBe(202);
+    await waitFor(async () => held, 10_000, 'the node action to start');
+    api.runner.abort(held!);
+    api.runner.interceptor = undefined;
+    const stuck = (await api.req('GET', `/v1/nodes/${n.uuid}`)).json;
+    expect(stuck).toMatchObject({ provision_state: 'deploying', reservation: 'berth' });
+    expect((await api.req('PATCH', `/v1/nodes/${n.uuid}`, { body: [{ op: 'add', path: '/extra/x', value: 1 }] })).status).toBe(409);
+    expect((await recoverStaleNodeActions({ graceMs: 60_000 })).resumed).toBe(0);
+    const report = await recoverStaleNodeActions({ graceMs: 0 });
+    expect(report).toMatchObject({ resumed: 1 });
+    await api.settle();
+    expect((await api.req('GET', `/v1/nodes/${n.uuid}`)).json).toMatchObject({ provision_state: 'active', target_provision_state: null, reservation: null });
+    // the dead worker wakes up: its lock is gone, it changes nothing
+    release();
+    await api.settle();
+    expect((await api.req('GET', `/v1/nodes/${n.uuid}`)).json).toMatchObject({ provision_state: 'active', reservation: null });
+    expect((await recoverStaleNodeActions({ graceMs: 0 })).checked).toBe(0);
   });
 });

@@ -131,7 +131,7 @@ describe('the bare-metal construct', () => {
     const t = Template.fromStack(s);
     t.hasResourceProperties('AWS::Lambda::Function', {
       Handler: 'i.h',
-      Environment: { Variables: { ALLOCATION_STATE_MACHINE_ARN: Match.anyValue() } },
+      Environment: { Variables: { ALLOCATION_STATE_MACHINE_ARN: Match.anyValue(), NODE_ACTION_STATE_MACHINE_ARN: Match.anyValue() } },
     });
     const statements = Object.values(t.toJSON().Resources as Record<string, Res>)
       .filter((r) => r.Type === 'AWS::IAM::Policy')
