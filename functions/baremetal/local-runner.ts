@@ -105,6 +105,7 @@ export class LocalRunner implements Executor {
       })
       .finally(() => {
         entry.settled = true;
+        this.prune();
       });
   }
 
@@ -134,6 +135,18 @@ export class LocalRunner implements Executor {
       const open = [...this.executions.values()].filter((e) => !e.settled);
       if (!open.length) return;
       await Promise.all(open.map((e) => e.result));
+    }
+  }
+
+  /**
+   * Keep the registry bounded in a long-running local stack: forget the oldest ended
+   * executions (an unknown execution is treated like an ended one by recovery).
+   */
+  private prune(max = 5000): void {
+    if (this.executions.size <= max) return;
+    for (const [name, e] of this.executions) {
+      if (this.executions.size <= max / 2) break;
+      if (e.settled) this.executions.delete(name);
     }
   }
 
