@@ -59,7 +59,8 @@ export function toResult(res: HttpResponse): APIGatewayProxyStructuredResultV2 {
 export function httpLambda(app: App, name: string) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>({ timeoutEarlyInMillis: 0 })
     .use(captureLambdaHandler(tracer, { captureResponse: false }))
-    .use(injectLambdaContext(logger, { resetKeys: true }))
+    // never log the event (it carries X-Auth-Token and the body), whatever POWERTOOLS_LOGGER_LOG_EVENT says
+    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
     .use({
       // publish EMF metrics only when the request recorded some (most requests do not)
       after: async () => {
