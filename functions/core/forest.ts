@@ -49,18 +49,36 @@ export class Forest {
     this.providers.set(p.uuid, p);
     this.index(p);
     this.version++;
-    if (!old || old.seq !== p.seq) this.sorted = this.sortedAt = undefined;
+    if (!old) {
+      // a new provider normally has the highest seq: append instead of re-sorting
+      this.appendSorted(p);
+      return;
+    }
+    if (old.seq !== p.seq) this.sorted = this.sortedAt = undefined;
     else if (this.sorted) {
       const i = this.sortedAt?.get(p.uuid);
       if (i !== undefined && this.sorted[i] === old) this.sorted[i] = p;
       else this.sorted = this.sortedAt = undefined;
     }
-    if (!old || old.seq !== p.seq || !old.parent !== !p.parent) this.rootList = this.rootAt = undefined;
+    if (old.seq !== p.seq || !old.parent !== !p.parent) this.rootList = this.rootAt = undefined;
     else if (this.rootList && !p.parent) {
       const i = this.rootAt?.get(p.uuid);
       if (i !== undefined && this.rootList[i] === old) this.rootList[i] = p;
       else this.rootList = this.rootAt = undefined;
     }
+  }
+
+  private appendSorted(p: ProviderRecord): void {
+    const after = (last: ProviderRecord | undefined) => !last || last.seq < p.seq || (last.seq === p.seq && last.uuid < p.uuid);
+    if (this.sorted && after(this.sorted[this.sorted.length - 1])) {
+      this.sortedAt!.set(p.uuid, this.sorted.length);
+      this.sorted.push(p);
+    } else this.sorted = this.sortedAt = undefined;
+    if (p.parent) return;
+    if (this.rootList && after(this.rootList[this.rootList.length - 1])) {
+      this.rootAt!.set(p.uuid, this.rootList.length);
+      this.rootList.push(p);
+    } else this.rootList = this.rootAt = undefined;
   }
 
   delete(uuid: string): void {

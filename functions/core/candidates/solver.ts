@@ -34,7 +34,7 @@ import type { Forest } from '../forest.js';
 import type { ProviderRecord } from '../model.js';
 import { Problem } from '../errors.js';
 import type { CandidatesRequest, RequestGroup } from './request.js';
-import { bySeq, nextMark, viewIn, viewOf, viewsOf, type ProviderView } from './view.js';
+import { bySeq, nextMark, RootViews, viewIn, viewOf, type ProviderView } from './view.js';
 
 export { SHARING_TRAIT } from './view.js';
 
@@ -323,7 +323,7 @@ export class CandidateSolver {
    * root_required can only be met through a small index (a rare class, trait or
    * aggregate) — the anchors reachable from that index.
    */
-  private anchors(): readonly ProviderView[] {
+  private anchors(): { length: number; at(i: number): ProviderView } {
     const roots = this.forest.roots();
     const f = this.forest;
     let best: { size: number; expand: (into: Set<string>) => void } | undefined;
@@ -370,15 +370,11 @@ export class CandidateSolver {
         }
       }
     }
-    if (!best || best.size * 4 >= roots.length) return viewsOf(roots);
+    if (!best || best.size * 4 >= roots.length) return new RootViews(roots);
     const set = new Set<string>();
     best.expand(set);
-    if (set.size * 4 >= roots.length) return viewsOf(roots).filter((r) => set.has(r.uuid));
-    return [...set]
-      .map((u) => f.get(u))
-      .filter((p): p is ProviderRecord => !!p && !p.parent)
-      .sort(bySeq)
-      .map(viewOf);
+    const picked = set.size * 4 >= roots.length ? roots.filter((r) => set.has(r.uuid)) : [...set].map((u) => f.get(u)).filter((p): p is ProviderRecord => !!p && !p.parent).sort(bySeq);
+    return { length: picked.length, at: (i) => viewOf(picked[i]!) };
   }
 
   // ------------------------------------------------------------ per anchor
@@ -693,7 +689,7 @@ export class CandidateSolver {
     const anchors = this.anchors();
     for (let a = 0; a < anchors.length; a++) {
       this.stats.anchorsVisited++;
-      if (this.searchAnchor(anchors[a]!)) break;
+      if (this.searchAnchor(anchors.at(a))) break;
     }
     const cap = this.opts.maxCandidates !== undefined && this.opts.maxCandidates > 0 ? this.opts.maxCandidates : Infinity;
     this.stats.capped = this.out.length >= cap;

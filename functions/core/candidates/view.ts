@@ -91,19 +91,26 @@ export function viewOf(p: ProviderRecord): ProviderView {
 const rootViews = new WeakMap<readonly ProviderRecord[], ProviderView[]>();
 
 /**
- * Views of forest.roots(), index for index. The forest replaces records in that list
- * in place, so each entry is checked against its record (a pointer compare) and
- * refreshed when it changed.
+ * Views of forest.roots(), index for index, filled lazily (a request that stops after
+ * a few anchors builds or checks only those). The forest replaces records in that list
+ * in place, so an entry is checked against its record (a pointer compare) when read.
  */
-export function viewsOf(roots: readonly ProviderRecord[]): ProviderView[] {
-  let vs = rootViews.get(roots);
-  if (!vs) rootViews.set(roots, (vs = []));
-  for (let i = 0; i < roots.length; i++) {
-    const r = roots[i]!;
-    if (vs[i]?.record !== r) vs[i] = viewOf(r);
+export class RootViews {
+  private readonly views: ProviderView[];
+  constructor(readonly roots: readonly ProviderRecord[]) {
+    let vs = rootViews.get(roots);
+    if (!vs) rootViews.set(roots, (vs = []));
+    this.views = vs;
   }
-  vs.length = roots.length;
-  return vs;
+  get length(): number {
+    return this.roots.length;
+  }
+  at(i: number): ProviderView {
+    const r = this.roots[i]!;
+    let v = this.views[i];
+    if (v?.record !== r) this.views[i] = v = viewOf(r);
+    return v;
+  }
 }
 
 /** the view of the provider with this uuid in the forest, if any */
