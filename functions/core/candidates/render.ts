@@ -145,6 +145,27 @@ function compile(first: number[], slots: Slot[], renderOrder: number[], suffixes
   return { pieces, refs };
 }
 
+/**
+ * Templates of the all-on-one-provider pattern, by request signature, shared across
+ * requests (a scheduler asks the same shapes again and again); each view keeps the
+ * text of its last one, so a flat deployment's warm answer is mostly cached text.
+ */
+const singleTemplates = new Map<string, Template & { id: number }>();
+let templateIds = 0;
+const MAX_SINGLE_TEMPLATES = 1000;
+
+function singleTemplate(res: CandidatesResult, suffixes: string[], shape: Shape): Template & { id: number } {
+  const { slots, renderOrder } = res;
+  const sig = JSON.stringify([shape, suffixes, slots.map((s) => [s.group, s.amounts]), renderOrder]);
+  let t = singleTemplates.get(sig);
+  if (!t) {
+    if (singleTemplates.size >= MAX_SINGLE_TEMPLATES) singleTemplates.delete(singleTemplates.keys().next().value!);
+    t = { ...compile(new Array<number>(slots.length).fill(0), slots, renderOrder, suffixes, shape), id: ++templateIds };
+    singleTemplates.set(sig, t);
+  }
+  return t;
+}
+
 /** Render the solver's answer as the response body. */
 export function renderCandidates(res: CandidatesResult, req: CandidatesRequest, shape: Shape): string {
   const { slots, renderOrder } = res;
@@ -154,6 +175,7 @@ export function renderCandidates(res: CandidatesResult, req: CandidatesRequest, 
   const first = new Array<number>(n);
   const numeric = n <= 12; // n^n stays a safe integer
   const areqs = new Array<string>(res.candidates.length);
+  const single = res.candidates.length ? singleTemplate(res, suffixes, shape) : undefined;
   let idx = 0;
   for (const c of res.candidates) {
     let key: number | string = numeric ? 0 : '';
@@ -169,15 +191,30 @@ export function renderCandidates(res: CandidatesResult, req: CandidatesRequest, 
       if (numeric) key = (key as number) * n + f;
       else key += `${f},`;
     }
+    if (key === 0 || key === '0,'.repeat(n)) {
+      // every slot on one provider: its cached text, if it was made for this template
+      const p = c[0]!;
+      if (p.areqTemplate !== single!.id) {
+        p.areqText = fill(single!, c);
+        flatten(p.areqText);
+        p.areqTemplate = single!.id;
+      }
+      areqs[idx++] = p.areqText!;
+      continue;
+    }
     let t = templates.get(key);
     if (!t) templates.set(key, (t = compile(first, slots, renderOrder, suffixes, shape)));
-    const { pieces, refs } = t;
-    let s = pieces[0]!;
-    for (let k = 0; k < refs.length; k++) s += c[refs[k]!]!.json + pieces[k + 1]!;
-    areqs[idx++] = s;
+    areqs[idx++] = fill(t, c);
   }
   const key = shapeKey(shape, res.requestedResources);
   const sums = new Array<string>(res.summaries.length);
   for (let i = 0; i < sums.length; i++) sums[i] = summaryFragment(res.summaries[i]!, shape, res.requestedResources, key);
   return `{"allocation_requests":[${areqs.join(',')}],"provider_summaries":{${sums.join(',')}}}`;
+}
+
+function fill(t: Template, c: ProviderView[]): string {
+  const { pieces, refs } = t;
+  let s = pieces[0]!;
+  for (let k = 0; k < refs.length; k++) s += c[refs[k]!]!.json + pieces[k + 1]!;
+  return s;
 }

@@ -48,6 +48,9 @@ export class ProviderView {
   readonly fragments = new Map<string, string>();
   /** scratch mark for one synchronous pass (see nextMark): de-duplication without Sets */
   mark = 0;
+  /** the text of this provider's last all-on-one-provider allocation request, and its template */
+  areqTemplate = 0;
+  areqText: string | undefined = undefined;
 
   constructor(readonly record: ProviderRecord) {
     this.uuid = record.uuid;
