@@ -48,6 +48,9 @@ export function makeAuthorizer(v: () => Promise<KeystoneValidator> | KeystoneVal
           projectId: identity.projectId ?? '',
           roles: identity.roles.join(','),
           systemScope: identity.systemScope ?? '',
+          projectName: identity.projectName ?? '',
+          projectDomainId: identity.projectDomainId ?? '',
+          isAdminProject: identity.isAdminProject === undefined ? '' : String(identity.isAdminProject),
         },
       };
     } catch (e) {

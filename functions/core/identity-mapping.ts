@@ -8,7 +8,9 @@ import type { Identity } from '../http/types.js';
 export interface KeystoneToken {
   token: {
     user?: { id?: string; name?: string };
-    project?: { id?: string; name?: string };
+    project?: { id?: string; name?: string; domain?: { id?: string; name?: string } };
+    /** Keystone's admin-project flag (absent when no admin project is configured) */
+    is_admin_project?: boolean;
     roles?: Array<{ id?: string; name: string }>;
     system?: { all?: boolean };
     expires_at?: string;
@@ -22,6 +24,9 @@ export function identityFromKeystone(body: KeystoneToken): Identity {
     projectId: t.project?.id,
     roles: (t.roles ?? []).map((r) => r.name),
     systemScope: t.system?.all ? 'all' : undefined,
+    projectName: t.project?.name,
+    projectDomainId: t.project?.domain?.id,
+    isAdminProject: t.is_admin_project,
     source: 'keystone',
   };
 }

@@ -183,40 +183,67 @@ export class PolicyEngine {
 
   private evalCheck(kind: string, match: string, target: Target, creds: Credentials, depth: number): boolean {
     if (kind === 'rule') return this.has(match) ? this.check(match, target, creds, depth + 1) : false;
-    if (kind === 'role') {
-      const want = interpolate(match, target);
-      return want !== undefined && creds.roles.some((r) => r.toLowerCase() === want.toLowerCase());
-    }
-    const credVal = credValue(kind, creds);
-    // generic check "<cred attr>:<value or %(target)s>"; a literal True/False too
+    // oslo: `self.match % target`; a key missing from the target fails the check
     const want = interpolate(match, target);
     if (want === undefined) return false;
-    if (credVal === undefined || credVal === null) return false;
-    return String(credVal) === want;
+    if (kind === 'role') return creds.roles.some((r) => r.toLowerCase() === want.toLowerCase());
+    // GenericCheck: a literal kind ("True:%(x)s", "'Member':%(role)s") compares with the match
+    const literal = pythonLiteral(kind);
+    if (literal !== undefined) return want === literal;
+    // otherwise `match == str(creds[kind])`, any element of a list; a missing credential fails
+    const credVal = credValue(kind, creds);
+    if (credVal === ABSENT) return false;
+    if (Array.isArray(credVal)) return credVal.some((v) => pyStr(v) === want);
+    return pyStr(credVal) === want;
   }
 }
 
-function credValue(kind: string, c: Credentials): string | undefined {
+const ABSENT = Symbol('absent');
+
+/** oslo's creds dict (context.to_policy_values()): these keys are always there, None when unset. */
+function credValue(kind: string, c: Credentials): unknown {
   switch (kind) {
     case 'project_id':
     case 'tenant':
     case 'tenant_id':
-      return c.projectId;
+      return c.projectId ?? null;
     case 'user_id':
     case 'user':
-      return c.userId;
+      return c.userId ?? null;
     case 'system_scope':
-      return c.systemScope;
-    default: {
-      const v = c.extra?.[kind];
-      return v === undefined || v === null ? undefined : String(v);
-    }
+      return c.systemScope ?? null;
+    case 'roles':
+      return c.roles;
+    default:
+      return c.extra && kind in c.extra ? (c.extra[kind] ?? null) : ABSENT;
   }
 }
 
+/** Python's str() of a JSON-ish value: None / True / False as Python spells them. */
+function pyStr(v: unknown): string {
+  if (v === null || v === undefined) return 'None';
+  if (v === true) return 'True';
+  if (v === false) return 'False';
+  return String(v);
+}
+
+/** ast.literal_eval(kind) for the literals a check's kind can be; undefined when not a literal. */
+function pythonLiteral(kind: string): string | undefined {
+  if (kind === 'True' || kind === 'False' || kind === 'None') return kind;
+  if (/^-?\d+$/.test(kind)) return String(Number(kind));
+  const q = /^(['"])(.*)\1$/.exec(kind);
+  return q ? q[2] : undefined;
+}
+
+/** `match % target`: every %(key)s replaced by str(target[key]); undefined when a key is missing. */
 function interpolate(match: string, target: Target): string | undefined {
-  const m = /^%\(([\w.]+)\)s$/.exec(match);
-  if (!m) return match;
-  const v = target[m[1]!];
-  return v === undefined || v === null ? undefined : String(v);
+  let missing = false;
+  const out = match.replace(/%\(([^)]+)\)s/g, (_m, key: string) => {
+    if (!(key in target)) {
+      missing = true;
+      return '';
+    }
+    return pyStr(target[key]);
+  });
+  return missing ? undefined : out;
 }

@@ -40,6 +40,9 @@ export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record
       projectId: l.projectId ? String(l.projectId) : undefined,
       roles,
       systemScope: l.systemScope ? String(l.systemScope) : undefined,
+      projectName: l.projectName ? String(l.projectName) : undefined,
+      projectDomainId: l.projectDomainId ? String(l.projectDomainId) : undefined,
+      isAdminProject: l.isAdminProject === 'true' || l.isAdminProject === true ? true : l.isAdminProject === 'false' || l.isAdminProject === false ? false : undefined,
       source: 'keystone',
     };
   }

@@ -76,17 +76,44 @@ export function noauthBaremetalIdentity(h: Record<string, string>): Identity {
   };
 }
 
-function credentialsOf(identity: Identity, h: Record<string, string>): Credentials {
+export function credentialsOf(identity: Identity, h: Record<string, string>): Credentials {
+  // noauth: the headers keystonemiddleware would have set. Behind an authorizer only the
+  // verified identity counts: a client's X-Project-Name / X-Is-Admin-Project must not
+  // satisfy rules such as service_role (role:service and project_name:<service project>).
+  const fromHeaders = identity.source === 'noauth';
   return {
     roles: identity.roles,
     userId: identity.userId,
     projectId: identity.projectId,
     systemScope: identity.systemScope,
-    extra: {
-      project_name: h['x-project-name'] || undefined,
-      project_domain_id: h['x-project-domain-id'] || undefined,
-      is_admin_project: h['x-is-admin-project'] ?? 'True',
-    },
+    extra: fromHeaders
+      ? {
+          project_name: h['x-project-name'] || undefined,
+          project_domain_id: h['x-project-domain-id'] || undefined,
+          is_admin_project: h['x-is-admin-project'] ?? 'True',
+        }
+      : {
+          project_name: identity.projectName,
+          project_domain_id: identity.projectDomainId,
+          // oslo.context's default when the token says nothing
+          is_admin_project: identity.isAdminProject === false ? 'False' : 'True',
+        },
+  };
+}
+
+/**
+ * context.to_policy_values(): what every target dict starts from, including Ironic's
+ * reserved `config.service_project_name` (CONF.service_project_name, default
+ * "service") that the service_role rule interpolates.
+ */
+export function policyValues(creds: Credentials, env: Record<string, string | undefined> = process.env): Record<string, unknown> {
+  return {
+    user_id: creds.userId ?? null,
+    project_id: creds.projectId ?? null,
+    system_scope: creds.systemScope ?? null,
+    roles: creds.roles,
+    ...creds.extra,
+    'config.service_project_name': env.BAREMETAL_SERVICE_PROJECT_NAME || 'service',
   };
 }
 
@@ -153,13 +180,7 @@ async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpR
   if (!fn) throw new Error(`route ${req.method} ${m.route.path} is not served by this function`);
 
   const creds = credentialsOf(identity, req.headers);
-  const cdict: Record<string, unknown> = {
-    user_id: creds.userId ?? null,
-    project_id: creds.projectId ?? null,
-    system_scope: creds.systemScope ?? null,
-    roles: creds.roles,
-    ...creds.extra,
-  };
+  const cdict = policyValues(creds);
   const pol = policy();
   const vheaders: Record<string, string> = versioned ? { ...rangeHeaders(), [HEADER]: `${version.major}.${version.minor}` } : {};
   let query: Query | undefined;
