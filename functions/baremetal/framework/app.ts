@@ -138,6 +138,9 @@ export function baremetalApp(handlers: FamilyRoutes): (req: HttpRequest) => Prom
 async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpResponse> {
   const path = req.path.length > 1 ? req.path.replace(/\/+$/, '') || '/' : req.path;
   const cfg = config();
+  // oslo.middleware's sizelimit (Ironic's [oslo_middleware] max_request_body_size), before
+  // anything reads the body; the bound is the same MAX_BODY_BYTES as Placement's
+  if (req.body !== undefined && Buffer.byteLength(req.body) > cfg.maxBodyBytes) throw new WebobError(413, 'Request is too large.');
   let identity: Identity | undefined;
   if (cfg.authStrategy === 'authorizer') {
     identity = authorizerIdentity(req);
