@@ -226,7 +226,7 @@ const API = {
       },
       required: ['errors'],
     },
-    errorStatuses: { 400: 'Bad request (schema, query or microversion format)', 401: 'No or invalid token', 403: 'Policy does not allow it', 404: 'Not found (or not at this microversion)', 405: 'Method not allowed (Allow header lists the others)', 406: 'Microversion out of range, or not acceptable', 409: 'Conflict: generation mismatch, capacity exceeded, in use, duplicate', 415: 'Not application/json' },
+    errorStatuses: { 400: 'Bad request (schema, query or microversion format)', 401: 'No or invalid token', 403: 'Policy does not allow it', 404: 'Not found (or not at this microversion)', 405: 'Method not allowed (Allow header lists the others)', 406: 'Microversion out of range, or not acceptable', 409: 'Conflict: generation mismatch, capacity exceeded, in use, duplicate', 413: 'Request body too large (MAX_BODY_BYTES)', 414: 'Query string too long', 415: 'Not application/json' },
   },
   baremetal: {
     routes: BAREMETAL_ROUTES,
@@ -255,7 +255,7 @@ const API = {
       },
       required: ['error_message'],
     },
-    errorStatuses: { 400: 'Invalid input', 401: 'No or invalid token', 403: 'Policy does not allow it', 404: 'Not found', 405: 'Method not allowed', 406: 'API version out of range or too old for this', 409: 'Conflict: node locked, state transition not allowed, duplicate name' },
+    errorStatuses: { 400: 'Invalid input', 401: 'No or invalid token', 403: 'Policy does not allow it', 404: 'Not found', 405: 'Method not allowed', 406: 'API version out of range or too old for this', 409: 'Conflict: node locked, state transition not allowed, duplicate name', 413: 'Request body too large (MAX_BODY_BYTES)' },
   },
 } as const;
 
@@ -363,7 +363,8 @@ export function buildOpenApi(api: ApiName): Json {
       }
       for (const s of Object.keys(a.errorStatuses)) {
         if (isPublic && s !== '406') continue;
-        if (s === '415' && !doc.body) continue;
+        if ((s === '415' || s === '413') && !doc.body) continue;
+        if (s === '414' && !doc.query) continue;
         if (s === '409' && method === 'GET') continue;
         responses[s] = { $ref: `#/components/responses/E${s}` };
       }
