@@ -149,3 +149,30 @@ describe('bare-metal functions: bound to bare-metal items', () => {
     }
   });
 });
+
+describe('AWS hardening of the stack', () => {
+  it('encrypts the table with a KMS key', () => {
+    const [table] = Object.values(template.findResources('AWS::DynamoDB::GlobalTable')) as any[];
+    expect(table.Properties.SSESpecification).toMatchObject({ SSEEnabled: true, SSEType: 'KMS' });
+  });
+
+  it('throttles every API stage (Placement and bare metal)', () => {
+    const stages = Object.values(template.findResources('AWS::ApiGatewayV2::Stage')) as any[];
+    expect(stages.length).toBe(2);
+    for (const s of stages) {
+      expect(s.Properties.DefaultRouteSettings.ThrottlingRateLimit).toBeGreaterThan(0);
+      expect(s.Properties.DefaultRouteSettings.ThrottlingBurstLimit).toBeGreaterThan(0);
+      expect(s.Properties.AccessLogSettings.Format).not.toMatch(/header|authorization|body/i);
+    }
+  });
+
+  it('puts no secret in a function environment and never turns event logging on', () => {
+    for (const f of Object.values(template.findResources('AWS::Lambda::Function')) as any[]) {
+      const vars = f.Properties.Environment?.Variables ?? {};
+      for (const k of Object.keys(vars)) {
+        if (/PASSWORD|SECRET|TOKEN/i.test(k)) expect(k, f.Properties.Description).toMatch(/_ARN$/);
+      }
+      expect(vars.POWERTOOLS_LOGGER_LOG_EVENT ?? 'false').toBe('false');
+    }
+  });
+});
