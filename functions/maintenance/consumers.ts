@@ -17,25 +17,18 @@
  * Runs from the scheduled maintenance function (functions/maintenance/tasks.ts) and
  * from `npm run migrate-consumers` (scripts/migrate-consumers.ts).
  */
-import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../config.js';
 import type { ConsumerRecord } from '../core/consumers.js';
-import { ddb, tableName } from '../store/client.js';
-import { K, LEGACY_SHARDS } from '../store/keys.js';
-import { consumerToItem, endLegacyImport, getConsumer, legacyRowsOf, readLegacyFlag } from '../store/consumers.js';
-import { usageUpdates } from '../store/usage.js';
-import { transact, type TxItem } from '../store/tx.js';
+import { endLegacyImport, getConsumer, legacyRowsOf, readLegacyFlag } from '../store/consumers.js';
+import {
+  createConsumerFromLegacyRows,
+  pendingLegacyConsumers as pendingConsumers,
+  readMigrationProgress as readProgress,
+  recordMigrationProgress as recordProgress,
+  type MigrationProgress,
+} from '../store/migration.js';
 
-export const CONSUMER_MIGRATION_META = 'consumer-migration';
-
-export interface MigrationProgress {
-  /** consumer records created, all runs */
-  created: number;
-  /** batches run, all runs */
-  batches: number;
-  lastRunAt?: string;
-  completedAt?: string;
-}
+export { readProgress, type MigrationProgress };
 
 export interface MigrationReport {
   /** consumers migrated by this run */
@@ -50,56 +43,6 @@ export interface MigrationReport {
   /** nothing left to migrate */
   done: boolean;
   progress: MigrationProgress;
-}
-
-export async function readProgress(): Promise<MigrationProgress> {
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.meta(CONSUMER_MIGRATION_META), ConsistentRead: true }));
-  return {
-    created: Number(r.Item?.created ?? 0),
-    batches: Number(r.Item?.batches ?? 0),
-    lastRunAt: r.Item?.lastRunAt,
-    completedAt: r.Item?.completedAt,
-  };
-}
-
-async function recordProgress(created: number, batches: number, completed: boolean): Promise<void> {
-  const now = new Date().toISOString();
-  await ddb().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: K.meta(CONSUMER_MIGRATION_META),
-      UpdateExpression: `SET #last = :now${completed ? ', #done = :now' : ''} ADD #created :c, #batches :b`,
-      ExpressionAttributeNames: { '#last': 'lastRunAt', '#created': 'created', '#batches': 'batches', ...(completed ? { '#done': 'completedAt' } : {}) },
-      ExpressionAttributeValues: { ':now': now, ':c': created, ':b': batches },
-    }),
-  );
-}
-
-/** Up to `limit` legacy consumers from the sparse index (consumer -> its providers). */
-async function pendingConsumers(limit: number): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
-  for (let s = 0; s < LEGACY_SHARDS && out.size < limit; s++) {
-    let start: Record<string, unknown> | undefined;
-    do {
-      const r = await ddb().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'gsi2',
-          KeyConditionExpression: 'gsi2pk = :p',
-          ExpressionAttributeValues: { ':p': K.legacyAllocationIndexPk(s) },
-          Limit: limit,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const it of r.Items ?? []) {
-        const c = String(it.consumer);
-        if (!out.has(c) && out.size >= limit) break;
-        out.set(c, [...new Set([...(out.get(c) ?? []), ...((it.legacyRps as string[]) ?? [String(it.provider)])])]);
-      }
-      start = out.size < limit ? r.LastEvaluatedKey : undefined;
-    } while (start);
-  }
-  return out;
 }
 
 type Outcome = 'created' | 'retry' | 'conflict' | 'nothing';
@@ -121,24 +64,7 @@ export async function migrateConsumer(consumer: string, providers: string[]): Pr
     createdAt: now,
     updatedAt: now,
   };
-  const items: TxItem[] = [
-    { Put: { TableName: tableName(), Item: consumerToItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...rows.map(
-      (r): TxItem => ({
-        Update: {
-          TableName: tableName(),
-          Key: K.providerAllocation(r.provider, consumer),
-          UpdateExpression: 'SET #cgen = :zero REMOVE #legacy, #rps, #g2pk, #g2sk',
-          ConditionExpression: 'attribute_exists(#legacy)',
-          ExpressionAttributeNames: { '#cgen': 'cgen', '#legacy': 'legacy', '#rps': 'legacyRps', '#g2pk': 'gsi2pk', '#g2sk': 'gsi2sk' },
-          ExpressionAttributeValues: { ':zero': 0 },
-        },
-      }),
-    ),
-    ...usageUpdates([{ uuid: consumer, after: record }]),
-  ];
-  const out = await transact(items);
-  return out.ok ? 'created' : 'retry';
+  return (await createConsumerFromLegacyRows(record, rows)) ? 'created' : 'retry';
 }
 
 /**

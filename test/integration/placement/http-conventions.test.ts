@@ -89,6 +89,6 @@ describe('body encoding', () => {
       body: Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]),
     });
     expect(r.status).toBe(400);
-    expect((await r.json()).errors[0].detail).toContain('Malformed JSON');
+    expect(((await r.json()) as { errors: Array<{ detail: string }> }).errors[0]!.detail).toContain('Malformed JSON');
   });
 });
