@@ -78,6 +78,7 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
   'resource-classes': [{ actions: [GET, QUERY, PUT, DELETE], keys: ['RCS'] }],
   'resource-providers': [
     ...SNAPSHOT,
+    ...CATALOG, // resources= / required= filters naming custom classes and traits
     { actions: [GET, QUERY], keys: ['RP#*'] },
     { actions: [PUT, UPDATE, DELETE], keys: ['RP#*'] },
     { actions: [PUT, DELETE, CHECK], keys: ['RPNAME#*'] },
@@ -95,6 +96,21 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
   ],
   'allocation-candidates': [...SNAPSHOT, ...CATALOG],
 };
+
+/**
+ * The scheduled maintenance function's Placement side: the incomplete-consumer
+ * migration (functions/maintenance/consumers.ts, functions/store/migration.ts): the
+ * sparse legacy index, its progress/flag META items, consumer records, the legacy
+ * allocation rows and the usage aggregates. Its bare-metal side is granted by
+ * BaremetalApi.grantOrphanRecovery.
+ */
+export const MAINTENANCE_ACCESS: AccessRule[] = [
+  { index: 'gsi2', actions: [QUERY], keys: ['LEGACYALLOC#*'] },
+  { actions: [GET, UPDATE], keys: ['META'] },
+  { actions: [GET, BATCH_GET, PUT], keys: ['CONS#*'] },
+  { actions: [BATCH_GET, UPDATE], keys: ['RP#*'] },
+  { actions: [UPDATE], keys: ['USAGE#*'] },
+];
 
 /**
  * Bare-metal items (functions/store/baremetal-keys.ts) and their gsi2 partitions. The

@@ -61,6 +61,12 @@ export async function placementWorkflow(api: Api): Promise<number> {
   await r('GET', '/usages?project_id=p1&consumer_type=INSTANCE');
   await r('GET', '/allocation_candidates?resources=VCPU:1,DISK_GB:5&required=HW_CPU_X86_AVX');
   await r('GET', `/allocation_candidates?resources1=VCPU:1&resources2=DISK_GB:1&group_policy=none&member_of=${agg}&limit=5`);
+  // custom classes and traits in filters (looked up in the catalog), known and unknown
+  await r('GET', `/resource_providers?resources=${rc}:1&required=${trait}`);
+  await r('GET', '/resource_providers?resources=CUSTOM_WF_NOPE:1&required=CUSTOM_WF_NOPE');
+  await r('GET', `/allocation_candidates?resources=${rc}:1&required=${trait}`);
+  await r('GET', '/allocation_candidates?resources=CUSTOM_WF_NOPE:1&required=CUSTOM_WF_NOPE');
+  await r('GET', `/traits?name=in:${trait},CUSTOM_WF_NOPE`);
   await r('DELETE', `/resource_providers/${root}/inventories/MEMORY_MB`); // 409 in use
   await r('DELETE', `/allocations/${c2}`);
   await r('DELETE', `/resource_providers/${root}/inventories/MEMORY_MB`);
