@@ -80,6 +80,19 @@ export interface CandidatesResult {
 }
 
 const NO_NAMES: ReadonlySet<string> = new Set();
+const STOP = Symbol('stop');
+const NONE_LEFT = Symbol('none');
+
+/** a depth-first search over one anchor's slots that can stop and resume */
+interface AnchorSearch {
+  options: ProviderView[][];
+  optLen: number[];
+  chosen: ProviderView[];
+  /** per depth, the next option to try */
+  next: Int32Array;
+  depth: number;
+  done: boolean;
+}
 const NONE: ProviderView[] = [];
 
 interface GroupPlan {
@@ -168,11 +181,14 @@ export class CandidateSolver {
   private readonly out: ProviderView[][] = [];
   private readonly seenSharedOnly = new Set<string>();
   private readonly stats: SolveStats = { anchorsVisited: 0, nodes: 0, capped: false };
-  // per-anchor search state (buffers reused across anchors)
-  private readonly options: ProviderView[][];
-  /** number of valid entries of options[i] for the current anchor (buffers are reused) */
-  private readonly optLen: number[];
-  private readonly chosen: ProviderView[];
+  // the search being prepared or stepped (see AnchorSearch); the predicates read these
+  private options: ProviderView[][];
+  /** number of valid entries of options[i] */
+  private optLen: number[];
+  private chosen: ProviderView[];
+  /** option buffers reused while preparing anchors */
+  private readonly buffers: ProviderView[][];
+  private readonly bufferLen: number[];
   private readonly unsuffixedChosen: ProviderView[] = [];
   private readonly treeCache = new Map<string, ProviderView[]>();
   private readonly single: ProviderView[] = [];
@@ -197,8 +213,10 @@ export class CandidateSolver {
       }
     }
     this.buildSlots();
-    this.options = this.slots.map(() => []);
-    this.optLen = this.slots.map(() => 0);
+    this.buffers = this.slots.map(() => []);
+    this.bufferLen = this.slots.map(() => 0);
+    this.options = this.buffers;
+    this.optLen = this.bufferLen;
     this.chosen = new Array(this.slots.length);
     const cap = opts.maxCandidates !== undefined && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity;
     const limit = req.limit !== undefined && req.limit > 0 ? req.limit : Infinity;
@@ -437,34 +455,43 @@ export class CandidateSolver {
   }
 
   /**
-   * Search anchor A: fill this.options (false if some slot has no option or A cannot
-   * work), or — for a tree of one provider with no sharing provider associated, the
-   * flat-deployment case — decide directly whether every slot on A is a candidate.
-   * Returns true when the search should stop (enough candidates).
+   * Prepare anchor A: fill the option buffers and return a suspended search over them,
+   * or NONE when some slot has no option or A cannot work. A tree of one provider with
+   * no sharing provider associated (flat deployments) needs no search: its only
+   * possible candidate (every slot on A) is pushed at once (STOP: enough candidates).
    */
-  private searchAnchor(A: ProviderView): boolean {
-    if (!this.rootOk(A)) return false;
+  private prepare(A: ProviderView): AnchorSearch | typeof NONE_LEFT | typeof STOP {
+    if (!this.rootOk(A)) return NONE_LEFT;
     const u = this.unsuffixed;
     let aSat = true;
     if (u) {
-      if (u.inTreeRoot !== undefined && u.inTreeRoot !== A.uuid) return false;
-      if (u.forbiddenAggs.length && inAnyAgg(A, u.forbiddenAggs)) return false;
+      if (u.inTreeRoot !== undefined && u.inTreeRoot !== A.uuid) return NONE_LEFT;
+      if (u.forbiddenAggs.length && inAnyAgg(A, u.forbiddenAggs)) return NONE_LEFT;
       if (u.memberOf.length) aSat = aggsSatisfy(A, u.memberOf);
     }
     const tree = this.tree(A);
     const shared = this.sharedWith(A, tree);
     const n = this.slots.length;
-    if (tree.length === 1 && !shared.length) return this.alone(A, aSat);
+    if (tree.length === 1 && !shared.length) return this.alone(A, aSat) ? STOP : NONE_LEFT;
+    this.options = this.buffers;
+    this.optLen = this.bufferLen;
     for (let i = 0; i < n; i++) {
       const opt = this.options[i]!;
       let k = 0;
       for (let j = 0; j < tree.length; j++) if (this.accepts(i, tree[j]!, true, aSat)) opt[k++] = tree[j]!;
       for (let j = 0; j < shared.length; j++) if (this.accepts(i, shared[j]!, false, aSat)) opt[k++] = shared[j]!;
-      if (!k) return false;
+      if (!k) return NONE_LEFT;
       this.optLen[i] = k;
     }
-    if (!this.feasible()) return false;
-    return this.dfs(0);
+    if (!this.feasible()) return NONE_LEFT;
+    return {
+      options: this.options.map((o, i) => o.slice(0, this.optLen[i])),
+      optLen: this.optLen.slice(),
+      chosen: new Array<ProviderView>(n),
+      next: new Int32Array(n + 1),
+      depth: 0,
+      done: false,
+    };
   }
 
   /** Every slot on the anchor itself: the only possible candidate of a one-provider tree. */
@@ -478,7 +505,7 @@ export class CandidateSolver {
     this.stats.nodes++;
     const c = new Array<ProviderView>(n);
     for (let i = 0; i < n; i++) c[i] = A;
-    return this.push(c);
+    return this.push(c) === 'stop';
   }
 
   /**
@@ -585,44 +612,70 @@ export class CandidateSolver {
     return false;
   }
 
-  private emit(): boolean {
-    return this.push(this.chosen.slice());
-  }
-
-  private push(c: ProviderView[]): boolean {
+  /** record a candidate: 'dup' if already reported, 'stop' when there are enough */
+  private push(c: ProviderView[]): 'ok' | 'dup' | 'stop' {
     // an allocation request made only of sharing providers can be reached from
     // several anchors: report it once
     let sharedOnly = true;
     for (const p of c) if (!p.sharing) sharedOnly = false;
     if (sharedOnly) {
       const key = c.map((p) => p.uuid).join(',');
-      if (this.seenSharedOnly.has(key)) return false;
+      if (this.seenSharedOnly.has(key)) return 'dup';
       this.seenSharedOnly.add(key);
     }
     this.out.push(c);
-    return this.out.length >= this.stopAt;
+    return this.out.length >= this.stopAt ? 'stop' : 'ok';
   }
 
-  /** depth-first over slots; true = stop (enough candidates) */
-  private dfs(i: number): boolean {
-    this.stats.nodes++;
-    if (i === this.slots.length) return this.emit();
-    const checks = this.subtreeChecks[i];
-    const opts = this.options[i]!;
-    const len = this.optLen[i]!;
-    for (let k = 0; k < len; k++) {
-      const p = opts[k]!;
-      if (i > 0 && (!this.fitsWithEarlier(i, p) || this.clashes(i, p))) continue;
-      this.chosen[i] = p;
-      if (i === this.lastUnsuffixedSlot && !this.collectiveTraitsOk()) continue;
+  /**
+   * Resume a suspended depth-first search to its next complete assignment (a copy),
+   * or undefined when the anchor has no more. Each choice is checked against the
+   * earlier ones (running capacity sums, isolate, same tree before 1.29), the
+   * unnumbered group's collective traits and same_subtree as soon as they can be.
+   */
+  private step(s: AnchorSearch): ProviderView[] | undefined {
+    this.options = s.options;
+    this.optLen = s.optLen;
+    this.chosen = s.chosen;
+    const n = this.slots.length;
+    const next = s.next;
+    let d = s.depth;
+    while (d >= 0) {
+      if (d === n) {
+        s.depth = n - 1;
+        return s.chosen.slice();
+      }
+      if (next[d]! >= s.optLen[d]!) {
+        next[d] = 0;
+        d--;
+        continue;
+      }
+      this.stats.nodes++;
+      const p = s.options[d]![next[d]!++]!;
+      if (d > 0 && (!this.fitsWithEarlier(d, p) || this.clashes(d, p))) continue;
+      s.chosen[d] = p;
+      if (d === this.lastUnsuffixedSlot && !this.collectiveTraitsOk()) continue;
+      const checks = this.subtreeChecks[d];
       if (checks) {
         let ok = true;
         for (const idx of checks) if (!this.sameSubtreeOk(idx)) ok = false;
         if (!ok) continue;
       }
-      if (this.dfs(i + 1)) return true;
+      d++;
     }
-    return false;
+    s.depth = -1;
+    s.done = true;
+    return undefined;
+  }
+
+  /** the search's next new candidate, recorded; true = enough candidates */
+  private produce(s: AnchorSearch): boolean {
+    for (;;) {
+      const c = this.step(s);
+      if (!c) return false;
+      const r = this.push(c);
+      if (r !== 'dup') return r === 'stop';
+    }
   }
 
   // ------------------------------------------------------------ entry points
@@ -686,16 +739,39 @@ export class CandidateSolver {
     });
     if (!this.precheck()) return result([]);
     if (this.plans.some((p) => p.inTreeMissing || p.matchesNothing)) return result([]);
-    const anchors = this.anchors();
-    for (let a = 0; a < anchors.length; a++) {
-      this.stats.anchorsVisited++;
-      if (this.searchAnchor(anchors.at(a))) break;
-    }
+    this.roundRobin(this.anchors());
     const cap = this.opts.maxCandidates !== undefined && this.opts.maxCandidates > 0 ? this.opts.maxCandidates : Infinity;
     this.stats.capped = this.out.length >= cap;
     let candidates = this.out;
     if (this.opts.randomize) candidates = sample(candidates, this.req.limit, this.opts.random ?? Math.random);
     return result(candidates);
+  }
+
+  /**
+   * Breadth-first over anchors: the first candidate of every anchor (in creation
+   * order), then the second of every anchor that has one, and so on, so that a
+   * `limit` smaller than the answer still spreads over as many trees as it can (what
+   * a scheduler needs; Placement's test_requested_limit_is_hit_result_balanced).
+   * Only anchors with more candidates keep a suspended search.
+   */
+  private roundRobin(anchors: { length: number; at(i: number): ProviderView }): void {
+    let live: AnchorSearch[] = [];
+    for (let a = 0; a < anchors.length; a++) {
+      this.stats.anchorsVisited++;
+      const s = this.prepare(anchors.at(a));
+      if (s === STOP) return;
+      if (s === NONE_LEFT) continue;
+      if (this.produce(s)) return;
+      if (!s.done) live.push(s);
+    }
+    while (live.length) {
+      const still: AnchorSearch[] = [];
+      for (const s of live) {
+        if (this.produce(s)) return;
+        if (!s.done) still.push(s);
+      }
+      live = still;
+    }
   }
 
   /**

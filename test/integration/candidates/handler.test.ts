@@ -145,11 +145,13 @@ describe('bulk loader and the global cap', () => {
       expect((await candidates(`resources=${rc}:1`)).json.allocation_requests).toHaveLength(7);
       const limited = await candidates(`resources=${rc}:1&limit=3`);
       expect(limited.json.allocation_requests).toHaveLength(3);
-      // anchors in creation order: the first root's tree gives two (itself, its child), then the second root
+      // breadth-first over trees in creation order: one candidate from each of the first three roots
       const used = limited.json.allocation_requests.map((a: any) => Object.keys(a.allocations)[0]);
-      expect(used).toEqual([roots[0]!.uuid, kids[0]!.uuid, roots[1]!.uuid]);
-      // summaries: the whole trees of those two roots (each has one child)
-      expect(Object.keys(limited.json.provider_summaries).sort()).toEqual([roots[0]!.uuid, kids[0]!.uuid, roots[1]!.uuid, kids[1]!.uuid].sort());
+      expect(used).toEqual([roots[0]!.uuid, roots[1]!.uuid, roots[2]!.uuid]);
+      // summaries: the whole trees of those roots (each of them has one child)
+      expect(Object.keys(limited.json.provider_summaries).sort()).toEqual(
+        [roots[0]!.uuid, kids[0]!.uuid, roots[1]!.uuid, kids[1]!.uuid, roots[2]!.uuid, kids[2]!.uuid].sort(),
+      );
     } finally {
       process.env.MAX_ALLOCATION_CANDIDATES = '-1';
       resetConfig();

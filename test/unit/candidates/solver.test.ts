@@ -39,6 +39,16 @@ describe('wide trees: search, not a cartesian product', () => {
     expect(keys.size).toBe(1000);
     expect(r.res.stats.nodes).toBeLessThan(20_000);
   });
+  it('a limit smaller than the answer spreads over the trees (breadth-first over anchors)', () => {
+    // 2 computes x 8 PFs x 8 VFs, 4 groups: 4096 candidates per compute; limit 1000 -> 500 each
+    const forest = buildForest(wide(2, 8, 8));
+    const r = ask(forest, wideQuery(4, 1000), '1.38');
+    expect(r.res.candidates).toHaveLength(1000);
+    const roots = r.res.candidates.map((c) => c[0]!.root);
+    expect(roots.filter((x) => x === uuidOf('compute0'))).toHaveLength(500);
+    expect(roots.filter((x) => x === uuidOf('compute1'))).toHaveLength(500);
+    expect(new Set(roots.slice(0, 2)).size).toBe(2);
+  });
   it('an infeasible wide request fails at once instead of exploring permutations', () => {
     const r = ask(buildForest(wide(1, 21, 1)), wideQuery(22), '1.38');
     expect(r.res.candidates).toEqual([]);
