@@ -22,13 +22,15 @@
  *     two providers of one tree never give resources to one request.
  *
  * Search: instead of building every group's candidate list and taking the cartesian
- * product, it walks anchors in creation order and, per anchor, does a depth-first
- * search over "slots" (one per granular group, one per resource class of the
- * unnumbered group) whose options are that anchor's matching providers. Each choice
- * reduces what later slots can take from the same provider (capacity and max_unit are
- * checked on the running sum), constraints are checked as soon as their slots are
- * filled, an anchor whose total demand exceeds its options' total free capacity is
- * skipped, and the search stops as soon as `limit` (or the global cap) is met.
+ * product, it prepares anchors in creation order and, per anchor, runs a resumable
+ * depth-first search over "slots" (one per granular group, one per resource class of
+ * the unnumbered group) whose options are that anchor's matching providers. Each
+ * choice reduces what later slots can take from the same provider (capacity and
+ * max_unit are checked on the running sum), constraints are checked as soon as their
+ * slots are filled, and an anchor whose total demand exceeds its options' total free
+ * capacity is skipped. Anchors are visited breadth-first (the first candidate of
+ * every anchor, then the second, ...) so a small `limit` still spreads over trees, and
+ * the search stops as soon as `limit` (or the global cap) is met.
  */
 import type { Forest } from '../forest.js';
 import type { ProviderRecord } from '../model.js';
@@ -142,7 +144,7 @@ function inAnyAgg(p: ProviderView, aggs: string[]): boolean {
   return false;
 }
 
-/** some provider of `ps` (at the given indices, or all) has one of each any-set */
+/** together, the providers of `ps` have one trait of each any-set */
 function collectively(ps: ReadonlyArray<ProviderView>, required: string[][]): boolean {
   for (const any of required) {
     let ok = false;
