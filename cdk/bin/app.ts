@@ -12,6 +12,7 @@ import { acknowledgeNagFindings } from '../lib/nag.js';
 
 const app = new App();
 const identity = app.node.tryGetContext('identity') ?? 'none';
+// environment-agnostic: nothing is looked up at synth time, the same template deploys anywhere
 const stack = new BerthStack(app, app.node.tryGetContext('stackName') ?? 'Berth', {
   identity: {
     mode: identity,
@@ -23,7 +24,6 @@ const stack = new BerthStack(app, app.node.tryGetContext('stackName') ?? 'Berth'
     keystonePasswordSecretArn: app.node.tryGetContext('keystonePasswordSecretArn'),
     keystoneProject: app.node.tryGetContext('keystoneProject'),
   },
-  env: { account: process.env.CDK_DEFAULT_ACCOUNT, region: process.env.CDK_DEFAULT_REGION },
 });
 if (app.node.tryGetContext('nag') !== 'false') {
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

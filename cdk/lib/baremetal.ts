@@ -197,6 +197,11 @@ export class BaremetalApi extends Construct {
         Stack.of(this),
       );
       fn.addToRolePolicy(new iam.PolicyStatement({ actions: ['states:DescribeExecution'], resources: [executions] }));
+      const smId = Stack.of(this).getLogicalId(sm.node.defaultChild as sfn.CfnStateMachine);
+      Validations.of(fn).acknowledge({
+        id: `AwsSolutions::AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:states:<AWS::Region>:<AWS::AccountId>:execution:<${smId}.Name>:*]`,
+        reason: 'Recovery describes executions of this one state machine; execution names are generated per allocation.',
+      });
     }
   }
 

@@ -3,18 +3,21 @@
  * resource family), the bare-metal HTTP API, the node-allocation state machine, and
  * the scheduled maintenance function.
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer, HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import * as scheduler from 'aws-cdk-lib/aws-scheduler';
+import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table.js';
 import { BerthFunction, ROOT } from './function.js';
-import { PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
+import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
 import { Dashboard } from './dashboard.js';
@@ -149,6 +152,32 @@ export class BerthStack extends Stack {
 
     const baremetal = new BaremetalApi(this, 'Baremetal', { table: this.table, authorizer, environment: identity.claimMapping ? { JWT_CLAIM_MAPPING: identity.claimMapping } : {}, configureStage: (api, lg) => this.configureStage(api, lg, props.throttle) });
     new CfnOutput(this, 'BaremetalUrl', { value: baremetal.url });
+
+    // ---------------------------------------------------------------- maintenance
+    // orphan recovery (bare metal) and the incomplete-consumer migration, every minute;
+    // each task works in bounded batches and resumes where the previous run stopped
+    const maintenance = new BerthFunction(this, 'Maintenance', {
+      entry: 'functions/maintenance/handler.ts',
+      description: 'Scheduled maintenance: orphan recovery, incomplete-consumer migration',
+      table: this.table,
+      access: 'none',
+      timeout: Duration.seconds(60),
+      memoryMb: 512,
+    });
+    grantTableAccess(maintenance.fn, this.table, MAINTENANCE_ACCESS);
+    baremetal.grantOrphanRecovery(maintenance.fn);
+    const schedule = new scheduler.Schedule(this, 'MaintenanceSchedule', {
+      schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
+      target: new schedulerTargets.LambdaInvoke(maintenance.fn, {}),
+      description: 'Berth maintenance every minute',
+    });
+    const maintenanceId = this.getLogicalId(maintenance.fn.node.defaultChild as lambda.CfnFunction);
+    // the scheduler's role is created at stack level (one per target), hence the stack-wide acknowledgement
+    void schedule;
+    Validations.of(this).acknowledge({
+      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${maintenanceId}.Arn>:*]`,
+      reason: 'The scheduler may invoke the maintenance function and its versions only.',
+    });
     new Dashboard(this, 'Dashboard', { placementApi: this.placementApi, baremetalApi: baremetal.api, auth: identity.mode === 'jwt' ? 'bearer' : 'token' });
     new CfnOutput(this, 'PlacementUrl', { value: this.placementApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

@@ -117,3 +117,23 @@ describe('the Keystone identity option', () => {
     expect(routes.filter((r) => r.AuthorizationType === 'CUSTOM').length).toBeGreaterThan(0);
   });
 });
+
+describe('the maintenance function', () => {
+  it('runs every minute from EventBridge Scheduler with only the access its tasks need', () => {
+    template.hasResourceProperties('AWS::Scheduler::Schedule', { ScheduleExpression: 'rate(1 minute)', State: 'ENABLED' });
+    const fns = template.findResources('AWS::Lambda::Function', { Properties: { Description: Match.stringLikeRegexp('^Scheduled maintenance') } });
+    expect(Object.keys(fns)).toHaveLength(1);
+    const role = (Object.values(fns)[0] as any).Properties.Role['Fn::GetAtt'][0];
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p) =>
+      (p as any).Properties.Roles.some((r: any) => r.Ref === role),
+    );
+    const text = JSON.stringify(policies);
+    // the migration's items and the state machines it resumes; nothing else
+    expect(text).toContain('LEGACYALLOC#*');
+    expect(text).toContain('states:StartExecution');
+    expect(text).toContain('states:DescribeExecution');
+    expect(text).not.toContain('dynamodb:Scan');
+    expect(text).not.toContain('"RPNAME#*"');
+    expect(text).not.toContain('TRAITS');
+  });
+});
