@@ -10,6 +10,7 @@
  * allocation still being `allocating` with exec = this execution, so an execution
  * whose allocation was deleted or taken over can never change anything.
  */
+import { count, millis } from '../http/powertools.js';
 import {
   AllocationFailed,
   allocationFailedText,
@@ -134,6 +135,7 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
       reserveStats.attempts++;
       if ('ok' in out) {
         reserveStats.won++;
+        settled(req, 'active');
         log.debug('node reserved', { allocation: req.uuid, node: uuid });
         return { allocation: input.allocation, execution: input.execution, spec: req, outcome: 'reserved', node: uuid };
       }
@@ -171,11 +173,18 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
   return { ...input, outcome: 'failed', reason: allocationFailedText(req.uuid, reason) };
 }
 
+/** Metrics: how long an allocation took from POST to its final state (seq is its creation time in µs). */
+function settled(spec: AllocationSpec, state: 'active' | 'error') {
+  if (spec.seq > 0) millis('AllocationSettleTime', Math.max(0, Date.now() - Math.floor(spec.seq / 1000)));
+  count(state === 'active' ? 'AllocationsActive' : 'AllocationsFailed');
+}
+
 /** FailAllocation / FailUnexpected: state error with Ironic's last_error. */
 export async function fail(input: AllocationStepInput): Promise<AllocationStepOutput> {
   reserveStats.failed++;
   const reason = input.reason ?? unexpectedFailureText(causeText(input.error));
   const recorded = await failAllocation(input.spec, input.execution, reason);
+  if (recorded) settled(input.spec, 'error');
   log.debug('allocation failed', { allocation: input.allocation, reason, recorded });
   return { allocation: input.allocation, execution: input.execution, spec: input.spec, outcome: recorded ? 'done' : 'gone' };
 }

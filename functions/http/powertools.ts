@@ -24,3 +24,14 @@ export function count(name: string, n = 1): void {
 export function millis(name: string, ms: number): void {
   metrics.addMetric(name, MetricUnit.Milliseconds, ms);
 }
+
+/** Wrap a non-HTTP Lambda (state-machine steps, the scheduled function) so its metrics are published. */
+export function withMetrics<I, O>(fn: (input: I) => Promise<O>): (input: I) => Promise<O> {
+  return async (input: I) => {
+    try {
+      return await fn(input);
+    } finally {
+      if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+    }
+  };
+}

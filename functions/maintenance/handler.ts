@@ -6,6 +6,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { log } from '../http/log.js';
 import { MAINTENANCE_TASKS } from './tasks.js';
+import { withMetrics } from '../http/powertools.js';
 
 export interface TaskReport {
   task: string;
@@ -28,4 +29,4 @@ export async function runMaintenance(budgetMs = 50_000): Promise<TaskReport[]> {
   return reports;
 }
 
-export const handler = async (_event: ScheduledEvent) => runMaintenance();
+export const handler = withMetrics(async (_event: ScheduledEvent) => runMaintenance());

@@ -4,6 +4,7 @@
  * Every write is one claim transaction (functions/store/allocations.ts) planned by the
  * pure rules in functions/core/claim.ts and functions/core/consumers.ts.
  */
+import { count } from '../http/powertools.js';
 import { httpLambda } from '../http/apigw.js';
 import { canonicalUuid, isUuidLike } from '../core/uuid.js';
 import type { AllocationMap, GenerationCheck } from '../core/consumers.js';
@@ -85,11 +86,16 @@ async function claim(requests: ConsumerRequest[], notFoundPrefix: string) {
     out = await claimAllocations(requests);
   } catch (e) {
     if (e instanceof RetriesExhaustedError) {
+      count('ClaimConflicts');
       throw conflict(`Inventory and/or allocations changed while attempting to allocate: ${CONCURRENT_UPDATE_TEXT}`, ErrorCodes.CONCURRENT_UPDATE);
     }
     throw e;
   }
-  if (out !== true) throw claimError(out, notFoundPrefix);
+  if (out !== true) {
+    count('ClaimsRefused');
+    throw claimError(out, notFoundPrefix);
+  }
+  count('Claims');
 }
 
 // ------------------------------------------------------------------ handlers

@@ -9,6 +9,7 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ddb } from './client.js';
 import { Problem } from '../core/errors.js';
+import { count } from '../http/powertools.js';
 
 export type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -89,7 +90,9 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T | typeof 
   for (let n = 0; n < max; n++) {
     const r = await attempt(n);
     if (r !== RETRY) return r;
+    count('TransactionRetries');
     await sleep(backoffMs(n));
   }
+  count('RetriesExhausted');
   throw new RetriesExhaustedError();
 }

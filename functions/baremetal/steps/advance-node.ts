@@ -1,4 +1,5 @@
 /** Step Lambda of the bare-metal state machines: advanceNode (see ../node-actions.ts). */
 import { advanceNode } from '../node-actions.js';
+import { withMetrics } from '../../http/powertools.js';
 
-export const handler = advanceNode;
+export const handler = withMetrics(advanceNode);

@@ -1,4 +1,5 @@
 /** Step Lambda of the bare-metal state machines: failNodeAction (see ../node-actions.ts). */
 import { failNodeAction } from '../node-actions.js';
+import { withMetrics } from '../../http/powertools.js';
 
-export const handler = failNodeAction;
+export const handler = withMetrics(failNodeAction);

@@ -1,4 +1,5 @@
 /** Step Lambda of the bare-metal state machines: findCandidates (see ../allocate.ts). */
 import { findCandidates } from '../allocate.js';
+import { withMetrics } from '../../http/powertools.js';
 
-export const handler = findCandidates;
+export const handler = withMetrics(findCandidates);
