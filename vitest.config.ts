@@ -19,26 +19,15 @@ export default defineConfig({
       {
         test: {
           name: 'integration',
-          include: ['test/integration/**/*.test.ts'],
+          // test/fuzz: property-based HTTP fuzzing of both APIs, on the same DynamoDB Local;
+          // `npm test` runs a bounded fixed-seed pass, `npm run fuzz` a longer random one
+          include: ['test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
           setupFiles: ['test/setup/polyfills.ts'],
           globalSetup: ['test/integration/global-ddb.ts'],
           // files share one DynamoDB Local (one table each); keep the 2-core machine responsive
           maxWorkers: 2,
-        },
-      },
-      {
-        test: {
-          // property-based HTTP fuzzing of both APIs (test/fuzz); `npm test` runs a bounded,
-          // fixed-seed pass, `npm run fuzz` a longer one with a random seed (FUZZ_LONG=1)
-          name: 'fuzz',
-          include: ['test/fuzz/**/*.test.ts'],
-          testTimeout: 1_800_000,
-          hookTimeout: 180_000,
-          setupFiles: ['test/setup/polyfills.ts'],
-          globalSetup: ['test/integration/global-ddb.ts'],
-          maxWorkers: 1,
         },
       },
     ],

@@ -16,7 +16,7 @@ import { ALLOCATION_JSON } from '../../schemas/baremetal/allocations.js';
 import { BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
 import { calls, denied, installRecorder } from '../integration/security/ddb-recorder.js';
 import { baremetalRules } from '../../cdk/lib/permissions.js';
-import { describeReq, fc, fuzzSettings, gatewayError, newStats, runFuzz, send, stateDiff, tableState, type RawReq, type RawRes } from './harness.js';
+import { describeReq, fc, fuzzSettings, fuzzTimeout, gatewayError, newStats, runFuzz, send, stateDiff, tableState, type RawReq, type RawRes } from './harness.js';
 import { anyJson, bodyDoc, headerValue, nastyString, pathSegment, queryString, rawBody, renderJson, type Pools } from './arbitraries.js';
 
 let api: BmApi;
@@ -192,7 +192,8 @@ it('every route: no 5xx, and a refused request changes nothing', async () => {
     }
     state = after;
   });
-});
+  expect(stats.cases).toBeGreaterThanOrEqual(settings.runs);
+}, fuzzTimeout(settings));
 
 it('lone surrogates and deep nesting in a body are a 400, and nothing is stored', async () => {
   for (const raw of ['{"driver": "fake-hardware", "name": "\\ud800"}', '{"driver": "fake-hardware", "extra": {"\\udc00": 1}}', `{"driver": "fake-hardware", "extra": ${'{"a":'.repeat(200)}1${'}'.repeat(200)}}`]) {

@@ -95,6 +95,11 @@ export function fuzzSettings(defaultRuns: number): FuzzSettings {
   return { runs, seed, long };
 }
 
+/** A test timeout for a run of this size (a few ms per case on this machine, with a wide margin). */
+export function fuzzTimeout(s: FuzzSettings): number {
+  return 120_000 + s.runs * 200;
+}
+
 export interface CaseStats {
   cases: number;
   byStatus: Map<number, number>;

@@ -21,7 +21,7 @@ import * as alloc from '../../schemas/placement/allocations.js';
 import * as tr from '../../schemas/placement/traits.js';
 import * as resh from '../../schemas/placement/reshaper.js';
 import { PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
-import { describeReq, fc, fuzzSettings, gatewayError, newStats, runFuzz, send, stateDiff, tableState, type RawReq, type RawRes } from './harness.js';
+import { describeReq, fc, fuzzSettings, fuzzTimeout, gatewayError, newStats, runFuzz, send, stateDiff, tableState, type RawReq, type RawRes } from './harness.js';
 import { encodeSegment, headerValue, nastyString, pathSegment, queryString, rawBody, type Pools } from './arbitraries.js';
 
 let api: Api;
@@ -223,7 +223,7 @@ it(`every route: no 5xx, and a refused request changes nothing (${settings.runs}
     state = after;
   });
   expect(stats.cases).toBeGreaterThanOrEqual(settings.runs);
-});
+}, fuzzTimeout(settings));
 
 it('lone surrogates in stored strings are a 4xx, never a 500, and nothing is stored', async () => {
   for (const name of ['\ud800', 'a\udc00', 'x\ud83d']) {
