@@ -195,23 +195,30 @@ function toQuery(req: CandidatesRequest, limit: number | undefined, pick: number
 }
 
 /**
- * Placement 8.0.0 bug, not reproduced: with group_policy=isolate, consolidating a
- * class the unnumbered group and a granular group both take from one provider adds
- * into a shared object (copy_arr_if_needed only copies for group_policy=none), so
- * later combinations see inflated amounts.
+ * Placement 8.0.0 bug, not reproduced: unless group_policy is exactly "none",
+ * consolidating a class two groups take from one provider adds into a shared object
+ * (copy_arr_if_needed only copies for "none"), so later combinations see inflated
+ * amounts.
  */
 function isolateMutationCase(req: CandidatesRequest): boolean {
-  if (req.groupPolicy !== 'isolate') return false;
+  if (req.groupPolicy === 'none') return false;
+  // only for exactly "none" does Placement copy before adding up; with "isolate" only
+  // the unnumbered group can share a provider with a granular one, with any other
+  // first value (e.g. group_policy=bogus&group_policy=none) any two groups can
   const u = req.groups.find((g) => !g.useSameProvider);
-  if (!u) return false;
-  const rcs = new Set(u.resources.map(([rc]) => rc));
-  return req.groups.some((g) => g.useSameProvider && g.resources.some(([rc]) => rcs.has(rc)));
+  const shares = (a: (typeof req.groups)[number], b: (typeof req.groups)[number]) => a.resources.some(([rc]) => b.resources.some(([r]) => r === rc));
+  return req.groups.some((a, i) =>
+    req.groups.some((b, j) => j > i && shares(a, b) && (req.groupPolicy !== 'isolate' || a === u || b === u)),
+  );
 }
 
 function normalize(r: Res): unknown {
   if (r.status !== 200) {
     // Python's pformat wraps the schema dump in jsonschema messages; compare the message itself
-    const detail = String(r.json?.errors?.[0]?.detail ?? '').split('  Failed validating')[0];
+    // ... and lists Python builds from sets in hash order: compare them sorted
+    const detail = String(r.json?.errors?.[0]?.detail ?? '')
+      .split('  Failed validating')[0]!
+      .replace(/\[('[^\]]*')\]/g, (_, items: string) => `[${items.split(', ').sort().join(', ')}]`);
     return { status: r.status, detail, code: r.json?.errors?.[0]?.code };
   }
   const areqs = (r.json.allocation_requests as any[]).map((a) =>
