@@ -10,7 +10,7 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack } from '../../../cdk/lib/berth-stack.js';
-import { BAREMETAL_INDEX_KEYS, BAREMETAL_ITEM_KEYS, PLACEMENT_ACCESS, normalise } from '../../../cdk/lib/permissions.js';
+import { BAREMETAL_INDEX_KEYS, BAREMETAL_ITEM_KEYS, MAINTENANCE_ACCESS, PLACEMENT_ACCESS, normalise } from '../../../cdk/lib/permissions.js';
 
 interface Statement {
   Action: string | string[];
@@ -147,6 +147,26 @@ describe('bare-metal functions: bound to bare-metal items', () => {
         for (const pk of ['BMN#n', 'BMA#a', 'BMNNAME#x', 'BMNS#0']) expect(keys(s).some((k) => matches(k, pk)), `${family} ${pk}`).toBe(false);
       }
     }
+  });
+});
+
+describe('the maintenance function: its migration rules plus bare-metal orphan recovery', () => {
+  it('every statement is a MAINTENANCE_ACCESS rule or bound to bare-metal items', () => {
+    const st = dynamoStatements('Scheduled maintenance: orphan recovery, incomplete-consumer migration');
+    const want = normalise(MAINTENANCE_ACCESS);
+    let placement = 0;
+    for (const s of st) {
+      expect(keys(s).length, JSON.stringify(s)).toBeGreaterThan(0);
+      expect(JSON.stringify(s.Resource)).not.toContain('*');
+      const k = [...keys(s)].sort();
+      const bm = JSON.stringify(k) === JSON.stringify([...BAREMETAL_ITEM_KEYS].sort()) || JSON.stringify(k) === JSON.stringify([...BAREMETAL_INDEX_KEYS].sort());
+      if (bm) continue;
+      const w = want.find((r) => (r.index ?? undefined) === indexOf(s) && JSON.stringify(r.keys) === JSON.stringify(k));
+      expect(w, `unexpected statement ${JSON.stringify(s)}`).toBeDefined();
+      expect([...actions(s)].sort()).toEqual(w!.actions);
+      placement++;
+    }
+    expect(placement).toBe(want.length);
   });
 });
 
