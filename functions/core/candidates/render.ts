@@ -174,10 +174,16 @@ export function renderCandidates(res: CandidatesResult, req: CandidatesRequest, 
   const templates = new Map<number | string, Template>();
   const first = new Array<number>(n);
   const numeric = n <= 12; // n^n stays a safe integer
-  const areqs = new Array<string>(res.candidates.length);
-  const single = res.candidates.length ? singleTemplate(res, suffixes, shape) : undefined;
+  // one array of every piece and a single join: one copy into the body (joining
+  // parts and concatenating the joins would copy everything twice)
+  const out = new Array<string>(2 * (res.candidates.length + res.summaries.length) + 2);
   let idx = 0;
+  out[idx++] = '{"allocation_requests":[';
+  const single = res.candidates.length ? singleTemplate(res, suffixes, shape) : undefined;
+  let first0 = true;
   for (const c of res.candidates) {
+    if (first0) first0 = false;
+    else out[idx++] = ',';
     let key: number | string = numeric ? 0 : '';
     for (let i = 0; i < n; i++) {
       let f = i;
@@ -199,17 +205,22 @@ export function renderCandidates(res: CandidatesResult, req: CandidatesRequest, 
         flatten(p.areqText);
         p.areqTemplate = single!.id;
       }
-      areqs[idx++] = p.areqText!;
+      out[idx++] = p.areqText!;
       continue;
     }
     let t = templates.get(key);
     if (!t) templates.set(key, (t = compile(first, slots, renderOrder, suffixes, shape)));
-    areqs[idx++] = fill(t, c);
+    out[idx++] = fill(t, c);
   }
+  out[idx++] = '],"provider_summaries":{';
   const key = shapeKey(shape, res.requestedResources);
-  const sums = new Array<string>(res.summaries.length);
-  for (let i = 0; i < sums.length; i++) sums[i] = summaryFragment(res.summaries[i]!, shape, res.requestedResources, key);
-  return `{"allocation_requests":[${areqs.join(',')}],"provider_summaries":{${sums.join(',')}}}`;
+  for (let i = 0; i < res.summaries.length; i++) {
+    if (i) out[idx++] = ',';
+    out[idx++] = summaryFragment(res.summaries[i]!, shape, res.requestedResources, key);
+  }
+  out[idx++] = '}}';
+  out.length = idx;
+  return out.join('');
 }
 
 function fill(t: Template, c: ProviderView[]): string {
