@@ -14,6 +14,8 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           setupFiles: ['test/setup/polyfills.ts'],
+          // unit first, then integration (projects with different maxWorkers need distinct groups)
+          sequence: { groupOrder: 0 },
         },
       },
       {
@@ -28,6 +30,7 @@ export default defineConfig({
           globalSetup: ['test/integration/global-ddb.ts'],
           // files share one DynamoDB Local (one table each); keep the 2-core machine responsive
           maxWorkers: 2,
+          sequence: { groupOrder: 1 },
         },
       },
     ],
