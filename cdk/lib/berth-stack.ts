@@ -121,7 +121,8 @@ export class BerthStack extends Stack {
         description: `Placement ${family}`,
         table: this.table,
         access: 'none',
-        environment: env,
+        // Lambda answers are capped at 6 MB: 1,000 candidates (Nova's default limit) fit
+        environment: family === 'allocation-candidates' ? { ...env, MAX_ALLOCATION_CANDIDATES: '1000' } : env,
         memoryMb: family === 'allocation-candidates' ? 3008 : 1024,
       });
       // least privilege: only the actions and key prefixes this family's code uses

@@ -16,6 +16,35 @@ import { isStandardResourceClass, isStandardTrait } from '../core/standard.js';
 import { missingResourceClasses, missingTraits } from '../store/catalog.js';
 import { snapshot } from '../store/snapshot.js';
 import { log } from '../http/log.js';
+import { count, millis, metrics, MetricUnit } from '../http/powertools.js';
+
+/**
+ * Answers to identical queries over an unchanged forest are identical (the solver is
+ * deterministic unless randomised), so the rendered body is kept per (forest version,
+ * microversion, raw query) — schedulers repeat the same query between claims, and any
+ * write changes the forest version. Bounded by total bytes.
+ */
+const CACHE_BYTES = 64 * 1024 * 1024;
+const cache = new Map<string, string>();
+let cachedBytes = 0;
+function cacheGet(key: string): string | undefined {
+  const hit = cache.get(key);
+  if (hit !== undefined) {
+    cache.delete(key);
+    cache.set(key, hit);
+  }
+  return hit;
+}
+function cachePut(key: string, body: string): void {
+  if (body.length > CACHE_BYTES / 2) return;
+  cache.set(key, body);
+  cachedBytes += body.length;
+  for (const [k, b] of cache) {
+    if (cachedBytes <= CACHE_BYTES) break;
+    cache.delete(k);
+    cachedBytes -= b.length;
+  }
+}
 import { checkAccept, placementApp, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
 
 /**
@@ -44,6 +73,21 @@ async function list(r: PlacementRequest) {
   const forest = await snapshot().fresh();
   const names = namesOf(req);
   const missing = await unknownNames(forest, names.resourceClasses, names.traits);
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (v.atLeast(1, 15)) {
+    headers['cache-control'] = 'no-cache';
+    headers['last-modified'] = new Date().toUTCString();
+  }
+  const started = performance.now();
+  count('CandidateRequests');
+  const cacheable = !r.config.randomizeAllocationCandidates && !missing.missingResourceClasses.size && !missing.missingTraits.size;
+  const key = `${forest.version}|${forest.size}|${v}|${r.config.maxAllocationCandidates}|${r.http.rawQuery}`;
+  const hit = cacheable ? cacheGet(key) : undefined;
+  if (hit !== undefined) {
+    count('CandidateCacheHits');
+    millis('CandidateLatency', performance.now() - started);
+    return { status: 200, headers, body: hit };
+  }
   const t0 = performance.now();
   const res = solveCandidates(forest, req, {
     ...missing,
@@ -63,11 +107,9 @@ async function list(r: PlacementRequest) {
     render_ms: Math.round((performance.now() - t1) * 10) / 10,
     bytes: body.length,
   });
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (v.atLeast(1, 15)) {
-    headers['cache-control'] = 'no-cache';
-    headers['last-modified'] = new Date().toUTCString();
-  }
+  if (cacheable) cachePut(key, body);
+  millis('CandidateLatency', performance.now() - started);
+  metrics.addMetric('CandidatesReturned', MetricUnit.Count, res.candidates.length);
   return { status: 200, headers, body };
 }
 

@@ -137,3 +137,13 @@ describe('the maintenance function', () => {
     expect(text).not.toContain('TRAITS');
   });
 });
+
+describe('allocation candidates in AWS', () => {
+  it('caps answers so they fit a Lambda response, with the memory the solver wants', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Placement allocation-candidates',
+      MemorySize: 3008,
+      Environment: { Variables: Match.objectLike({ MAX_ALLOCATION_CANDIDATES: '1000' }) },
+    });
+  });
+});
