@@ -120,7 +120,7 @@ export class PolicyEngine {
 
   constructor(defaults: RuleDefault[], private readonly opts: EngineOptions) {
     for (const d of defaults) this.rules.set(d.name, d);
-    for (const [k, v] of Object.entries(opts.overrides ?? {})) parseRule(v); // fail fast
+    for (const v of Object.values(opts.overrides ?? {})) parseRule(v); // fail fast
   }
 
   has(name: string): boolean {

@@ -16,7 +16,7 @@
  * bounded): a domain answer (over capacity, generation mismatch) comes from that
  * fresh plan; running out of attempts is a 409 placement.concurrent_update.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from './query.js';
 import type { ProviderRecord } from '../core/model.js';
 import type { AllocationMap } from '../core/consumers.js';
 import {
@@ -31,7 +31,7 @@ import {
   type ConsumerState,
   type ProviderChange,
 } from '../core/claim.js';
-import { ddb, tableName } from './client.js';
+import { tableName } from './client.js';
 import { logPut } from './changelog.js';
 import { K, keyFits } from './keys.js';
 import { batchGet, keyId } from './batch.js';
@@ -297,25 +297,12 @@ export async function providerWithAllocations(rp: string): Promise<{ provider: P
   if (!keyFits(K.provider(rp))) return undefined;
   let provider: ProviderRecord | undefined;
   const rows: AllocationRow[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': K.provider(rp).pk },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const it of r.Items ?? []) {
-      if (it.sk === K.provider(rp).sk) provider = fromItem(it);
-      else if (String(it.sk).startsWith(K.providerAllocationPrefix) && !it.legacy) {
-        rows.push({ provider: rp, consumer: it.consumer, resources: it.resources, generation: Number(it.cgen), createdAt: it.created });
-      }
+  for (const it of await queryPartition({ pk: K.provider(rp).pk, consistent: true })) {
+    if (it.sk === K.provider(rp).sk) provider = fromItem(it);
+    else if (String(it.sk).startsWith(K.providerAllocationPrefix) && !it.legacy) {
+      rows.push({ provider: rp, consumer: it.consumer, resources: it.resources, generation: Number(it.cgen), createdAt: it.created });
     }
-    start = r.LastEvaluatedKey;
-  } while (start);
+  }
   return provider ? { provider, rows } : undefined;
 }
 

@@ -11,7 +11,8 @@
  * so a node can never be reserved twice, and an execution that lost its allocation
  * (deleted, or taken over by orphan recovery) can never reserve anything.
  */
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from './query.js';
 import { ALLOCATION_STATES, isoNow, S, type AllocationRecord, type NodeRecord } from '../core/baremetal.js';
 import { ddb, tableName } from './client.js';
 import { BK, BM_INDEX_SHARDS } from './baremetal-keys.js';
@@ -63,26 +64,11 @@ export async function getAllocationByName(name: string): Promise<StoredAllocatio
 /** Allocations through gsi2 in creation order, optionally only those in one state. */
 export async function queryAllocations(opts: { state?: string } = {}): Promise<StoredAllocation[]> {
   const parts = await Promise.all(
-    Array.from({ length: BM_INDEX_SHARDS }, async (_, shard) => {
-      const out: StoredAllocation[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const r = await ddb().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'gsi2',
-            KeyConditionExpression: opts.state ? 'gsi2pk = :p AND begins_with(gsi2sk, :s)' : 'gsi2pk = :p',
-            ExpressionAttributeValues: { ':p': BK.allocationIndexPk(shard), ...(opts.state ? { ':s': `${opts.state}#` } : {}) },
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const it of r.Items ?? []) out.push(allocationFromItem(it));
-        start = r.LastEvaluatedKey;
-      } while (start);
-      return out;
-    }),
+    Array.from({ length: BM_INDEX_SHARDS }, (_, shard) =>
+      queryPartition({ index: 'gsi2', pk: BK.allocationIndexPk(shard), skBeginsWith: opts.state ? `${opts.state}#` : undefined }),
+    ),
   );
-  return parts.flat().sort((a, b) => a.seq - b.seq);
+  return parts.flat().map(allocationFromItem).sort((a, b) => a.seq - b.seq);
 }
 
 // ------------------------------------------------------------------ create / update / delete

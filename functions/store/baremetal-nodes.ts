@@ -3,7 +3,8 @@
  * that keep names and instance UUIDs unique and never let two writers interleave on
  * one node (every full write is conditioned on the version it read).
  */
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from './query.js';
 import { isAllocatable, type NodeRecord } from '../core/baremetal.js';
 import { ddb, tableName } from './client.js';
 import { BK, BM_INDEX_SHARDS } from './baremetal-keys.js';
@@ -166,23 +167,13 @@ export async function nodeUuidsByNames(names: Iterable<string>): Promise<Map<str
 }
 
 async function queryShard(shard: number, prefix: string | undefined, candidateFieldsOnly: boolean): Promise<NodeRecord[]> {
-  const out: NodeRecord[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'gsi2',
-        KeyConditionExpression: prefix ? 'gsi2pk = :p AND begins_with(gsi2sk, :s)' : 'gsi2pk = :p',
-        ExpressionAttributeValues: { ':p': BK.nodeIndexPk(shard), ...(prefix ? { ':s': prefix } : {}) },
-        ...(candidateFieldsOnly ? { ProjectionExpression: CANDIDATE_ATTRIBUTES.join(', '), ExpressionAttributeNames: CANDIDATE_NAMES } : {}),
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const it of r.Items ?? []) out.push(nodeFromItem(it));
-    start = r.LastEvaluatedKey;
-  } while (start);
-  return out;
+  const items = await queryPartition({
+    index: 'gsi2',
+    pk: BK.nodeIndexPk(shard),
+    skBeginsWith: prefix,
+    projection: candidateFieldsOnly ? { expression: CANDIDATE_ATTRIBUTES.join(', '), names: CANDIDATE_NAMES } : undefined,
+  });
+  return items.map(nodeFromItem);
 }
 
 /**

@@ -10,10 +10,10 @@
  * re-reading an overlap window so an entry whose transaction committed after a later
  * timestamp was read cannot be missed (transactions are bounded well below it).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from './query.js';
 import { randomBytes } from 'node:crypto';
 import { config } from '../config.js';
-import { ddb, tableName } from './client.js';
+import { tableName } from './client.js';
 import { K } from './keys.js';
 import type { TxItem } from './tx.js';
 
@@ -70,23 +70,8 @@ export async function readLogSince(since: number, now = Date.now()): Promise<{ e
 }
 
 async function queryAll(pk: string, fromSk: string): Promise<LogEntry[]> {
-  const out: LogEntry[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND sk >= :from',
-        ExpressionAttributeValues: { ':pk': pk, ':from': fromSk },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const it of r.Items ?? []) {
-      const sk = String(it.sk);
-      out.push({ sk, ts: Number(sk.slice(0, 13)), rps: (it.rps as string[]) ?? [] });
-    }
-    start = r.LastEvaluatedKey;
-  } while (start);
-  return out;
+  return (await queryPartition({ pk, skFrom: fromSk, consistent: true })).map((it) => {
+    const sk = String(it.sk);
+    return { sk, ts: Number(sk.slice(0, 13)), rps: (it.rps as string[]) ?? [] };
+  });
 }

@@ -4,7 +4,8 @@
  * Other writers (inventories, traits, aggregates, allocations) build on `providerKey`,
  * `fromItem` and `toItem` here.
  */
-import { BatchGetCommand, GetCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from './query.js';
 import type { ProviderRecord } from '../core/model.js';
 import { ddb, tableName } from './client.js';
 import { logPut } from './changelog.js';
@@ -95,27 +96,8 @@ export async function getProviders(uuids: Iterable<string>): Promise<Map<string,
 /** Every provider, through the sharded gsi1 index (eventually consistent; the change log fixes up). */
 export async function scanAllProviders(): Promise<ProviderRecord[]> {
   const shards = Array.from({ length: PROVIDER_SHARDS }, (_, i) => i);
-  const parts = await Promise.all(
-    shards.map(async (s) => {
-      const out: ProviderRecord[] = [];
-      let start: Record<string, unknown> | undefined;
-      do {
-        const r = await ddb().send(
-          new QueryCommand({
-            TableName: tableName(),
-            IndexName: 'gsi1',
-            KeyConditionExpression: 'gsi1pk = :p',
-            ExpressionAttributeValues: { ':p': K.providerIndexPk(s) },
-            ExclusiveStartKey: start,
-          }),
-        );
-        for (const it of r.Items ?? []) out.push(fromItem(it));
-        start = r.LastEvaluatedKey;
-      } while (start);
-      return out;
-    }),
-  );
-  return parts.flat();
+  const parts = await Promise.all(shards.map((s) => queryPartition({ index: 'gsi1', pk: K.providerIndexPk(s) })));
+  return parts.flat().map(fromItem);
 }
 
 // ------------------------------------------------------------------ create

@@ -4,7 +4,8 @@
  * lists by id). Standard classes live in code (functions/core/standard.ts).
  * Deleting or renaming is conditioned on refs = 0, so a class in use never goes away.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from './query.js';
 import { ddb, tableName } from './client.js';
 import { K, keyFits } from './keys.js';
 import { nextSeq } from './providers.js';
@@ -50,21 +51,7 @@ export async function getCustomResourceClass(name: string): Promise<CustomResour
 
 /** Every custom class in creation order. */
 export async function listCustomResourceClasses(): Promise<CustomResourceClass[]> {
-  const out: CustomResourceClass[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': K.customResourceClassPk },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const it of r.Items ?? []) out.push(fromItem(it));
-    start = r.LastEvaluatedKey;
-  } while (start);
+  const out = (await queryPartition({ pk: K.customResourceClassPk })).map(fromItem);
   return out.sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 

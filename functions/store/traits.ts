@@ -5,7 +5,8 @@
  * in the same transaction as the provider, so deleting a trait in use is refused by a
  * condition (refs = 0), never by a racy read.
  */
-import { DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from './query.js';
 import type { ProviderRecord } from '../core/model.js';
 import { ddb, tableName } from './client.js';
 import { K, keyFits } from './keys.js';
@@ -38,22 +39,7 @@ export async function getCustomTrait(name: string): Promise<CustomTrait | undefi
 
 /** Every custom trait, by name. */
 export async function listCustomTraits(): Promise<CustomTrait[]> {
-  const out: CustomTrait[] = [];
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': K.customTraitPk },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const it of r.Items ?? []) out.push(fromItem(it));
-    start = r.LastEvaluatedKey;
-  } while (start);
-  return out;
+  return (await queryPartition({ pk: K.customTraitPk })).map(fromItem);
 }
 
 /** Create a custom trait; `created: false` when it already exists (PUT is idempotent). */

@@ -4,11 +4,11 @@
  * them in the same transaction that changes the allocations (functions/core/usage.ts
  * computes what to add); GET /usages reads one partition with one Query.
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from './query.js';
 import { config } from '../config.js';
 import { sumUsage, usageDeltas, type TypeUsage } from '../core/usage.js';
 import type { ConsumerChange } from '../core/claim.js';
-import { ddb, tableName } from './client.js';
+import { tableName } from './client.js';
 import { K, keyFits, shardOf } from './keys.js';
 import type { TxItem } from './tx.js';
 
@@ -50,26 +50,8 @@ export function usageUpdates(changes: ConsumerChange[]): TxItem[] {
  */
 export async function readUsage(project: string, user?: string): Promise<Map<string, TypeUsage>> {
   const prefix = user === undefined ? 'P#' : `U#${user}#`;
-  const items: Record<string, unknown>[] = [];
   if (!keyFits({ pk: K.usagePk(project), sk: prefix })) return new Map();
-  let start: Record<string, unknown> | undefined;
-  do {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :prefix)',
-        ExpressionAttributeValues: { ':pk': K.usagePk(project), ':prefix': prefix },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const it of r.Items ?? []) {
-      // a user id may itself contain '#': keep only this user's items
-      if (user !== undefined && it.user !== user) continue;
-      if (user === undefined && it.user !== undefined) continue;
-      items.push(it);
-    }
-    start = r.LastEvaluatedKey;
-  } while (start);
-  return sumUsage(items);
+  const all = await queryPartition({ pk: K.usagePk(project), skBeginsWith: prefix, consistent: true });
+  // a user id may itself contain '#': keep only this user's items
+  return sumUsage(all.filter((it) => (user === undefined ? it.user === undefined : it.user === user)));
 }

@@ -1,0 +1,52 @@
+/**
+ * The one paginated Query every store module uses: all items of one partition (of the
+ * table or of an index), optionally narrowed by a sort-key prefix or lower bound.
+ */
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, tableName } from './client.js';
+
+export interface PartitionQuery {
+  /** the partition key value (pk, or gsi1pk / gsi2pk on an index) */
+  pk: string;
+  index?: 'gsi1' | 'gsi2';
+  /** only sort keys starting with this */
+  skBeginsWith?: string;
+  /** only sort keys >= this */
+  skFrom?: string;
+  /** strongly consistent (base table only; indexes are always eventually consistent) */
+  consistent?: boolean;
+  /** ProjectionExpression and its attribute names */
+  projection?: { expression: string; names: Record<string, string> };
+}
+
+export async function queryPartition(q: PartitionQuery): Promise<Record<string, any>[]> {
+  const pkName = q.index ? `${q.index}pk` : 'pk';
+  const skName = q.index ? `${q.index}sk` : 'sk';
+  let cond = `${pkName} = :pk`;
+  const values: Record<string, unknown> = { ':pk': q.pk };
+  if (q.skBeginsWith !== undefined) {
+    cond += ` AND begins_with(${skName}, :sk)`;
+    values[':sk'] = q.skBeginsWith;
+  } else if (q.skFrom !== undefined) {
+    cond += ` AND ${skName} >= :sk`;
+    values[':sk'] = q.skFrom;
+  }
+  const out: Record<string, any>[] = [];
+  let start: Record<string, unknown> | undefined;
+  do {
+    const r = await ddb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: q.index,
+        KeyConditionExpression: cond,
+        ExpressionAttributeValues: values,
+        ...(q.projection ? { ProjectionExpression: q.projection.expression, ExpressionAttributeNames: q.projection.names } : {}),
+        ConsistentRead: q.index ? undefined : (q.consistent ?? true),
+        ExclusiveStartKey: start,
+      }),
+    );
+    out.push(...(r.Items ?? []));
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return out;
+}
