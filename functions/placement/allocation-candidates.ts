@@ -45,7 +45,7 @@ function cachePut(key: string, body: string): void {
     cachedBytes -= b.length;
   }
 }
-import { checkAccept, placementApp, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
+import { checkAccept, forVersion, placementApp, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
 
 /**
  * Names neither standard nor known to exist. A custom class or trait some provider in
@@ -67,7 +67,7 @@ async function list(r: PlacementRequest) {
   checkAccept(r);
   r.authorize('placement:allocation_candidates:list');
   const v = r.version;
-  const schema = GET_SCHEMAS.find(([maj, min]) => v.atLeast(maj, min))![2];
+  const schema = forVersion(r, GET_SCHEMAS);
   validateQuery(r, jsonSchemaOf(schema));
   const req = parseCandidatesQuery(r.query.pairs, v);
   const forest = await snapshot().fresh();

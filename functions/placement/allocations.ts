@@ -4,6 +4,7 @@
  * Every write is one claim transaction (functions/store/allocations.ts) planned by the
  * pure rules in functions/core/claim.ts and functions/core/consumers.ts.
  */
+import type * as z from 'zod';
 import { count } from '../http/powertools.js';
 import { httpLambda } from '../http/apigw.js';
 import { canonicalUuid, isUuidLike } from '../core/uuid.js';
@@ -18,6 +19,7 @@ import {
   checkAccept,
   extractJson,
   jsonResponse,
+  forVersion,
   placementApp,
   requireJsonContent,
   requireVersion,
@@ -145,17 +147,14 @@ async function setForConsumer(r: PlacementRequest) {
   const raw = r.params.consumer_uuid!;
   if (!isUuidLike(raw)) throw badRequest(`Malformed consumer_uuid: ${raw}`);
   const consumer = canonicalUuid(raw);
-  const schema = v.atLeast(1, 38)
-    ? S.putAllocationsV1_38
-    : v.atLeast(1, 34)
-      ? S.putAllocationsV1_34
-      : v.atLeast(1, 28)
-        ? S.putAllocationsV1_28
-        : v.atLeast(1, 12)
-          ? S.putAllocationsV1_12
-          : v.atLeast(1, 8)
-            ? S.putAllocationsListV1_8
-            : S.putAllocationsList;
+  const schema = forVersion<z.ZodType>(r, [
+    [1, 38, S.putAllocationsV1_38],
+    [1, 34, S.putAllocationsV1_34],
+    [1, 28, S.putAllocationsV1_28],
+    [1, 12, S.putAllocationsV1_12],
+    [1, 8, S.putAllocationsListV1_8],
+    [1, 0, S.putAllocationsList],
+  ]);
   let allocations: AllocationMap;
   let data: { project_id?: string; user_id?: string; consumer_generation?: number | null; consumer_type?: string };
   if (v.atLeast(1, 12)) {
@@ -190,14 +189,12 @@ async function setAllocations(r: PlacementRequest) {
   requireVersion(r, '1.13');
   requireJsonContent(r);
   r.authorize(`${A}:manage`);
-  const v = r.version;
-  const schema = v.atLeast(1, 38)
-    ? S.postAllocationsV1_38
-    : v.atLeast(1, 34)
-      ? S.postAllocationsV1_34
-      : v.atLeast(1, 28)
-        ? S.postAllocationsV1_28
-        : S.postAllocationsV1_13;
+  const schema = forVersion(r, [
+    [1, 38, S.postAllocationsV1_38],
+    [1, 34, S.postAllocationsV1_34],
+    [1, 28, S.postAllocationsV1_28],
+    [1, 13, S.postAllocationsV1_13],
+  ]);
   const data = extractJson<S.PostAllocations>(r, jsonSchemaOf(schema));
   await claim(consumerRequests(r, data), 'Unable to allocate inventory ');
   return noContent();

@@ -10,7 +10,7 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/reshaper.js';
 import { reshape } from '../store/reshaper.js';
 import { RetriesExhaustedError } from '../store/tx.js';
-import { extractJson, placementApp, requireJsonContent, requireVersion, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
+import { extractJson, forVersion, placementApp, requireJsonContent, requireVersion, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
 import { ErrorCodes, PlacementError, badRequest, conflict } from './framework/errors.js';
 import { CONCURRENT_UPDATE_TEXT, consumerRequests } from './allocations.js';
 
@@ -36,8 +36,11 @@ async function reshapeHandler(r: PlacementRequest) {
   requireVersion(r, '1.30');
   requireJsonContent(r);
   r.authorize('placement:reshaper:reshape');
-  const v = r.version;
-  const schema = v.atLeast(1, 38) ? S.reshapeV1_38 : v.atLeast(1, 34) ? S.reshapeV1_34 : S.reshape;
+  const schema = forVersion(r, [
+    [1, 38, S.reshapeV1_38],
+    [1, 34, S.reshapeV1_34],
+    [1, 30, S.reshape],
+  ]);
   const data = extractJson<S.Reshape>(r, jsonSchemaOf(schema));
   const replacements: InventoryReplacement[] = Object.entries(data.inventories).map(([rp, d]) => ({
     provider: rp.toLowerCase(),

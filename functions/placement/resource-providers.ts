@@ -19,6 +19,7 @@ import {
   checkAccept,
   extractJson,
   jsonResponse,
+  forVersion,
   placementApp,
   requireJsonContent,
   validateQuery,
@@ -75,15 +76,13 @@ async function list(r: PlacementRequest) {
   checkAccept(r);
   r.authorize(`${P}:list`);
   const v = r.version;
-  const schema = v.atLeast(1, 18)
-    ? S.listProvidersQuery1_18
-    : v.atLeast(1, 14)
-      ? S.listProvidersQuery1_14
-      : v.atLeast(1, 4)
-        ? S.listProvidersQuery1_4
-        : v.atLeast(1, 3)
-          ? S.listProvidersQuery1_3
-          : S.listProvidersQuery1_0;
+  const schema = forVersion(r, [
+    [1, 18, S.listProvidersQuery1_18],
+    [1, 14, S.listProvidersQuery1_14],
+    [1, 4, S.listProvidersQuery1_4],
+    [1, 3, S.listProvidersQuery1_3],
+    [1, 0, S.listProvidersQuery1_0],
+  ]);
   validateQuery(r, jsonSchemaOf(schema));
   const q = r.query;
   const f: ProviderFilters = {};

@@ -215,6 +215,16 @@ export function requireVersion(r: PlacementRequest, min: string, max?: string, s
   if (!ok) throw new PlacementError(status, status === 405 ? 'The method specified is not allowed for this resource.' : '');
 }
 
+/**
+ * The value for the newest microversion the request reaches, from a table ordered
+ * newest first: [[1, 38, schemaA], [1, 28, schemaB], [1, 0, schemaC]].
+ */
+export function forVersion<T>(r: PlacementRequest, table: ReadonlyArray<readonly [number, number, T]>): T {
+  const hit = table.find(([major, minor]) => r.version.atLeast(major, minor));
+  if (!hit) throw new Error(`no entry for microversion ${r.version}`);
+  return hit[2];
+}
+
 /** util.check_accept('application/json') */
 export function checkAccept(r: PlacementRequest): void {
   const accept = r.http.headers.accept;
