@@ -1,8 +1,8 @@
 /** Every benchmark scenario `npm run bench` knows, in run order. */
 import type { Scenario } from '../run.js';
 import { claimScenarios } from './claims.js';
-import { perfHarnessScenario } from './perf-harness.js';
+import { perfHarnessCandidatesScenario, perfHarnessScenario } from './perf-harness.js';
 import { baremetalRaceScenario } from './baremetal.js';
 import { candidatesScenarios } from './candidates.js';
 
-export const SCENARIOS: Scenario[] = [...claimScenarios, perfHarnessScenario, baremetalRaceScenario, ...candidatesScenarios];
+export const SCENARIOS: Scenario[] = [...claimScenarios, perfHarnessScenario, baremetalRaceScenario, ...candidatesScenarios, perfHarnessCandidatesScenario];

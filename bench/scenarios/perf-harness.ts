@@ -8,18 +8,21 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import type { BenchContext, Scenario } from '../run.js';
 
-const HARNESS = process.env.PERF_HARNESS ?? '/work/shared/perf/run';
+/** the shared harness sits beside the repository (../shared/perf/run), as in CI */
+const HARNESS = process.env.PERF_HARNESS ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'perf', 'run');
 
-async function run(ctx: BenchContext) {
+async function run(ctx: BenchContext, scenarios = 'load,claims,contention,race,usages') {
   if (!existsSync(HARNESS)) {
     ctx.say(`perf harness not found at ${HARNESS} (set PERF_HARNESS): skipped`);
     ctx.emit({ kind: 'error', key: 'perf-harness/missing', harness: HARNESS });
     return;
   }
   const providers = ctx.args.providers ?? (ctx.quick ? '100' : '1000');
-  const args = ['--url', ctx.stack.placementUrl, '--label', 'berth', '--providers', providers, '--scenario', 'load,claims,contention,race,usages'];
+  const args = ['--url', ctx.stack.placementUrl, '--label', 'berth', '--providers', providers, '--scenario', scenarios];
   if (ctx.quick) args.push('--quick');
   ctx.say(`${HARNESS} ${args.join(' ')}`);
   const code = await new Promise<number>((resolve, reject) => {
@@ -52,5 +55,13 @@ async function run(ctx: BenchContext) {
 export const perfHarnessScenario: Scenario = {
   name: 'perf-harness',
   description: 'the shared harness (load, claims, contention, race, usages) against the local Placement URL',
-  run,
+  run: (ctx) => run(ctx),
+};
+
+/** The harness's candidate scenarios, for figures directly comparable with upstream's. */
+export const perfHarnessCandidatesScenario: Scenario = {
+  name: 'perf-harness-candidates',
+  description: 'the shared harness (load, candidates, scale, nested, widetree) against the local Placement URL',
+  run: (ctx) => run(ctx, 'load,candidates,scale,nested,widetree'),
+  optional: true,
 };
