@@ -22,6 +22,10 @@ export interface Config {
   changeLogShards: number;
   /** how long the candidates snapshot may go without re-reading the change log (ms) */
   snapshotMaxStalenessMs: number;
+  /** per-call DynamoDB timeout (ms) */
+  ddbRequestTimeoutMs: number;
+  /** full reload of the provider snapshot at least this often (s), a safety net under the change log */
+  snapshotResyncS: number;
   /** largest request body accepted (bytes) */
   maxBodyBytes: number;
   /** longest query string accepted (characters) */
@@ -56,6 +60,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     usageShards: Math.max(1, int(env.USAGE_SHARDS, 8)),
     changeLogShards: Math.max(1, int(env.CHANGE_LOG_SHARDS, 4)),
     snapshotMaxStalenessMs: Math.max(0, int(env.SNAPSHOT_MAX_STALENESS_MS, 0)),
+    ddbRequestTimeoutMs: Math.max(100, int(env.DDB_REQUEST_TIMEOUT_MS, env.DDB_ENDPOINT ? 30_000 : 1_500)),
+    snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),
     maxBodyBytes: Math.max(1024, int(env.MAX_BODY_BYTES, 4 * 1024 * 1024)),
     maxQueryBytes: Math.max(1024, int(env.MAX_QUERY_BYTES, 8 * 1024)),
   };

@@ -22,6 +22,11 @@ function build() {
       ? { endpoint: cfg.ddbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
       : {}),
     maxAttempts: 3,
+    // In AWS every call is bounded (3 attempts x 1.5 s), which bounds how long a write
+    // transaction can take to commit after its change-log timestamp: the snapshot's
+    // overlap window relies on it (docs/design.md). DynamoDB Local queues transactions
+    // one at a time, so locally only a generous bound applies.
+    requestHandler: { requestTimeout: cfg.ddbRequestTimeoutMs, connectionTimeout: 1000 },
   });
   // X-Ray subsegments for every DynamoDB call (a no-op outside Lambda)
   tracer.captureAWSv3Client(raw);

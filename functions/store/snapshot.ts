@@ -18,6 +18,7 @@ import { getProviders, scanAllProviders } from './providers.js';
 export interface SnapshotStats {
   refreshes: number;
   coldLoads: number;
+  resyncs: number;
   logQueries: number;
   logEntries: number;
   providerReads: number;
@@ -28,11 +29,12 @@ export class ProviderSnapshot {
   readonly forest = new Forest();
   private loaded = false;
   private lastStart = 0;
+  private lastFullLoad = 0;
   private readonly seen = new Map<string, number>();
   private ticket = 0;
   private inflight: Promise<void> | undefined;
   private inflightTicket = 0;
-  readonly stats: SnapshotStats = { refreshes: 0, coldLoads: 0, logQueries: 0, logEntries: 0, providerReads: 0, lastRefreshMs: 0 };
+  readonly stats: SnapshotStats = { refreshes: 0, coldLoads: 0, resyncs: 0, logQueries: 0, logEntries: 0, providerReads: 0, lastRefreshMs: 0 };
 
   /** A forest containing every write committed before this call. */
   async fresh(maxStalenessMs = config().snapshotMaxStalenessMs): Promise<Forest> {
@@ -62,19 +64,42 @@ export class ProviderSnapshot {
     for (const u of [...this.forest.providers.keys()]) this.forest.delete(u);
     this.loaded = false;
     this.lastStart = 0;
+    this.lastFullLoad = 0;
     this.seen.clear();
   }
 
   private async refresh(): Promise<void> {
     const started = Date.now();
     const t0 = performance.now();
-    if (!this.loaded) {
+    const resyncMs = config().snapshotResyncS * 1000;
+    if (!this.loaded || (resyncMs > 0 && started - this.lastFullLoad > resyncMs)) {
+      // cold load, or the periodic full resync: a safety net should a write ever commit
+      // later than the overlap window allows (the change log then never shows it)
       const all = await scanAllProviders();
-      for (const p of all) this.forest.put(p);
-      this.stats.coldLoads++;
-      this.stats.providerReads += all.length;
+      const scanned = new Set<string>();
+      for (const p of all) {
+        this.forest.put(p);
+        scanned.add(p.uuid);
+      }
+      // the index may lag: anything it misses is checked with a consistent read
+      const absent = [...this.forest.providers.keys()].filter((u) => !scanned.has(u));
+      if (absent.length) {
+        const still = await getProviders(absent);
+        for (const u of absent) {
+          const p = still.get(u);
+          if (p) this.forest.put(p);
+          else this.forest.delete(u);
+        }
+      }
+      if (this.loaded) this.stats.resyncs++;
+      else this.stats.coldLoads++;
+      this.stats.providerReads += all.length + absent.length;
+      // replay the whole overlap window again: it re-reads (consistently) whatever the
+      // index returned older than what the log already told us
+      this.seen.clear();
+      if (!this.loaded) this.lastStart = started;
       this.loaded = true;
-      this.lastStart = started;
+      this.lastFullLoad = started;
     }
     const since = this.lastStart - OVERLAP_MS;
     const { entries, reads } = await readLogSince(since);
