@@ -5,6 +5,7 @@
  * stack. Figures are printed as `# ...` human lines and JSON lines (also appended to
  * --json). Scenarios live in bench/scenarios/ and are listed in bench/scenarios/index.ts.
  */
+import './env.js';
 import { appendFileSync } from 'node:fs';
 import { freePort } from '../local/ddb-local.js';
 import { startStack, type RunningStack } from '../local/start.js';
@@ -46,7 +47,6 @@ async function main() {
   const wanted = args.scenario ? args.scenario.split(',') : SCENARIOS.filter((s) => !s.optional).map((s) => s.name);
   const unknown = wanted.filter((w) => !SCENARIOS.some((s) => s.name === w));
   if (unknown.length) throw new Error(`unknown scenario(s) ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}`);
-  process.env.LOG_LEVEL ??= 'warn';
   for (const s of SCENARIOS.filter((x) => wanted.includes(x.name))) {
     const stack = await startStack({
       fresh: true,
