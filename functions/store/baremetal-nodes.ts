@@ -3,7 +3,8 @@
  * that keep names and instance UUIDs unique and never let two writers interleave on
  * one node (every full write is conditioned on the version it read).
  */
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from './batch.js';
 import { queryPartition } from './query.js';
 import { isAllocatable, type NodeRecord } from '../core/baremetal.js';
 import { ddb, tableName } from './client.js';
@@ -129,39 +130,20 @@ const CANDIDATE_NAMES = Object.fromEntries(CANDIDATE_FIELDS.map((f, i) => [`#c${
  * fields of the records are defaults).
  */
 export async function getNodes(uuids: Iterable<string>, candidateFieldsOnly = false): Promise<Map<string, NodeRecord>> {
-  const all = [...new Set(uuids)];
   const out = new Map<string, NodeRecord>();
-  const chunks: string[][] = [];
-  for (let i = 0; i < all.length; i += 100) chunks.push(all.slice(i, i + 100));
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let keys: Record<string, unknown>[] | undefined = chunk.map((u) => BK.node(u));
-      const projection = candidateFieldsOnly
-        ? { ProjectionExpression: CANDIDATE_ATTRIBUTES.join(', '), ExpressionAttributeNames: CANDIDATE_NAMES }
-        : {};
-      for (let attempt = 0; keys?.length; attempt++) {
-        const r = await ddb().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true, ...projection } } }));
-        for (const it of r.Responses?.[tableName()] ?? []) out.set(String(it.uuid), nodeFromItem(it));
-        keys = r.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
-        if (keys?.length) await new Promise((res) => setTimeout(res, Math.min(500, 10 * 2 ** attempt)));
-      }
-    }),
+  const items = await batchGet(
+    [...new Set(uuids)].map((u) => BK.node(u)),
+    candidateFieldsOnly ? { projection: { expression: CANDIDATE_ATTRIBUTES.join(', '), names: CANDIDATE_NAMES } } : {},
   );
+  for (const it of items.values()) out.set(String(it.uuid), nodeFromItem(it));
   return out;
 }
 
 /** Map names and UUIDs to node UUIDs (missing ones are absent). */
 export async function nodeUuidsByNames(names: Iterable<string>): Promise<Map<string, string>> {
-  const list = [...new Set(names)];
   const out = new Map<string, string>();
-  for (let i = 0; i < list.length; i += 100) {
-    let keys: Record<string, unknown>[] | undefined = list.slice(i, i + 100).map((n) => BK.nodeName(n));
-    for (let attempt = 0; keys?.length; attempt++) {
-      const r = await ddb().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }));
-      for (const it of r.Responses?.[tableName()] ?? []) out.set(String(it.pk).slice('BMNNAME#'.length), String(it.uuid));
-      keys = r.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
-      if (keys?.length) await new Promise((res) => setTimeout(res, Math.min(500, 10 * 2 ** attempt)));
-    }
+  for (const it of (await batchGet([...new Set(names)].map((n) => BK.nodeName(n)))).values()) {
+    out.set(String(it.pk).slice('BMNNAME#'.length), String(it.uuid));
   }
   return out;
 }

@@ -26,7 +26,7 @@ function build() {
     // transaction can take to commit after its change-log timestamp: the snapshot's
     // overlap window relies on it (docs/design.md). DynamoDB Local queues transactions
     // one at a time, so locally only a generous bound applies.
-    requestHandler: { requestTimeout: cfg.ddbRequestTimeoutMs, connectionTimeout: 1000 },
+    requestHandler: { requestTimeout: cfg.ddbRequestTimeoutMs, connectionTimeout: Math.min(cfg.ddbRequestTimeoutMs, 3000) },
   });
   // X-Ray subsegments for every DynamoDB call (a no-op outside Lambda)
   tracer.captureAWSv3Client(raw);

@@ -4,7 +4,8 @@
  * Other writers (inventories, traits, aggregates, allocations) build on `providerKey`,
  * `fromItem` and `toItem` here.
  */
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from './batch.js';
 import { queryPartition } from './query.js';
 import type { ProviderRecord } from '../core/model.js';
 import { ddb, tableName } from './client.js';
@@ -73,23 +74,8 @@ export async function getProvider(uuid: string): Promise<ProviderRecord | undefi
 
 /** Strongly consistent batch read; missing providers are absent from the map. */
 export async function getProviders(uuids: Iterable<string>): Promise<Map<string, ProviderRecord>> {
-  const all = [...new Set(uuids)].filter((u) => keyFits(K.provider(u)));
   const out = new Map<string, ProviderRecord>();
-  const chunks: string[][] = [];
-  for (let i = 0; i < all.length; i += 100) chunks.push(all.slice(i, i + 100));
-  await Promise.all(
-    chunks.map(async (chunk) => {
-      let keys: Record<string, unknown>[] | undefined = chunk.map((u) => K.provider(u));
-      for (let attempt = 0; keys && keys.length; attempt++) {
-        const r = await ddb().send(
-          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const it of r.Responses?.[tableName()] ?? []) out.set(String(it.uuid), fromItem(it));
-        keys = r.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
-        if (keys?.length) await new Promise((res) => setTimeout(res, Math.min(1000, 20 * 2 ** attempt)));
-      }
-    }),
-  );
+  for (const it of (await batchGet([...new Set(uuids)].map((u) => K.provider(u)))).values()) out.set(String(it.uuid), fromItem(it));
   return out;
 }
 

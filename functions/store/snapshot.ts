@@ -105,11 +105,8 @@ export class ProviderSnapshot {
     const { entries, reads } = await readLogSince(since);
     this.stats.logQueries += reads;
     const changed = new Set<string>();
-    for (const e of entries) {
-      if (this.seen.has(e.sk)) continue;
-      this.seen.set(e.sk, e.ts);
-      for (const u of e.rps) changed.add(u);
-    }
+    const unseen = entries.filter((e) => !this.seen.has(e.sk));
+    for (const e of unseen) for (const u of e.rps) changed.add(u);
     this.stats.logEntries += entries.length;
     if (changed.size) {
       const fresh = await getProviders(changed);
@@ -120,6 +117,8 @@ export class ProviderSnapshot {
         else this.forest.delete(u);
       }
     }
+    // only now: a refresh that fails half-way must not mark entries it never applied
+    for (const e of unseen) this.seen.set(e.sk, e.ts);
     for (const [sk, ts] of this.seen) if (ts < since) this.seen.delete(sk);
     this.lastStart = started;
     this.stats.refreshes++;

@@ -71,3 +71,28 @@ describe('provider snapshot', () => {
     cfg.resetConfig();
   });
 });
+
+describe('provider snapshot failures', () => {
+  it('does not lose changes when a refresh fails half-way (the next refresh applies them)', async () => {
+    const s = snap.snapshot();
+    await s.fresh();
+    const uuid = randomUUID();
+    await store.createProvider({ uuid, name: `flaky-${uuid}` });
+    // make the re-read of changed providers fail once
+    const real = client.ddb().send.bind(client.ddb());
+    let failed = false;
+    (client.ddb() as unknown as { send: unknown }).send = async (cmd: { constructor: { name: string } }) => {
+      if (!failed && cmd.constructor.name === 'BatchGetCommand') {
+        failed = true;
+        throw new Error('injected BatchGet failure');
+      }
+      return real(cmd as never);
+    };
+    try {
+      await expect(s.fresh()).rejects.toThrow('injected BatchGet failure');
+    } finally {
+      (client.ddb() as unknown as { send: unknown }).send = real;
+    }
+    expect((await s.fresh()).get(uuid)?.name).toBe(`flaky-${uuid}`);
+  });
+});
