@@ -19,7 +19,11 @@ function removeFrom(m: Map<string, Set<string>>, k: string, v: string) {
   if (!s.size) m.delete(k);
 }
 
+let forestIds = 0;
+
 export class Forest {
+  /** unique in the process: (id, version) names one state of one forest */
+  readonly id = ++forestIds;
   readonly providers = new Map<string, ProviderRecord>();
   readonly byResourceClass = new Map<string, Set<string>>();
   readonly byTrait = new Map<string, Set<string>>();

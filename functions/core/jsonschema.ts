@@ -322,13 +322,15 @@ function formatIndex(word: string, indices: (string | number)[]): string {
   return word + indices.map((i) => `[${pyRepr(i)}]`).join('');
 }
 
-/** str(ValidationError) of Python jsonschema (pformat without wrapping). */
+const indented = (v: unknown): string => pyPformat(v, 72).split('\n').join('\n    ');
+
+/** str(ValidationError) of Python jsonschema 4.10 (pformat at width 72, continuation lines indented). */
 export function formatError(e: SchemaError): string {
   const schemaPath = formatIndex('schema', e.schemaPath.slice(0, -1));
   const instPath = formatIndex('instance', e.path);
   return (
-    `${e.message}\n\nFailed validating ${pyRepr(e.validator)} in ${schemaPath}:\n    ${pyPformat(e.schema)}\n\n` +
-    `On ${instPath}:\n    ${pyPformat(e.instance)}`
+    `${e.message}\n\nFailed validating ${pyRepr(e.validator)} in ${schemaPath}:\n    ${indented(e.schema)}\n\n` +
+    `On ${instPath}:\n    ${indented(e.instance)}`
   );
 }
 

@@ -20,7 +20,7 @@ import { count, millis, metrics, MetricUnit } from '../http/powertools.js';
 
 /**
  * Answers to identical queries over an unchanged forest are identical (the solver is
- * deterministic unless randomised), so the rendered body is kept per (forest version,
+ * deterministic unless randomised), so the rendered body is kept per (forest and its version,
  * microversion, raw query) — schedulers repeat the same query between claims, and any
  * write changes the forest version. Bounded by total bytes.
  */
@@ -81,7 +81,7 @@ async function list(r: PlacementRequest) {
   const started = performance.now();
   count('CandidateRequests');
   const cacheable = !r.config.randomizeAllocationCandidates && !missing.missingResourceClasses.size && !missing.missingTraits.size;
-  const key = `${forest.version}|${forest.size}|${v}|${r.config.maxAllocationCandidates}|${r.http.rawQuery}`;
+  const key = `${forest.id}.${forest.version}|${forest.size}|${v}|${r.config.maxAllocationCandidates}|${r.http.rawQuery}`;
   const hit = cacheable ? cacheGet(key) : undefined;
   if (hit !== undefined) {
     count('CandidateCacheHits');

@@ -47,8 +47,10 @@ async function create(r: PlacementRequest) {
   const res = await createProvider({ uuid, name: data.name, parent });
   if ('error' in res) {
     if (res.error === 'parent_missing') throw fail('parent provider UUID does not exist.');
-    const dups = [...(res.uuid ? [`uuid: ${uuid}`] : []), ...(res.name ? [`name: ${data.name}`] : [])];
-    throw conflict(`Conflicting resource provider ${dups.join(', ')} already exists.`, ErrorCodes.DUPLICATE_NAME);
+    // upstream names the unique constraint the database reports; when both are taken
+    // that is the name (as Placement on SQLite, which its own functional tests use)
+    const dup = res.name ? `name: ${data.name}` : `uuid: ${uuid}`;
+    throw conflict(`Conflicting resource provider ${dup} already exists.`, ErrorCodes.DUPLICATE_NAME);
   }
   const headers = { location: `${r.http.baseUrl}${providerUrl(uuid)}` };
   if (r.version.atLeast(1, 20)) {

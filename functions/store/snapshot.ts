@@ -128,7 +128,15 @@ export class ProviderSnapshot {
 
 let shared: ProviderSnapshot | undefined;
 /** The process-wide snapshot (one per Lambda container, one per local server). */
+let sharedFor = '';
+
+/** The process's snapshot of the table it talks to (a new table — a restarted local stack — starts a new one). */
 export function snapshot(): ProviderSnapshot {
-  shared ??= new ProviderSnapshot();
+  const cfg = config();
+  const key = `${cfg.ddbEndpoint ?? ''}|${cfg.region}|${cfg.tableName}`;
+  if (!shared || key !== sharedFor) {
+    shared = new ProviderSnapshot();
+    sharedFor = key;
+  }
   return shared;
 }

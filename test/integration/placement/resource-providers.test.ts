@@ -30,13 +30,21 @@ describe('resource providers', () => {
     expect(byName.json.resource_providers).toHaveLength(1);
   });
 
-  it('keeps names unique and reports both duplicates', async () => {
+  it('keeps names and uuids unique, naming the duplicate as Placement (on SQLite) does', async () => {
     const u = randomUUID();
     expect((await api.req('POST', '/resource_providers', { body: { name: 'dup', uuid: u } })).status).toBe(200);
-    const r = await api.req('POST', '/resource_providers', { body: { name: 'dup', uuid: u } });
-    expect(r.status).toBe(409);
-    expect(r.json.errors[0].code).toBe('placement.duplicate_name');
-    expect(r.json.errors[0].detail).toContain(`Conflicting resource provider uuid: ${u}, name: dup already exists.`);
+    const cases: Array<[Record<string, string>, string]> = [
+      [{ name: 'dup', uuid: u }, 'name: dup'],
+      [{ name: 'dup', uuid: randomUUID() }, 'name: dup'],
+      [{ name: 'other-name', uuid: u }, `uuid: ${u}`],
+    ];
+    for (const [body, dup] of cases) {
+      const r = await api.req('POST', '/resource_providers', { body });
+      expect(r.status).toBe(409);
+      expect(r.json.errors[0].code).toBe('placement.duplicate_name');
+      expect(r.json.errors[0].detail).toContain(`Conflicting resource provider ${dup} already exists.`);
+    }
+    expect((await api.req('GET', '/resource_providers?name=other-name')).json.resource_providers).toEqual([]);
   });
 
   it('lets exactly one of many racing creations of the same name win', async () => {
