@@ -25,6 +25,7 @@ import {
   createAllocation,
   deleteAllocation,
   getAllocation,
+  getAllocationByName,
   queryAllocations,
   saveAllocation,
   type StoredAllocation,
@@ -215,6 +216,11 @@ async function startAllocation(rec: StoredAllocation, clientUuid: boolean): Prom
 
 /** backfill_allocation, synchronously and all-or-nothing */
 async function backfill(rec: StoredAllocation, first: NodeRecord): Promise<StoredAllocation> {
+  // Ironic inserts the allocation before it validates the backfill: a taken uuid or
+  // name is the answer first (the write below is still conditional on both)
+  const [byUuid, byName] = await Promise.all([getAllocation(rec.uuid), rec.name ? getAllocationByName(rec.name) : undefined]);
+  if (byUuid) throw Err.allocationAlreadyExists(rec.uuid);
+  if (byName) throw Err.duplicateAllocationName(rec.name!);
   return withRetries(async (attempt) => {
     const node = attempt === 0 ? first : await getNode(first.uuid);
     if (!node) throw new IronicError(400, `Node ${first.uuid} could not be found.`);

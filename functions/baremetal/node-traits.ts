@@ -9,7 +9,7 @@ import { RETRY, withRetries } from '../store/tx.js';
 import { TRAIT_JSON } from '../../schemas/baremetal/traits.js';
 import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { validateSchema } from './framework/args.js';
-import { Err, IronicError } from './framework/errors.js';
+import { Err, IronicError, WebobError } from './framework/errors.js';
 import { V } from './framework/versions.js';
 import { nodeIdent, nodeWithPolicy } from './lookup.js';
 import { conductorName } from './views.js';
@@ -22,12 +22,24 @@ const TRAITS_BODY = {
   additionalProperties: false,
 };
 
+/**
+ * Below 1.37 Ironic has no traits subcontroller: the path falls through to the nodes
+ * controller, which answers GET with the node lookup and then 406, PUT with pecan's 405
+ * and DELETE with a plain 404.
+ */
 function gate(r: BmRequest): string {
-  if (r.minor < V.NODE_TRAITS) throw Err.notAcceptable();
+  if (r.minor < V.NODE_TRAITS) {
+    if (r.http.method === 'PUT') throw new WebobError(405);
+    throw Err.notFound();
+  }
   return nodeIdent(r);
 }
 
 async function list(r: BmRequest) {
+  if (r.minor < V.NODE_TRAITS) {
+    await nodeWithPolicy(r, 'baremetal:node:get', nodeIdent(r));
+    throw Err.notAcceptable();
+  }
   const ident = gate(r);
   queryArgs(r, []);
   const node = await nodeWithPolicy(r, 'baremetal:node:traits:list', ident);

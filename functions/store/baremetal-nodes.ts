@@ -262,8 +262,9 @@ export async function createNode(n: NodeRecord): Promise<NodeWrite> {
   const out = await transact(items);
   if (out.ok) return { ok: true, node: n };
   if (out.conflict) return { error: 'stale' };
-  if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
+  // both taken: Ironic (its database's constraint order) names the name
   if (u.nameIdx !== undefined && out.failed.includes(u.nameIdx)) return { error: 'duplicate_name', name: n.name! };
+  if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
   if (u.instIdx !== undefined && out.failed.includes(u.instIdx)) {
     return { error: 'instance_associated', instance: n.instance_uuid!, node: await nodeUuidForInstance(n.instance_uuid!) };
   }
