@@ -329,6 +329,10 @@ describe('backfill (1.58)', () => {
     const again = await api.req('POST', '/v1/allocations', { body: { node: 'bf-rc-node' } });
     expect(again.status).toBe(409);
     expect(again.fault).toBe(`An allocation with UUID ${inst} already exists.`);
+    // a taken name is reported before the node is validated, as Ironic inserts first
+    await api.req('PATCH', `/v1/allocations/${inst}`, { body: [{ op: 'add', path: '/name', value: 'bf-taken' }] });
+    const named = await api.req('POST', '/v1/allocations', { body: { node: 'bf-rc-node', uuid: randomUUID(), name: 'bf-taken' } });
+    expect([named.status, named.fault]).toEqual([409, 'An allocation with name bf-taken already exists.']);
   });
 
   it('validates the node and leaves nothing behind (Ironic: 500 and an error allocation)', async () => {

@@ -68,6 +68,8 @@ describe('create', () => {
     expect(byName.fault).toBe('A node with name n-dup already exists.');
     const byUuid = await create({ uuid, name: 'n-dup2' });
     expect(byUuid.fault).toBe(`A node with UUID ${uuid} already exists.`);
+    // both taken: Ironic names the name
+    expect((await create({ uuid, name: 'n-dup' })).fault).toBe('A node with name n-dup already exists.');
     const race = await Promise.all(Array.from({ length: 8 }, () => create({ name: 'n-racer' })));
     expect(race.filter((r) => r.status === 201)).toHaveLength(1);
     expect(race.filter((r) => r.status === 409)).toHaveLength(7);
@@ -208,7 +210,13 @@ describe('traits', () => {
     expect(tooMany.fault).toContain('(51 vs. 50)');
     expect((await api.req('DELETE', '/v1/nodes/n-traits/traits')).status).toBe(204);
     expect((await api.req('GET', '/v1/nodes/n-traits/traits')).json.traits).toEqual([]);
+    // below 1.37 the path falls through to the nodes controller, as in Ironic
     expect((await api.req('GET', '/v1/nodes/n-traits/traits', { version: '1.36' })).status).toBe(406);
+    const noNode = await api.req('GET', '/v1/nodes/no-such-node/traits', { version: '1.36' });
+    expect([noNode.status, noNode.fault]).toEqual([404, 'Node no-such-node could not be found.']);
+    expect((await api.req('PUT', '/v1/nodes/n-traits/traits', { version: '1.36', body: { traits: [] } })).status).toBe(405);
+    const del = await api.req('DELETE', '/v1/nodes/n-traits/traits/CUSTOM_A', { version: '1.36' });
+    expect([del.status, del.fault]).toEqual([404, 'Resource could not be found.']);
   });
 });
 
