@@ -145,7 +145,8 @@ async function create(r: BmRequest) {
       case 'duplicate_name':
         throw Err.duplicateNodeName(out.name);
       case 'instance_associated':
-        throw Err.instanceAssociated(out.instance, out.node);
+        // Ironic names "this other node": the one being created
+        throw Err.instanceAssociated(out.instance, uuid);
       default:
         throw Err.busy(`Node ${uuid}`);
     }

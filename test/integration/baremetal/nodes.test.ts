@@ -70,6 +70,12 @@ describe('create', () => {
     expect(byUuid.fault).toBe(`A node with UUID ${uuid} already exists.`);
     // both taken: Ironic names the name
     expect((await create({ uuid, name: 'n-dup' })).fault).toBe('A node with name n-dup already exists.');
+    // an instance already on a node: the message names the node being created
+    const inst = randomUUID();
+    expect((await create({ instance_uuid: inst })).status).toBe(201);
+    const other = randomUUID();
+    const taken = await create({ uuid: other, instance_uuid: inst });
+    expect([taken.status, taken.fault]).toEqual([409, `Instance ${inst} is already associated with a node, it cannot be associated with this other node ${other}`]);
     const race = await Promise.all(Array.from({ length: 8 }, () => create({ name: 'n-racer' })));
     expect(race.filter((r) => r.status === 201)).toHaveLength(1);
     expect(race.filter((r) => r.status === 409)).toHaveLength(7);
