@@ -19,13 +19,8 @@
  * Deliberate differences (docs/design.md) are counted as known, not reported: Ironic's
  * 500s where its API reference gives a 4xx.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { startStack } from '../../../local/start.js';
+import { arg, callJson, normalizeJson, prng, reportMismatch, runRounds, waitUntil, withServers, type JsonRes, type Prng as R, type RoundResult } from '../differential-kit.js';
 
-function arg(name: string, d: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : d;
-}
 const ROUNDS = arg('rounds', 10);
 const OPS = arg('ops', 120);
 const SEED = arg('seed', Date.now() % 100000);
@@ -33,50 +28,21 @@ const REF_PORT = arg('ref-port', 18530);
 const OUR_PORT = arg('our-port', 18531);
 const statuses: Record<string, number> = {};
 
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-  const chance = (p: number) => next() < p;
-  const some = <T>(xs: readonly T[], max = xs.length): T[] => xs.filter(() => chance(0.5)).slice(0, max);
-  return { next, int, pick, chance, some };
-}
-type R = ReturnType<typeof prng>;
-
-interface Res {
-  status: number;
-  json: any;
+interface Res extends JsonRes {
+  /** the faultstring of an Ironic error body */
   fault?: string;
 }
 
 async function call(base: string, method: string, path: string, version: string, body?: unknown): Promise<Res> {
-  const headers: Record<string, string> = { accept: 'application/json' };
-  if (version) headers['x-openstack-ironic-api-version'] = version;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(base + path, { method, headers, body: body !== undefined ? JSON.stringify(body) : undefined });
-  const text = await r.text();
-  let json: any;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = text;
-  }
-  let fault: string | undefined;
-  if (json?.error_message) {
+  const res: Res = await callJson(base, method, path, version ? { 'x-openstack-ironic-api-version': version } : {}, body);
+  if (res.json?.error_message) {
     try {
-      fault = JSON.parse(json.error_message).faultstring;
+      res.fault = JSON.parse(res.json.error_message).faultstring;
     } catch {
-      fault = String(json.error_message);
+      res.fault = String(res.json.error_message);
     }
   }
-  return { status: r.status, json, fault };
+  return res;
 }
 
 /** fields whose values depend on the clock, the host or the conductor */
@@ -95,18 +61,7 @@ const DROP = new Set([
   'secure_boot',
   'firmware_interface',
 ]);
-function normalize(v: any): any {
-  if (Array.isArray(v)) return v.map(normalize).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      if (DROP.has(k)) continue;
-      out[k] = k === 'href' && typeof v[k] === 'string' ? v[k].replace(/^https?:\/\/[^/]+/, '') : normalize(v[k]);
-    }
-    return out;
-  }
-  return v;
-}
+const normalize = (v: unknown) => normalizeJson(v, DROP);
 
 const hex = (n: number, w: number) => n.toString(16).padStart(w, '0');
 const uuidN = (kind: number, i: number) => `${hex(kind, 8)}-0000-4000-8000-${hex(i, 12)}`;
@@ -256,33 +211,21 @@ function known(_op: Op, a: Res, b: Res): string | null {
   return null;
 }
 
+/** Ironic is ready when its conductor has registered the fake-hardware driver */
 function waitForIronic(url: string, ms: number): Promise<void> {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = async () => {
-      try {
-        const r = await fetch(`${url}/v1/drivers`);
-        if (r.status === 200 && JSON.stringify(await r.json()).includes('fake-hardware')) return resolve();
-      } catch {
-        /* not yet */
-      }
-      if (Date.now() - t0 > ms) return reject(new Error(`${url} did not come up`));
-      setTimeout(tick, 300);
-    };
-    void tick();
-  });
+  return waitUntil(url, async () => {
+    const r = await fetch(`${url}/v1/drivers`);
+    return r.status === 200 && JSON.stringify(await r.json()).includes('fake-hardware');
+  }, ms);
 }
 
-async function round(ri: number): Promise<{ compared: number; mismatch: boolean; known: Record<string, number> }> {
-  const ref: ChildProcess = spawn('/work/shared/reference/serve-ironic.sh', [String(REF_PORT)], { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
-  const refUrl = `http://127.0.0.1:${REF_PORT}`;
-  const stack = await startStack({ fresh: true, placementPort: 0, baremetalPort: OUR_PORT, host: '127.0.0.1', maintenanceInterval: 0, dataDir: '', dashboardPort: null });
-  const ourUrl = stack.baremetalUrl;
-  const knownCounts: Record<string, number> = {};
-  let compared = 0;
-  let mismatch = false;
-  try {
-    await waitForIronic(refUrl, 90_000);
+async function round(ri: number): Promise<RoundResult> {
+  const ref = { script: '/work/shared/reference/serve-ironic.sh', port: REF_PORT, ready: (url: string) => waitForIronic(url, 90_000) };
+  return withServers(ref, { placementPort: 0, baremetalPort: OUR_PORT }, async (refUrl, stack) => {
+    const ourUrl = stack.baremetalUrl;
+    const knownCounts: Record<string, number> = {};
+    let compared = 0;
+    let mismatch = false;
     const r = prng(SEED * 1000 + ri);
     const log: string[] = [];
     for (let i = 0; i < OPS; i++) {
@@ -306,42 +249,11 @@ async function round(ri: number): Promise<{ compared: number; mismatch: boolean;
         continue;
       }
       mismatch = true;
-      console.log(`\nround ${ri} (seed ${SEED}) op ${i} MISMATCH`);
-      console.log(log.slice(process.env.DIFF_VERBOSE ? 0 : -12, -1).join('\n'));
-      console.log(`  >> ${line}`);
-      console.log(`  ironic ${a.status} ${na}`);
-      console.log(`  berth  ${b.status} ${nb}`);
+      reportMismatch(`round ${ri} (seed ${SEED}) op ${i}`, log, line, ['ironic', a.status, na], ['berth', b.status, nb]);
       break;
     }
-  } finally {
-    try {
-      process.kill(-ref.pid!, 'SIGTERM');
-    } catch {
-      /* gone */
-    }
-    await stack.stop();
-    await new Promise((res) => setTimeout(res, 1000));
-  }
-  return { compared, mismatch, known: knownCounts };
+    return { compared, mismatch, known: knownCounts };
+  });
 }
 
-async function main() {
-  process.env.LOG_LEVEL ??= 'warn';
-  let compared = 0;
-  let mismatches = 0;
-  const knownAll: Record<string, number> = {};
-  const only = arg('round', -1);
-  for (let ri = 0; ri < ROUNDS; ri++) {
-    if (only >= 0 && ri !== only) continue;
-    const res = await round(ri);
-    compared += res.compared;
-    if (res.mismatch) mismatches++;
-    for (const [k, n] of Object.entries(res.known)) knownAll[k] = (knownAll[k] ?? 0) + n;
-    process.stdout.write(res.mismatch ? 'X' : '.');
-  }
-  console.log(`\nseed ${SEED}: ${ROUNDS} rounds, ${compared} requests compared, ${mismatches} rounds with a mismatch; known differences ${JSON.stringify(knownAll)}`);
-  console.log(`ironic statuses: ${JSON.stringify(Object.fromEntries(Object.entries(statuses).sort()))}`);
-  process.exit(mismatches ? 1 : 0);
-}
-
-void main();
+void runRounds({ rounds: ROUNDS, seed: SEED, what: 'ironic', round, statuses });

@@ -37,11 +37,8 @@ import { parseCandidatesQuery, type CandidatesRequest } from '../../../functions
 import { parseQuery } from '../../../functions/http/types.js';
 import { forestArb, requestArb, uuidOf, version as versionOf, type ProviderSpec } from '../../unit/candidates/forests.js';
 import { FIXTURES } from './fixtures.js';
+import { arg, placementCall, waitForUp, type JsonRes } from '../differential-kit.js';
 
-function arg(name: string, d: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : d;
-}
 const ROUNDS = arg('rounds', 30);
 const QUERIES = arg('queries', 40);
 const SEED = arg('seed', Date.now() % 100000);
@@ -49,34 +46,10 @@ const REF_PORT = arg('ref-port', 18510);
 const OUR_PORT = arg('our-port', 18511);
 const FIXTURE_QUERIES = arg('fixture-queries', 150);
 
-interface Res {
-  status: number;
-  json: any;
-}
-
-async function call(base: string, method: string, path: string, body?: unknown, version = '1.39'): Promise<Res> {
-  const r = await fetch(base + path, {
-    method,
-    headers: {
-      'x-auth-token': 'admin',
-      accept: 'application/json',
-      'openstack-api-version': `placement ${version}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    body: body !== undefined ? JSON.stringify(body) : undefined,
-  });
-  const text = await r.text();
-  let json: any;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = text;
-  }
-  return { status: r.status, json };
-}
+type Res = JsonRes;
 
 async function must(base: string, method: string, path: string, body?: unknown, version?: string): Promise<Res> {
-  const r = await call(base, method, path, body, version);
+  const r = await placementCall(base, method, path, version ?? '1.39', body);
   if (r.status >= 300) throw new Error(`${base} ${method} ${path} -> ${r.status} ${JSON.stringify(r.json)}`);
   return r;
 }
@@ -326,23 +299,6 @@ function edgeQueries(provider: string): Array<[string, string]> {
   return q;
 }
 
-function waitForUp(url: string, ms: number): Promise<void> {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = async () => {
-      try {
-        const r = await fetch(url);
-        if (r.status < 500) return resolve();
-      } catch {
-        /* not yet */
-      }
-      if (Date.now() - t0 > ms) return reject(new Error(`${url} did not come up`));
-      setTimeout(tick, 300);
-    };
-    void tick();
-  });
-}
-
 async function main() {
   process.env.LOG_LEVEL ??= 'warn';
   const ref: ChildProcess = spawn('/work/shared/reference/serve-placement.sh', [String(REF_PORT)], { stdio: ['ignore', 'ignore', 'ignore'] });
@@ -375,7 +331,7 @@ async function main() {
       const sharingIds = specs.filter((x) => x.traits?.includes('MISC_SHARES_VIA_AGGREGATE')).map((x) => uuidOf(round + x.name));
       /** compare one query on both servers; known upstream quirks are counted, not reported */
       const compare = async (path: string, version: string, what: string) => {
-        const [a, b] = await Promise.all([call(refUrl, 'GET', path, undefined, version), call(ourUrl, 'GET', path, undefined, version)]);
+        const [a, b] = await Promise.all([placementCall(refUrl, 'GET', path, version), placementCall(ourUrl, 'GET', path, version)]);
         compared++;
         const key = `${a.status}${a.status === 200 ? (a.json.allocation_requests.length ? '+' : '0') : ''}`;
         statuses[key] = (statuses[key] ?? 0) + 1;
@@ -394,7 +350,7 @@ async function main() {
           const req = parseCandidatesQuery(parseQuery(path.split('?')[1] ?? ''), versionOf(version));
           if (isolateMutationCase(req)) return void quirks++;
           const p2 = path.replace(/&limit=\d+/, '');
-          const [fa, fb] = await Promise.all([call(refUrl, 'GET', p2, undefined, version), call(ourUrl, 'GET', p2, undefined, version)]);
+          const [fa, fb] = await Promise.all([placementCall(refUrl, 'GET', p2, version), placementCall(ourUrl, 'GET', p2, version)]);
           const ra = new Set((normalize(fa) as any).areqs as string[]);
           const rb = new Set((normalize(fb) as any).areqs as string[]);
           const missing = [...ra].filter((x) => !rb.has(x));

@@ -21,13 +21,8 @@
  *  - renaming a custom resource class in use (1.2–1.6) is refused with 409.
  * Exit status 1 on any mismatch.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { startStack } from '../../../local/start.js';
+import { arg, normalizeJson, placementCall as call, prng, runRounds, waitForUp, withServers, type JsonRes as Res, type Prng as R, reportMismatch, type RoundResult } from '../differential-kit.js';
 
-function arg(name: string, d: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : d;
-}
 const ROUNDS = arg('rounds', 20);
 const OPS = arg('ops', 150);
 const SEED = arg('seed', Date.now() % 100000);
@@ -35,61 +30,8 @@ const REF_PORT = arg('ref-port', 18520);
 const OUR_PORT = arg('our-port', 18521);
 const statuses: Record<string, number> = {};
 
-/** mulberry32: a small seeded PRNG so a failing seed replays */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
-  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
-  const chance = (p: number) => next() < p;
-  const some = <T>(xs: readonly T[], max = xs.length): T[] => xs.filter(() => chance(0.5)).slice(0, max);
-  return { next, int, pick, chance, some };
-}
-type R = ReturnType<typeof prng>;
-
-interface Res {
-  status: number;
-  json: any;
-  headers: Headers;
-}
-
-async function call(base: string, method: string, path: string, version: string, body?: unknown): Promise<Res> {
-  const headers: Record<string, string> = { 'x-auth-token': 'admin', accept: 'application/json' };
-  if (version) headers['openstack-api-version'] = `placement ${version}`;
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(base + path, { method, headers, body: body !== undefined ? JSON.stringify(body) : undefined });
-  const text = await r.text();
-  let json: any;
-  try {
-    json = text ? JSON.parse(text) : undefined;
-  } catch {
-    json = text;
-  }
-  return { status: r.status, json, headers: r.headers };
-}
-
 const DROP = new Set(['request_id', 'created_at', 'updated_at']);
-function normalize(v: any): any {
-  if (Array.isArray(v)) {
-    const xs = v.map(normalize);
-    return xs.every((x) => typeof x === 'string') ? [...xs].sort() : xs.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
-  }
-  if (v && typeof v === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const k of Object.keys(v).sort()) {
-      if (DROP.has(k)) continue;
-      out[k] = k === 'href' && typeof v[k] === 'string' ? v[k].replace(/^https?:\/\/[^/]+/, '') : normalize(v[k]);
-    }
-    return out;
-  }
-  return v;
-}
+const normalize = (v: unknown) => normalizeJson(v, DROP);
 
 const STD_RC = ['VCPU', 'MEMORY_MB', 'DISK_GB'];
 const CUSTOM_RC = ['CUSTOM_A', 'CUSTOM_B'];
@@ -342,33 +284,13 @@ function known(op: Op, a: Res, b: Res): string | null {
   return null;
 }
 
-function waitForUp(url: string, ms: number): Promise<void> {
-  const t0 = Date.now();
-  return new Promise((resolve, reject) => {
-    const tick = async () => {
-      try {
-        const r = await fetch(url);
-        if (r.status < 500) return resolve();
-      } catch {
-        /* not yet */
-      }
-      if (Date.now() - t0 > ms) return reject(new Error(`${url} did not come up`));
-      setTimeout(tick, 300);
-    };
-    void tick();
-  });
-}
-
-async function round(ri: number): Promise<{ compared: number; mismatch: boolean; known: Record<string, number> }> {
-  const ref: ChildProcess = spawn('/work/shared/reference/serve-placement.sh', [String(REF_PORT)], { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
-  const refUrl = `http://127.0.0.1:${REF_PORT}`;
-  const stack = await startStack({ fresh: true, placementPort: OUR_PORT, baremetalPort: 0, host: '127.0.0.1', maintenanceInterval: 0, dataDir: '', dashboardPort: null });
-  const ourUrl = stack.placementUrl;
-  const knownCounts: Record<string, number> = {};
-  let compared = 0;
-  let mismatch = false;
-  try {
-    await waitForUp(refUrl, 60_000);
+async function round(ri: number): Promise<RoundResult> {
+  const ref = { script: '/work/shared/reference/serve-placement.sh', port: REF_PORT, ready: (url: string) => waitForUp(url, 60_000) };
+  return withServers(ref, { placementPort: OUR_PORT, baremetalPort: 0 }, async (refUrl, stack) => {
+    const ourUrl = stack.placementUrl;
+    const knownCounts: Record<string, number> = {};
+    let compared = 0;
+    let mismatch = false;
     const r = prng(SEED * 1000 + ri);
     const seen: Seen = { rpGen: new Map(), inv: new Map(), consumerGen: new Map() };
     const log: string[] = [];
@@ -400,42 +322,11 @@ async function round(ri: number): Promise<{ compared: number; mismatch: boolean;
         break; // states differ from here on: next round
       }
       mismatch = true;
-      console.log(`\nround ${ri} (seed ${SEED}) op ${i} MISMATCH`);
-      console.log(log.slice(process.env.DIFF_VERBOSE ? 0 : -12, -1).join('\n'));
-      console.log(`  >> ${line}`);
-      console.log(`  reference ${a.status} ${na}`);
-      console.log(`  berth     ${b.status} ${nb}`);
+      reportMismatch(`round ${ri} (seed ${SEED}) op ${i}`, log, line, ['reference', a.status, na], ['berth', b.status, nb]);
       break;
     }
-  } finally {
-    try {
-      process.kill(-ref.pid!, 'SIGTERM');
-    } catch {
-      /* gone */
-    }
-    await stack.stop();
-    await new Promise((res) => setTimeout(res, 500));
-  }
-  return { compared, mismatch, known: knownCounts };
+    return { compared, mismatch, known: knownCounts };
+  });
 }
 
-async function main() {
-  process.env.LOG_LEVEL ??= 'warn';
-  let compared = 0;
-  let mismatches = 0;
-  const knownAll: Record<string, number> = {};
-  const only = arg('round', -1);
-  for (let ri = 0; ri < ROUNDS; ri++) {
-    if (only >= 0 && ri !== only) continue;
-    const res = await round(ri);
-    compared += res.compared;
-    if (res.mismatch) mismatches++;
-    for (const [k, n] of Object.entries(res.known)) knownAll[k] = (knownAll[k] ?? 0) + n;
-    process.stdout.write(res.mismatch ? 'X' : '.');
-  }
-  console.log(`\nseed ${SEED}: ${ROUNDS} rounds, ${compared} requests compared, ${mismatches} rounds with a mismatch; known differences ${JSON.stringify(knownAll)}`);
-  console.log(`reference statuses: ${JSON.stringify(Object.fromEntries(Object.entries(statuses).sort()))}`);
-  process.exit(mismatches ? 1 : 0);
-}
-
-void main();
+void runRounds({ rounds: ROUNDS, seed: SEED, what: 'reference', round, statuses });

@@ -1,0 +1,163 @@
+/**
+ * What the differential runs (Berth vs. the reference Placement / Ironic in
+ * ../shared/reference) share: command-line numbers, a seeded PRNG so a failing seed
+ * replays, JSON over HTTP, waiting for a server, body normalisation, and starting /
+ * stopping a reference server beside a fresh local stack.
+ *   test/integration/candidates/differential.ts   GET /allocation_candidates
+ *   test/integration/placement/differential.ts    every other Placement endpoint
+ *   test/integration/baremetal/differential.ts    the bare-metal API vs Ironic
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { startStack, type RunningStack } from '../../local/start.js';
+
+/** `--name N` from the command line, else `d` */
+export function arg(name: string, d: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : d;
+}
+
+/** mulberry32: a small seeded PRNG */
+export function prng(seed: number) {
+  let a = seed >>> 0;
+  const next = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
+  const chance = (p: number) => next() < p;
+  const some = <T>(xs: readonly T[], max = xs.length): T[] => xs.filter(() => chance(0.5)).slice(0, max);
+  return { next, int, pick, chance, some };
+}
+export type Prng = ReturnType<typeof prng>;
+
+export interface JsonRes {
+  status: number;
+  /** the parsed body, the raw text if it is not JSON, undefined if empty */
+  json: any;
+}
+
+export async function callJson(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<JsonRes> {
+  const r = await fetch(base + path, {
+    method,
+    headers: { accept: 'application/json', ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
+    body: body !== undefined ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  let json: any;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = text;
+  }
+  return { status: r.status, json };
+}
+
+/** a Placement request as the admin of noauth2 (`version` '' sends no microversion) */
+export function placementCall(base: string, method: string, path: string, version: string, body?: unknown): Promise<JsonRes> {
+  return callJson(base, method, path, { 'x-auth-token': 'admin', ...(version ? { 'openstack-api-version': `placement ${version}` } : {}) }, body);
+}
+
+/** poll until `ready` holds (errors count as not yet) */
+export async function waitUntil(what: string, ready: () => Promise<boolean>, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      if (await ready()) return;
+    } catch {
+      /* not yet */
+    }
+    if (Date.now() > deadline) throw new Error(`${what} did not come up`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
+}
+
+/** a server that answers anything below 500 at `url` */
+export function waitForUp(url: string, ms: number): Promise<void> {
+  return waitUntil(url, async () => (await fetch(url)).status < 500, ms);
+}
+
+/**
+ * A body both sides can be compared by: keys sorted, `drop` keys removed, hosts cut
+ * from hrefs, lists sorted (strings as strings, anything else by its JSON).
+ */
+export function normalizeJson(v: any, drop: ReadonlySet<string>): any {
+  if (Array.isArray(v)) {
+    const xs = v.map((x) => normalizeJson(x, drop));
+    return xs.every((x) => typeof x === 'string') ? [...xs].sort() : xs.sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+  }
+  if (v && typeof v === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v).sort()) {
+      if (drop.has(k)) continue;
+      out[k] = k === 'href' && typeof v[k] === 'string' ? v[k].replace(/^https?:\/\/[^/]+/, '') : normalizeJson(v[k], drop);
+    }
+    return out;
+  }
+  return v;
+}
+
+/**
+ * Run `body` with a reference server (its launcher script, in its own process group)
+ * and a fresh local Berth stack; both are stopped afterwards, whatever happens.
+ */
+export async function withServers<T>(
+  ref: { script: string; port: number; ready: (url: string) => Promise<void> },
+  stackPorts: { placementPort: number; baremetalPort: number },
+  body: (refUrl: string, stack: RunningStack) => Promise<T>,
+): Promise<T> {
+  const child: ChildProcess = spawn(ref.script, [String(ref.port)], { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
+  const refUrl = `http://127.0.0.1:${ref.port}`;
+  let stack: RunningStack | undefined;
+  try {
+    stack = await startStack({ fresh: true, ...stackPorts, host: '127.0.0.1', maintenanceInterval: 0, dataDir: '', dashboardPort: null });
+    await ref.ready(refUrl);
+    return await body(refUrl, stack);
+  } finally {
+    try {
+      process.kill(-child.pid!, 'SIGTERM');
+    } catch {
+      /* gone */
+    }
+    await stack?.stop();
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+
+export interface RoundResult {
+  compared: number;
+  mismatch: boolean;
+  known: Record<string, number>;
+}
+
+/** the rounds (or only `--round K`), a dot or X each, a summary line; exit 1 on any mismatch */
+export async function runRounds(opts: { rounds: number; seed: number; what: string; round: (ri: number) => Promise<RoundResult>; statuses: Record<string, number> }): Promise<never> {
+  process.env.LOG_LEVEL ??= 'warn';
+  let compared = 0;
+  let mismatches = 0;
+  const known: Record<string, number> = {};
+  const only = arg('round', -1);
+  for (let ri = 0; ri < opts.rounds; ri++) {
+    if (only >= 0 && ri !== only) continue;
+    const res = await opts.round(ri);
+    compared += res.compared;
+    if (res.mismatch) mismatches++;
+    for (const [k, n] of Object.entries(res.known)) known[k] = (known[k] ?? 0) + n;
+    process.stdout.write(res.mismatch ? 'X' : '.');
+  }
+  console.log(`\nseed ${opts.seed}: ${opts.rounds} rounds, ${compared} requests compared, ${mismatches} rounds with a mismatch; known differences ${JSON.stringify(known)}`);
+  console.log(`${opts.what} statuses: ${JSON.stringify(Object.fromEntries(Object.entries(opts.statuses).sort()))}`);
+  process.exit(mismatches ? 1 : 0);
+}
+
+/** print a mismatch: the requests that led to it (all of them with DIFF_VERBOSE), then both answers */
+export function reportMismatch(where: string, log: string[], line: string, ...answers: Array<[label: string, status: number, body: string]>): void {
+  console.log(`\n${where} MISMATCH`);
+  console.log(log.slice(process.env.DIFF_VERBOSE ? 0 : -12, -1).join('\n'));
+  console.log(`  >> ${line}`);
+  const width = Math.max(...answers.map(([label]) => label.length));
+  for (const [label, status, body] of answers) console.log(`  ${label.padEnd(width)} ${status} ${body}`);
+}
