@@ -16,19 +16,7 @@ import * as reserveNode from './steps/reserve-node.js';
 import * as failAllocation from './steps/fail-allocation.js';
 import * as advanceNode from './steps/advance-node.js';
 import * as failNodeAction from './steps/fail-node-action.js';
-
-// aws-local-stepfunctions calls Promise.withResolvers (Node >= 22); this machine runs Node 20.
-if (typeof (Promise as unknown as { withResolvers?: unknown }).withResolvers !== 'function') {
-  (Promise as unknown as { withResolvers: unknown }).withResolvers = function <T>() {
-    let resolve!: (v: T | PromiseLike<T>) => void;
-    let reject!: (r?: unknown) => void;
-    const promise = new Promise<T>((res, rej) => {
-      resolve = res;
-      reject = rej;
-    });
-    return { promise, resolve, reject };
-  };
-}
+import './promise-polyfill.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
