@@ -60,7 +60,8 @@ export interface VersionLike {
 const KEY = /^(resources|required|member_of|in_tree)([1-9][0-9]*)?$/;
 const KEY_1_33 = /^(resources|required|member_of|in_tree)([a-zA-Z0-9_-]{1,64})?$/;
 
-function newGroup(suffix: string): RequestGroup {
+/** an empty request group (granular when suffixed) */
+export function newGroup(suffix: string): RequestGroup {
   return {
     suffix,
     useSameProvider: suffix !== '',

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { Forest } from '../../../functions/core/forest.js';
 import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../../functions/core/model.js';
 import type { CandidatesRequest, RequestGroup } from '../../../functions/core/candidates/request.js';
-import { parseCandidatesQuery } from '../../../functions/core/candidates/request.js';
+import { newGroup, parseCandidatesQuery } from '../../../functions/core/candidates/request.js';
 import { solveCandidates, type CandidatesResult, type SolveOptions } from '../../../functions/core/candidates/solver.js';
 import { renderCandidates, shapeFor } from '../../../functions/core/candidates/render.js';
 import { RequestVersion } from '../../../functions/core/microversion.js';
@@ -64,16 +64,7 @@ export function buildForest(specs: ProviderSpec[]): Forest {
 }
 
 export function group(suffix: string, g: Partial<Omit<RequestGroup, 'suffix' | 'useSameProvider'>> = {}): RequestGroup {
-  return {
-    suffix,
-    useSameProvider: suffix !== '',
-    resources: [],
-    requiredTraits: [],
-    forbiddenTraits: new Set(),
-    memberOf: [],
-    forbiddenAggs: new Set(),
-    ...g,
-  };
+  return { ...newGroup(suffix), ...g };
 }
 
 export function request(groups: RequestGroup[], wide: Partial<Omit<CandidatesRequest, 'groups'>> = {}): CandidatesRequest {
