@@ -12,6 +12,7 @@
  */
 import type { HttpResponse } from '../../http/types.js';
 import { pyDumps } from './pyjson.js';
+import { STATUS_TITLES as TITLES } from '../../http/status-titles.js';
 
 /** An error raised by an API method (exception.IronicException / ClientSideError). */
 export class IronicError extends Error {
@@ -24,18 +25,6 @@ export class IronicError extends Error {
     super(faultstring);
   }
 }
-
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
-  413: 'Request Entity Too Large',
-  500: 'Internal Server Error',
-};
 
 /** A webob HTTP exception raised while routing. */
 export class WebobError extends Error {

@@ -9,6 +9,7 @@
  */
 import { acceptableOffers } from '../../http/accept.js';
 import type { HttpResponse } from '../../http/types.js';
+import { STATUS_TITLES as TITLES } from '../../http/status-titles.js';
 
 export const ErrorCodes = {
   DEFAULT: 'placement.undefined_code',
@@ -22,21 +23,6 @@ export const ErrorCodes = {
   QUERYPARAM_BAD_VALUE: 'placement.query.bad_value',
   QUERYPARAM_MISSING_VALUE: 'placement.query.missing_value',
 } as const;
-
-const TITLES: Record<number, string> = {
-  400: 'Bad Request',
-  401: 'Unauthorized',
-  403: 'Forbidden',
-  404: 'Not Found',
-  405: 'Method Not Allowed',
-  406: 'Not Acceptable',
-  409: 'Conflict',
-  413: 'Request Entity Too Large',
-  414: 'Request-URI Too Long',
-  415: 'Unsupported Media Type',
-  500: 'Internal Server Error',
-  503: 'Service Unavailable',
-};
 
 const EXPLANATIONS: Record<number, string> = {
   400: 'The server could not comply with the request since it is either malformed or otherwise incorrect.',
