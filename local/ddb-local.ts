@@ -8,7 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTableInput, TTL_ATTRIBUTE } from '../functions/store/table.js';
+import { createTableInput, TTL_ATTRIBUTE } from '../functions/store/ddb/table.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const JAR_DIR = process.env.DYNAMODB_LOCAL_DIR ?? join(ROOT, '.cache', 'dynamodb-local');

@@ -1,11 +1,11 @@
 /**
  * zod is where every request schema is written; this turns a zod schema into the
- * JSON Schema our validator (functions/core/jsonschema.ts) checks, and the OpenAPI
+ * JSON Schema our validator (functions/core/compat/jsonschema.ts) checks, and the OpenAPI
  * build publishes. Placement-exact shapes that zod cannot express directly
  * (patternProperties maps) are attached with `exact(...)`.
  */
 import * as z from 'zod';
-import type { JsonSchema } from '../functions/core/jsonschema.js';
+import type { JsonSchema } from '../functions/core/compat/jsonschema.js';
 
 const EXACT = new WeakMap<z.ZodType, Record<string, unknown>>();
 const CACHE = new WeakMap<z.ZodType, JsonSchema>();

@@ -1,14 +1,14 @@
 /**
  * `npm run openapi`: writes the OpenAPI 3.1 documents of both APIs
  * (schemas/openapi/placement.json, schemas/openapi/baremetal.json) from the route
- * tables and the zod request schemas (schemas/openapi.ts). The APIs serve these files
+ * tables and the zod request schemas (scripts/openapi-document.ts). The APIs serve these files
  * at GET /openapi.json; test/unit/openapi fails when they are out of date.
  * `--check`: write nothing, exit 1 if a file differs from what would be written.
  */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { renderOpenApi, type ApiName } from '../schemas/openapi.js';
+import { renderOpenApi, type ApiName } from './openapi-document.js';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'schemas', 'openapi');
 const check = process.argv.includes('--check');

@@ -68,7 +68,7 @@ async function availableNodes(api: Client, rc: string, count: number): Promise<s
 async function raceCase(ctx: BenchContext, api: Client, label: string, nodes: number, allocations: number): Promise<boolean> {
   // the stack runs in this process: its reservation counters are readable (imported
   // lazily, after the runner has set the log level)
-  const { reserveStats, resetReserveStats } = await import('../../functions/baremetal/allocate.js');
+  const { reserveStats, resetReserveStats } = await import('../../functions/conductor/allocate.js');
   const rc = `race-${label}`;
   const uuids = await availableNodes(api, rc, nodes);
   resetReserveStats();

@@ -5,7 +5,7 @@
  *  candidates         upstream's perfload query
  *                     (resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=A0&required=HW_CPU_X86_AVX2)
  *                     over 1,000 / 10,000 / 100,000 providers of placeload's shape, loaded
- *                     with the store's bulk loader (functions/store/bulk.ts); per size:
+ *                     with the store's bulk loader (functions/store/placement/bulk.ts); per size:
  *                     the cold first request (snapshot load), sequential p50/p95 of the
  *                     full answer, of limit=5 and of limit=1000, throughput at
  *                     concurrency 10, response size, and the DynamoDB reads a warm
@@ -51,10 +51,10 @@ async function get(base: string, qs: string, version: string) {
  * (the change-log reads every request makes against DynamoDB Local).
  */
 async function computeOnly(qs: string, version: string, n: number): Promise<{ p50: number; refresh: number }> {
-  const { snapshot } = await import('../../functions/store/snapshot.js');
-  const { parseCandidatesQuery } = await import('../../functions/core/candidates/request.js');
-  const { solveCandidates } = await import('../../functions/core/candidates/solver.js');
-  const { renderCandidates, shapeFor } = await import('../../functions/core/candidates/render.js');
+  const { snapshot } = await import('../../functions/store/placement/snapshot.js');
+  const { parseCandidatesQuery } = await import('../../functions/core/placement/candidates/request.js');
+  const { solveCandidates } = await import('../../functions/core/placement/candidates/solver.js');
+  const { renderCandidates, shapeFor } = await import('../../functions/core/placement/candidates/render.js');
   const { parseQuery } = await import('../../functions/http/types.js');
   const { RequestVersion } = await import('../../functions/core/microversion.js');
   const [major, minor] = version.split('.').map(Number) as [number, number];
@@ -132,11 +132,11 @@ async function throughput(ctx: BenchContext, label: string, qs: string, n: numbe
  * units from DynamoDB's ReturnConsumedCapacity on the same reads.
  */
 async function steadyStateReads(ctx: BenchContext, label: string, qs: string, n: number) {
-  const { snapshot } = await import('../../functions/store/snapshot.js');
+  const { snapshot } = await import('../../functions/store/placement/snapshot.js');
   const { config } = await import('../../functions/config.js');
-  const { ddb, tableName } = await import('../../functions/store/client.js');
-  const { K } = await import('../../functions/store/keys.js');
-  const { BUCKET_MS } = await import('../../functions/store/changelog.js');
+  const { ddb, tableName } = await import('../../functions/store/ddb/client.js');
+  const { K } = await import('../../functions/store/placement/keys.js');
+  const { BUCKET_MS } = await import('../../functions/store/placement/changelog.js');
   const s = snapshot().stats;
   const before = { ...s };
   for (let i = 0; i < n; i++) await get(ctx.stack.placementUrl, qs, '1.39');
@@ -193,8 +193,8 @@ function perfloadProviders(n: number, offset: number) {
   });
 }
 
-async function load(ctx: BenchContext, providers: Parameters<typeof import('../../functions/store/bulk.js').bulkLoadProviders>[0]) {
-  const { bulkLoadProviders } = await import('../../functions/store/bulk.js');
+async function load(ctx: BenchContext, providers: Parameters<typeof import('../../functions/store/placement/bulk.js').bulkLoadProviders>[0]) {
+  const { bulkLoadProviders } = await import('../../functions/store/placement/bulk.js');
   const t0 = performance.now();
   const res = await bulkLoadProviders(providers, { concurrency: 8 });
   const s = (performance.now() - t0) / 1000;

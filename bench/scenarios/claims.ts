@@ -15,10 +15,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BenchContext, Scenario } from '../run.js';
-import { ddb, tableName } from '../../functions/store/client.js';
-import { claimStats } from '../../functions/store/allocations.js';
-import { K } from '../../functions/store/keys.js';
-import { usageShardOf } from '../../functions/store/usage.js';
+import { ddb, tableName } from '../../functions/store/ddb/client.js';
+import { claimStats } from '../../functions/store/placement/allocations.js';
+import { K } from '../../functions/store/placement/keys.js';
+import { usageShardOf } from '../../functions/store/placement/usage.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 
 // ------------------------------------------------------------------ helpers

@@ -15,7 +15,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
-import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/table.js';
+import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
 import { BerthFunction, ROOT } from './function.js';
 import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
@@ -34,7 +34,7 @@ export interface IdentityOptions {
   mode: 'keystone' | 'jwt' | 'none';
   jwtIssuer?: string;
   jwtAudience?: string[];
-  /** JSON claim mapping (functions/core/identity-mapping.ts), e.g. {"roles":"cognito:groups"} */
+  /** JSON claim mapping (functions/core/policy/identity.ts), e.g. {"roles":"cognito:groups"} */
   claimMapping?: string;
   keystoneUrl?: string;
   keystoneUsername?: string;

@@ -2,8 +2,8 @@
  * Least-privilege DynamoDB access per function, beyond read vs read-write: each grant
  * is a list of rules "these actions, on items whose partition key matches these
  * patterns" (IAM condition `ForAllValues:StringLike dynamodb:LeadingKeys`), on the
- * table or on one named index. Key prefixes are those of functions/store/keys.ts and
- * functions/store/baremetal-keys.ts (docs/design.md lists the items).
+ * table or on one named index. Key prefixes are those of functions/store/placement/keys.ts and
+ * functions/store/baremetal/keys.ts (docs/design.md lists the items).
  *
  * TransactWriteItems is authorised per item as PutItem / UpdateItem / DeleteItem /
  * ConditionCheckItem, BatchGetItem per key, so the same rules cover transactions.
@@ -99,7 +99,7 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
 
 /**
  * The scheduled maintenance function's Placement side: the incomplete-consumer
- * migration (functions/maintenance/consumers.ts, functions/store/migration.ts): the
+ * migration (functions/maintenance/consumers.ts, functions/store/placement/migration.ts): the
  * sparse legacy index, its progress/flag META items, consumer records, the legacy
  * allocation rows and the usage aggregates. Its bare-metal side is granted by
  * BaremetalApi.grantOrphanRecovery.
@@ -113,7 +113,7 @@ export const MAINTENANCE_ACCESS: AccessRule[] = [
 ];
 
 /**
- * Bare-metal items (functions/store/baremetal-keys.ts) and their gsi2 partitions. The
+ * Bare-metal items (functions/store/baremetal/keys.ts) and their gsi2 partitions. The
  * bare-metal construct (cdk/lib/baremetal.ts) decides the actions per family and step;
  * these bind them to bare-metal items, so no bare-metal function can read or write a
  * Placement item (and no Placement function a bare-metal one: none lists these keys).

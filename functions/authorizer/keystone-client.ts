@@ -3,7 +3,7 @@
  * own token), with an in-process cache bounded by each token's expiry. The service
  * token itself is obtained with the configured service user and refreshed before expiry.
  */
-import { identityFromKeystone, type KeystoneToken } from '../core/identity-mapping.js';
+import { identityFromKeystone, type KeystoneToken } from '../core/policy/identity.js';
 import type { Identity } from '../http/types.js';
 
 export interface KeystoneConfig {

@@ -5,7 +5,7 @@
  * as the authorizer context. Tokens are never logged.
  */
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
-import { log } from '../http/log.js';
+import { log } from '../observability/log.js';
 import { KeystoneValidator, type KeystoneConfig } from './keystone-client.js';
 
 export interface SimpleAuthorizerResult {

@@ -17,9 +17,9 @@ import {
   backfillProblems,
   isoNow,
   type NodeRecord,
-} from '../core/baremetal.js';
-import { isUuidLike, newUuid } from '../core/uuid.js';
-import { getNode, getNodes, nodeUuidsByNames } from '../store/baremetal-nodes.js';
+} from '../core/baremetal/rules.js';
+import { isUuidLike, newUuid } from '../core/compat/uuid.js';
+import { getNode, getNodes, nodeUuidsByNames } from '../store/baremetal/nodes.js';
 import {
   backfillAllocation,
   createAllocation,
@@ -29,18 +29,18 @@ import {
   queryAllocations,
   saveAllocation,
   type StoredAllocation,
-} from '../store/baremetal-allocations.js';
-import { nextBmSeq } from '../store/baremetal-keys.js';
-import { RETRY, withRetries } from '../store/tx.js';
-import { log } from '../http/log.js';
+} from '../store/baremetal/allocations.js';
+import { nextBmSeq } from '../store/baremetal/keys.js';
+import { RETRY, withRetries } from '../store/ddb/tx.js';
+import { log } from '../observability/log.js';
 import { ALLOCATION_JSON, ALLOCATION_PATCH_FIELDS } from '../../schemas/baremetal/allocations.js';
 import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { integerArg, stringArg, stringListArg, uuidArg, uuidOrNameArg, validateSchema } from './framework/args.js';
 import { Err, IronicError, WebobError } from './framework/errors.js';
 import { applyPatch, patchFields, patchValues, validatePatch } from './framework/jsonpatch.js';
 import { V } from './framework/versions.js';
-import { executionName, executor } from './executor.js';
-import { executionInput } from './allocate.js';
+import { executionName, executor } from '../conductor/executor.js';
+import { executionInput } from '../conductor/allocate.js';
 import {
   allocationWithPolicy,
   checkOwnerPolicy,
@@ -52,7 +52,7 @@ import {
   validateLimit,
   validateSortDir,
 } from './lookup.js';
-import { isValidLogicalName } from '../core/baremetal.js';
+import { isValidLogicalName } from '../core/baremetal/rules.js';
 import { allocationView, conductorName, nextLink, ownerTarget } from './views.js';
 
 const INVALID_SORT_KEYS = ['extra', 'candidate_nodes', 'traits'];

@@ -13,7 +13,7 @@ import * as nodes from './nodes.js';
 import * as nodeTraits from './node-traits.js';
 import * as nodeStates from './node-states.js';
 import * as allocations from './allocations.js';
-import { localRunner } from './local-runner.js';
+import { localRunner } from '../../local/state-machines.js';
 
 export const BAREMETAL_FAMILY_MODULES: Record<string, LambdaFamily> = {
   root,

@@ -3,10 +3,10 @@
  * checks (api_utils.get_rpc_node, check_node_policy_and_retrieve,
  * check_allocation_policy_and_retrieve, check_list_policy).
  */
-import { isHostnameSafe, isValidLogicalName, type NodeRecord } from '../core/baremetal.js';
-import { isUuidLike } from '../core/uuid.js';
-import { getNode, getNodeByName } from '../store/baremetal-nodes.js';
-import { getAllocation, getAllocationByName, type StoredAllocation } from '../store/baremetal-allocations.js';
+import { isHostnameSafe, isValidLogicalName, type NodeRecord } from '../core/baremetal/rules.js';
+import { isUuidLike } from '../core/compat/uuid.js';
+import { getNode, getNodeByName } from '../store/baremetal/nodes.js';
+import { getAllocation, getAllocationByName, type StoredAllocation } from '../store/baremetal/allocations.js';
 import { Err, IronicError, WebobError } from './framework/errors.js';
 import { uuidOrNameArg } from './framework/args.js';
 import type { BmRequest } from './framework/app.js';

@@ -1,7 +1,7 @@
 /**
  * /v1/nodes/{node}/states, .../states/power, .../states/provision and
  * .../maintenance (NodeStatesController, NodeMaintenanceController). Power and
- * provisioning answer 202 and finish asynchronously (functions/baremetal/node-actions.ts).
+ * provisioning answer 202 and finish asynchronously (functions/conductor/node-actions.ts).
  */
 import { httpLambda } from '../http/apigw.js';
 import {
@@ -15,15 +15,15 @@ import {
   S,
   VERBS,
   type NodeRecord,
-} from '../core/baremetal.js';
-import { saveNode } from '../store/baremetal-nodes.js';
-import { RETRY, withRetries } from '../store/tx.js';
+} from '../core/baremetal/rules.js';
+import { saveNode } from '../store/baremetal/nodes.js';
+import { RETRY, withRetries } from '../store/ddb/tx.js';
 import { accepted, baremetalApp, buildUrl, jsonResponse, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { booleanArg, integerArg, pyStr, stringArg } from './framework/args.js';
 import { Err } from './framework/errors.js';
 import { V } from './framework/versions.js';
 import { nodeIdent, nodeWithPolicy } from './lookup.js';
-import { launchNodeAction } from './node-actions.js';
+import { launchNodeAction } from '../conductor/node-actions.js';
 import { conductorName, nodeStatesView } from './views.js';
 
 /** JSON body keys as keyword arguments (args.validate's unexpected / missing checks) */

@@ -3,9 +3,9 @@
  * on the node item, so a trait change is one version-checked write of the node.
  */
 import { httpLambda } from '../http/apigw.js';
-import { isoNow, type NodeRecord } from '../core/baremetal.js';
-import { saveNode } from '../store/baremetal-nodes.js';
-import { RETRY, withRetries } from '../store/tx.js';
+import { isoNow, type NodeRecord } from '../core/baremetal/rules.js';
+import { saveNode } from '../store/baremetal/nodes.js';
+import { RETRY, withRetries } from '../store/ddb/tx.js';
 import { TRAIT_JSON } from '../../schemas/baremetal/traits.js';
 import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { validateSchema } from './framework/args.js';

@@ -13,12 +13,12 @@ import {
   S,
   UPDATE_ALLOWED_STATES,
   type NodeRecord,
-} from '../core/baremetal.js';
-import { isUuidLike, newUuid } from '../core/uuid.js';
-import { completeNode, createNode, deleteNodeItems, getNode, queryNodes, saveNode } from '../store/baremetal-nodes.js';
-import { nextBmSeq } from '../store/baremetal-keys.js';
-import { allocationDeleteActions, getAllocation } from '../store/baremetal-allocations.js';
-import { RETRY, withRetries } from '../store/tx.js';
+} from '../core/baremetal/rules.js';
+import { isUuidLike, newUuid } from '../core/compat/uuid.js';
+import { completeNode, createNode, deleteNodeItems, getNode, queryNodes, saveNode } from '../store/baremetal/nodes.js';
+import { nextBmSeq } from '../store/baremetal/keys.js';
+import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
+import { RETRY, withRetries } from '../store/ddb/tx.js';
 import { NODE_JSON, NODE_PATCH_FIELDS, NODE_PATCH_JSON } from '../../schemas/baremetal/nodes.js';
 import {
   baremetalApp,
@@ -33,7 +33,7 @@ import { booleanArg, integerArg, stringArg, stringListArg, uuidArg, validateSche
 import { Err, IronicError } from './framework/errors.js';
 import { applyPatch, patchFields, patchValues, validatePatch, type PatchOp } from './framework/jsonpatch.js';
 import { V, VERSIONED_FIELDS, disallowedFields } from './framework/versions.js';
-import { driverFor, type HardwareDriver } from './driver.js';
+import { driverFor, type HardwareDriver } from '../conductor/driver.js';
 import { listScope, nodeIdent, nodeWithPolicies, nodeWithPolicy, paginate, validateLimit, validateSortDir, validLogicalName } from './lookup.js';
 import { conductorName, NODE_DEFAULT_LIST_FIELDS, nextLink, nodeSanitizer, nodeView, ownerTarget } from './views.js';
 

@@ -1,6 +1,6 @@
 /**
  * Ironic's policy defaults (ironic/common/policy.py, 21.4) for the node and
- * allocation APIs Berth serves, on the shared engine (functions/core/policy.ts).
+ * allocation APIs Berth serves, on the shared engine (functions/core/policy/engine.ts).
  *
  * Modes (BAREMETAL_POLICY_MODE):
  *   noauth      Ironic's auth_strategy=noauth: every authorize()/check_policy() passes;
@@ -13,7 +13,7 @@
  * lines; BAREMETAL_POLICY_OVERRIDES: a JSON object), e.g. by the security review.
  */
 import { readFileSync } from 'node:fs';
-import { PolicyEngine, type Credentials, type RuleDefault } from '../core/policy.js';
+import { PolicyEngine, type Credentials, type RuleDefault } from '../core/policy/engine.js';
 import { parsePolicyFile } from '../placement/policy.js';
 
 const SYSTEM_ADMIN = 'role:admin and system_scope:all';

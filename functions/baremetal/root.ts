@@ -2,7 +2,7 @@
 import { httpLambda } from '../http/apigw.js';
 import { baremetalApp, jsonResponse, makeLink, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { MAX_VERSION, MIN_VERSION, V } from './framework/versions.js';
-// written by `npm run openapi` (schemas/openapi.ts), kept in sync by test/unit/openapi
+// written by `npm run openapi` (scripts/openapi-document.ts), kept in sync by test/unit/openapi
 import openapi from '../../schemas/openapi/baremetal.json' with { type: 'json' };
 
 function versionObject(r: BmRequest) {

@@ -8,7 +8,7 @@ import type { RouteSpec } from '../http/router.js';
 
 export const BAREMETAL_ROUTES: readonly RouteSpec[] = [
   { path: '/', methods: ['GET'], family: 'root' },
-  // Berth's own: the OpenAPI document of this API (schemas/openapi.ts)
+  // Berth's own: the OpenAPI document of this API (scripts/openapi-document.ts)
   { path: '/openapi.json', methods: ['GET'], family: 'root' },
   { path: '/v1', methods: ['GET'], family: 'root' },
   { path: '/v1/nodes', methods: ['GET', 'POST'], family: 'nodes' },

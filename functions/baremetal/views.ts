@@ -3,7 +3,7 @@
  * allocation.convert_with_links): field order, links, fields=, version gating and
  * secret masking as Ironic renders them.
  */
-import { S, type AllocationRecord, type NodeRecord } from '../core/baremetal.js';
+import { S, type AllocationRecord, type NodeRecord } from '../core/baremetal/rules.js';
 import { Err } from './framework/errors.js';
 import { makeLink, selfLinks, type BmRequest } from './framework/app.js';
 import { V, disallowedFields } from './framework/versions.js';

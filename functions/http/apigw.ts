@@ -7,10 +7,10 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from './types.js';
-import { log } from './log.js';
+import { log } from '../observability/log.js';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
-import { logger, metrics, tracer } from './powertools.js';
+import { logger, metrics, tracer } from '../observability/powertools.js';
 
 export type App = (req: HttpRequest) => Promise<HttpResponse>;
 

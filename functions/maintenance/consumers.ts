@@ -4,7 +4,7 @@
  * consumer record gets one, owned by the configured "incomplete consumer" project and
  * user (config.incompleteConsumerProjectId / UserId), generation 0, no type.
  *
- * Such rows only come from imported legacy data (store/allocations.ts
+ * Such rows only come from imported legacy data (store/placement/allocations.ts
  * importLegacyAllocations); they sit in a sparse index (gsi2 `LEGACYALLOC#<shard>`)
  * until migrated, so a batch reads only what is left to do: O(legacy rows), never a
  * table scan. Each consumer is migrated by ONE transaction (Put CONS if absent, its
@@ -18,15 +18,15 @@
  * from `npm run migrate-consumers` (scripts/migrate-consumers.ts).
  */
 import { config } from '../config.js';
-import type { ConsumerRecord } from '../core/consumers.js';
-import { endLegacyImport, getConsumer, legacyRowsOf, readLegacyFlag } from '../store/consumers.js';
+import type { ConsumerRecord } from '../core/placement/consumers.js';
+import { endLegacyImport, getConsumer, legacyRowsOf, readLegacyFlag } from '../store/placement/consumers.js';
 import {
   createConsumerFromLegacyRows,
   pendingLegacyConsumers as pendingConsumers,
   readMigrationProgress as readProgress,
   recordMigrationProgress as recordProgress,
   type MigrationProgress,
-} from '../store/migration.js';
+} from '../store/placement/migration.js';
 
 export { readProgress, type MigrationProgress };
 

@@ -4,9 +4,9 @@
  * its progress in the table, so a run that times out simply resumes next time.
  */
 import type { ScheduledEvent } from 'aws-lambda';
-import { log } from '../http/log.js';
+import { log } from '../observability/log.js';
 import { MAINTENANCE_TASKS } from './tasks.js';
-import { withMetrics } from '../http/powertools.js';
+import { withMetrics } from '../observability/powertools.js';
 
 export interface TaskReport {
   task: string;

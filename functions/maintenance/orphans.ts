@@ -8,12 +8,12 @@
  * several recoverers racing for the same allocation exactly one succeeds; every step
  * of the old execution is conditioned on exec = <old>, so it can no longer write.
  */
-import { ALLOCATION_STATES } from '../core/baremetal.js';
-import { queryAllocations, takeOverAllocation } from '../store/baremetal-allocations.js';
-import { getNode, queryNodes, saveNode } from '../store/baremetal-nodes.js';
-import { executionName, executor, executorConfigured } from '../baremetal/executor.js';
-import { executionInput } from '../baremetal/allocate.js';
-import { log } from '../http/log.js';
+import { ALLOCATION_STATES } from '../core/baremetal/rules.js';
+import { queryAllocations, takeOverAllocation } from '../store/baremetal/allocations.js';
+import { getNode, queryNodes, saveNode } from '../store/baremetal/nodes.js';
+import { executionName, executor, executorConfigured } from '../conductor/executor.js';
+import { executionInput } from '../conductor/allocate.js';
+import { log } from '../observability/log.js';
 
 export interface OrphanReport {
   checked: number;

@@ -8,7 +8,7 @@ import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/aggregates.js';
-import { setProviderAggregates } from '../store/aggregates.js';
+import { setProviderAggregates } from '../store/placement/aggregates.js';
 import {
   checkAccept,
   extractJson,

@@ -1,22 +1,22 @@
 /**
  * GET /allocation_candidates (placement/handlers/allocation_candidate.py).
  * Thin: version, accept, policy, query schema -> request parsing and the solver
- * (functions/core/candidates/, pure) over the warm provider snapshot -> body.
+ * (functions/core/placement/candidates/, pure) over the warm provider snapshot -> body.
  * Nothing here scans providers: the solver walks the snapshot's indexes. Candidates
  * are advisory: a claim re-checks capacity atomically (docs/design.md).
  */
 import { httpLambda } from '../http/apigw.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import { GET_SCHEMAS } from '../../schemas/placement/allocation-candidates.js';
-import { namesOf, parseCandidatesQuery } from '../core/candidates/request.js';
-import { solveCandidates } from '../core/candidates/solver.js';
-import { renderCandidates, shapeFor } from '../core/candidates/render.js';
-import type { Forest } from '../core/forest.js';
-import { isStandardResourceClass, isStandardTrait } from '../core/standard.js';
-import { missingResourceClasses, missingTraits } from '../store/catalog.js';
-import { snapshot } from '../store/snapshot.js';
-import { log } from '../http/log.js';
-import { count, millis, metrics, MetricUnit } from '../http/powertools.js';
+import { namesOf, parseCandidatesQuery } from '../core/placement/candidates/request.js';
+import { solveCandidates } from '../core/placement/candidates/solver.js';
+import { renderCandidates, shapeFor } from '../core/placement/candidates/render.js';
+import type { Forest } from '../core/placement/forest.js';
+import { isStandardResourceClass, isStandardTrait } from '../core/placement/standard.js';
+import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
+import { snapshot } from '../store/placement/snapshot.js';
+import { log } from '../observability/log.js';
+import { count, millis, metrics, MetricUnit } from '../observability/powertools.js';
 
 /**
  * Answers to identical queries over an unchanged forest are identical (the solver is

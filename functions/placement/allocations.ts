@@ -1,19 +1,19 @@
 /**
  * /allocations/{consumer_uuid} (GET, PUT, DELETE), POST /allocations and
  * /resource_providers/{uuid}/allocations (placement/handlers/allocation.py).
- * Every write is one claim transaction (functions/store/allocations.ts) planned by the
- * pure rules in functions/core/claim.ts and functions/core/consumers.ts.
+ * Every write is one claim transaction (functions/store/placement/allocations.ts) planned by the
+ * pure rules in functions/core/placement/claim.ts and functions/core/placement/consumers.ts.
  */
 import type * as z from 'zod';
-import { count } from '../http/powertools.js';
+import { count } from '../observability/powertools.js';
 import { httpLambda } from '../http/apigw.js';
-import { canonicalUuid, isUuidLike } from '../core/uuid.js';
-import type { AllocationMap, GenerationCheck } from '../core/consumers.js';
-import type { ClaimFailure, ConsumerRequest } from '../core/claim.js';
+import { canonicalUuid, isUuidLike } from '../core/compat/uuid.js';
+import type { AllocationMap, GenerationCheck } from '../core/placement/consumers.js';
+import type { ClaimFailure, ConsumerRequest } from '../core/placement/claim.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/allocations.js';
-import { claimAllocations, consumerAllocations, deleteConsumerAllocations, providerWithAllocations } from '../store/allocations.js';
-import { RetriesExhaustedError } from '../store/tx.js';
+import { claimAllocations, consumerAllocations, deleteConsumerAllocations, providerWithAllocations } from '../store/placement/allocations.js';
+import { RetriesExhaustedError } from '../store/ddb/tx.js';
 import {
   cacheHeaders,
   checkAccept,

@@ -1,11 +1,11 @@
 /**
  * /resource_providers/{uuid}/inventories[/{resource_class}]
  * (placement/handlers/inventory.py). Reads are one consistent GetItem of the provider;
- * every write is one generation-guarded transaction (functions/store/inventories.ts).
+ * every write is one generation-guarded transaction (functions/store/placement/inventories.ts).
  */
 import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
-import type { Inventory, ProviderRecord } from '../core/model.js';
+import type { Inventory, ProviderRecord } from '../core/placement/model.js';
 import {
   applyInventoryChange,
   capacityError,
@@ -15,11 +15,11 @@ import {
   withDefaults,
   type InventoryChange,
   type InventoryInput,
-} from '../core/inventory.js';
+} from '../core/placement/inventory.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/inventories.js';
-import { writeInventories } from '../store/inventories.js';
-import { missingResourceClasses } from '../store/catalog.js';
+import { writeInventories } from '../store/placement/inventories.js';
+import { missingResourceClasses } from '../store/placement/catalog.js';
 import {
   checkAccept,
   extractJson,

@@ -10,7 +10,7 @@
  * or PLACEMENT_POLICY_OVERRIDES (JSON object).
  */
 import { readFileSync } from 'node:fs';
-import { PolicyEngine, type RuleDefault } from '../core/policy.js';
+import { PolicyEngine, type RuleDefault } from '../core/policy/engine.js';
 
 const ADMIN_OR_SERVICE = 'rule:admin_or_service_api';
 const SERVICE = 'rule:service_api';

@@ -4,8 +4,8 @@
  * object layer's NotFound escape get Placement's escaped 404 (no vary header); those
  * that catch it and re-raise (`wrap`) get their own wording inside the handler.
  */
-import type { ProviderRecord } from '../core/model.js';
-import { getProvider } from '../store/providers.js';
+import type { ProviderRecord } from '../core/placement/model.js';
+import { getProvider } from '../store/placement/providers.js';
 import { notFound } from './framework/errors.js';
 
 export function providerNotFoundMessage(uuid: string): string {

@@ -1,15 +1,15 @@
 /**
  * POST /reshaper (placement/handlers/reshaper.py): replace the inventories of several
  * providers and the allocations of several consumers atomically (one transaction,
- * functions/store/reshaper.ts; the rules in functions/core/reshaper.ts).
+ * functions/store/placement/reshaper.ts; the rules in functions/core/placement/reshaper.ts).
  */
 import { httpLambda } from '../http/apigw.js';
-import { withDefaults } from '../core/inventory.js';
-import type { InventoryReplacement, ReshapeFailure } from '../core/reshaper.js';
+import { withDefaults } from '../core/placement/inventory.js';
+import type { InventoryReplacement, ReshapeFailure } from '../core/placement/reshaper.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/reshaper.js';
-import { reshape } from '../store/reshaper.js';
-import { RetriesExhaustedError } from '../store/tx.js';
+import { reshape } from '../store/placement/reshaper.js';
+import { RetriesExhaustedError } from '../store/ddb/tx.js';
 import { extractJson, forVersion, placementApp, requireJsonContent, requireVersion, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
 import { ErrorCodes, PlacementError, badRequest, conflict } from './framework/errors.js';
 import { CONCURRENT_UPDATE_TEXT, consumerRequests } from './allocations.js';

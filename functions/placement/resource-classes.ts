@@ -1,12 +1,12 @@
 /**
  * /resource_classes and /resource_classes/{name} (placement/handlers/resource_class.py),
  * from 1.2. The 21 standard classes are known in code; custom ones are items
- * (functions/store/resource-classes.ts). PUT renames at 1.2-1.6 and is an idempotent
+ * (functions/store/placement/resource-classes.ts). PUT renames at 1.2-1.6 and is an idempotent
  * create from 1.7.
  */
 import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
-import { STANDARD_RESOURCE_CLASSES, isStandardResourceClass } from '../core/standard.js';
+import { STANDARD_RESOURCE_CLASSES, isStandardResourceClass } from '../core/placement/standard.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-classes.js';
 import {
@@ -16,7 +16,7 @@ import {
   listCustomResourceClasses,
   renameCustomResourceClass,
   type CustomResourceClass,
-} from '../store/resource-classes.js';
+} from '../store/placement/resource-classes.js';
 import {
   checkAccept,
   extractJson,

@@ -4,16 +4,16 @@
  * provider snapshot; single reads and all writes go to DynamoDB.
  */
 import { httpLambda } from '../http/apigw.js';
-import { canonicalUuid, newUuid } from '../core/uuid.js';
-import { filterProviders, type ProviderFilters } from '../core/provider-filters.js';
-import { parseMemberOfParams, parseResources, parseTraitsParams } from '../core/query.js';
+import { canonicalUuid, newUuid } from '../core/compat/uuid.js';
+import { filterProviders, type ProviderFilters } from '../core/placement/provider-filters.js';
+import { parseMemberOfParams, parseResources, parseTraitsParams } from '../core/placement/query.js';
 import { bad } from '../core/errors.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-providers.js';
-import { createProvider, deleteProvider, getProvider, updateProvider } from '../store/providers.js';
-import { snapshot } from '../store/snapshot.js';
-import type { Forest } from '../core/forest.js';
-import { missingResourceClasses, missingTraits } from '../store/catalog.js';
+import { createProvider, deleteProvider, getProvider, updateProvider } from '../store/placement/providers.js';
+import { snapshot } from '../store/placement/snapshot.js';
+import type { Forest } from '../core/placement/forest.js';
+import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
 import {
   cacheHeaders,
   checkAccept,

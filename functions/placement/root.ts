@@ -2,7 +2,7 @@
 import { httpLambda } from '../http/apigw.js';
 import { cacheHeaders, checkAccept, jsonResponse, placementApp, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
 import { MAX_VERSION, MIN_VERSION } from './framework/errors.js';
-// written by `npm run openapi` (schemas/openapi.ts), kept in sync by test/unit/openapi
+// written by `npm run openapi` (scripts/openapi-document.ts), kept in sync by test/unit/openapi
 import openapi from '../../schemas/openapi/placement.json' with { type: 'json' };
 
 async function home(r: PlacementRequest) {

@@ -1,17 +1,17 @@
 /**
  * /traits, /traits/{name} and /resource_providers/{uuid}/traits (placement/handlers/trait.py),
  * all from microversion 1.6. Standard traits are known in code; custom ones are items
- * with a reference count (functions/store/traits.ts). Provider traits are written with
+ * with a reference count (functions/store/placement/traits.ts). Provider traits are written with
  * one generation-guarded transaction.
  */
 import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
-import { STANDARD_TRAITS, isStandardTrait } from '../core/standard.js';
-import { validate } from '../core/jsonschema.js';
+import { STANDARD_TRAITS, isStandardTrait } from '../core/placement/standard.js';
+import { validate } from '../core/compat/jsonschema.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/traits.js';
-import { createCustomTrait, deleteCustomTrait, getCustomTrait, listCustomTraits, setProviderTraits } from '../store/traits.js';
-import { snapshot } from '../store/snapshot.js';
+import { createCustomTrait, deleteCustomTrait, getCustomTrait, listCustomTraits, setProviderTraits } from '../store/placement/traits.js';
+import { snapshot } from '../store/placement/snapshot.js';
 import {
   checkAccept,
   extractJson,

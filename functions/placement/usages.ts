@@ -5,11 +5,11 @@
  * consumers: the way Nova counts quota, seed 001).
  */
 import { httpLambda } from '../http/apigw.js';
-import { totalUsagesView, usagesByTypeView } from '../core/usage.js';
+import { totalUsagesView, usagesByTypeView } from '../core/placement/usage.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/usages.js';
-import { getProvider } from '../store/providers.js';
-import { readUsage } from '../store/usage.js';
+import { getProvider } from '../store/placement/providers.js';
+import { readUsage } from '../store/placement/usage.js';
 import {
   cacheHeaders,
   checkAccept,

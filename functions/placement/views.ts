@@ -1,5 +1,5 @@
 /** Representations shared by several Placement handlers. */
-import type { ProviderRecord } from '../core/model.js';
+import type { ProviderRecord } from '../core/placement/model.js';
 import type { PlacementRequest } from './framework/app.js';
 
 export function providerUrl(uuid: string): string {

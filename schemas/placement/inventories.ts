@@ -8,7 +8,7 @@
  */
 import * as z from 'zod';
 import { exact } from '../json-schema.js';
-import { MAX_INT, SQL_SP_FLOAT_MAX } from '../../functions/core/inventory.js';
+import { MAX_INT, SQL_SP_FLOAT_MAX } from '../../functions/core/placement/inventory.js';
 
 /** common.RC_PATTERN */
 export const RC_PATTERN = '^[A-Z0-9_]+$';

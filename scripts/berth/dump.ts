@@ -2,7 +2,7 @@
  * `berth export [FILE|-]`, `berth import FILE`, `berth import-legacy FILE`.
  *
  * export: every item of the table but the transient change log, in DynamoDB JSON
- *         (functions/store/dump.ts), as {"format":"berth-dump","version":1,…,"items":[…]}
+ *         (functions/store/placement/dump.ts), as {"format":"berth-dump","version":1,…,"items":[…]}
  *         with one item per line; FILE `-` (default) is stdout.
  * import: such a dump into an EMPTY table (refused otherwise), with a progress bar; then
  *         change-log entries for the imported providers (running APIs see them at once).
@@ -21,8 +21,8 @@ export const DUMP_FORMAT = 'berth-dump';
 
 export async function exportCommand(args: string[]): Promise<number> {
   const file = args.find((a) => !a.startsWith('--')) ?? '-';
-  const { exportItems, toDumpItem } = await import('../../functions/store/dump.js');
-  const { tableName } = await import('../../functions/store/client.js');
+  const { exportItems, toDumpItem } = await import('../../functions/store/placement/dump.js');
+  const { tableName } = await import('../../functions/store/ddb/client.js');
   const out = file === '-' ? process.stdout : createWriteStream(file);
   let failed: Error | undefined;
   out.once('error', (e) => (failed = e));
@@ -51,7 +51,7 @@ export async function importCommand(args: string[]): Promise<number> {
   if (!file) throw new Error('usage: berth import FILE');
   const doc = JSON.parse(readFileSync(file, 'utf8'));
   if (doc?.format !== DUMP_FORMAT || doc.version !== 1 || !Array.isArray(doc.items)) throw new Error(`${file} is not a berth dump (format ${DUMP_FORMAT}, version 1)`);
-  const { fromDumpItem, importItems } = await import('../../functions/store/dump.js');
+  const { fromDumpItem, importItems } = await import('../../functions/store/placement/dump.js');
   const items = doc.items.map(fromDumpItem);
   const bar = progressBar('[berth import] items');
   const r = await importItems(items, { onProgress: (done, total) => bar.update(done, total) });
@@ -78,7 +78,7 @@ export async function importLegacyCommand(args: string[]): Promise<number> {
     uuid: c.consumer.toLowerCase(),
     allocations: Object.fromEntries(Object.entries(c.allocations).map(([rp, a]) => [rp.toLowerCase(), 'resources' in a && typeof a.resources === 'object' ? a.resources : (a as Record<string, number>)])),
   }));
-  const { importLegacyAllocations } = await import('../../functions/store/allocations.js');
+  const { importLegacyAllocations } = await import('../../functions/store/placement/allocations.js');
   process.stderr.write(`[berth import-legacy] raising the legacy flag and waiting for running APIs to notice (LEGACY_FLAG_TTL_MS)…\n`);
   const t0 = Date.now();
   await importLegacyAllocations(consumers);

@@ -1,6 +1,6 @@
 /**
  * `berth load FILE`: bulk-load resource providers from a YAML or JSON file into an empty
- * (or offline) deployment through the store's bulk loader (functions/store/bulk.ts:
+ * (or offline) deployment through the store's bulk loader (functions/store/placement/bulk.ts:
  * BatchWriteItem, not conditioned — read its comment), with a progress bar.
  *
  * The file (YAML or JSON; a bare list is taken as `providers`):
@@ -25,7 +25,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
-import type { BulkProvider } from '../../functions/store/bulk.js';
+import type { BulkProvider } from '../../functions/store/placement/bulk.js';
 import { progressBar } from './progress.js';
 
 const UUID = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
@@ -121,10 +121,10 @@ export async function loadCommand(args: string[]): Promise<number> {
   const force = args.includes('--force');
   const doc = readLoadFile(file);
   const providers = flatten(doc);
-  const { bulkLoadProviders, BulkInputError, bulkRecords } = await import('../../functions/store/bulk.js');
-  const { createCustomResourceClass } = await import('../../functions/store/resource-classes.js');
-  const { createCustomTrait } = await import('../../functions/store/traits.js');
-  const { snapshot } = await import('../../functions/store/snapshot.js');
+  const { bulkLoadProviders, BulkInputError, bulkRecords } = await import('../../functions/store/placement/bulk.js');
+  const { createCustomResourceClass } = await import('../../functions/store/placement/resource-classes.js');
+  const { createCustomTrait } = await import('../../functions/store/placement/traits.js');
+  const { snapshot } = await import('../../functions/store/placement/snapshot.js');
   try {
     bulkRecords(providers); // input checks first: nothing is written for a bad file
   } catch (e) {

@@ -3,9 +3,9 @@
  * one provider (uuid or name) — with generation, inventories as used/capacity, traits
  * and aggregates. Read from the same provider snapshot the API uses.
  */
-import type { ProviderRecord } from '../../functions/core/model.js';
-import type { Forest } from '../../functions/core/forest.js';
-import { inventoryCapacity } from '../../functions/core/inventory.js';
+import type { ProviderRecord } from '../../functions/core/placement/model.js';
+import type { Forest } from '../../functions/core/placement/forest.js';
+import { inventoryCapacity } from '../../functions/core/placement/inventory.js';
 
 export function describeProvider(p: ProviderRecord): string[] {
   const lines = [`${p.name}  ${p.uuid}  gen ${p.generation}`];
@@ -39,7 +39,7 @@ export function renderTree(forest: Forest, from?: ProviderRecord[]): string {
 
 export async function treeCommand(args: string[]): Promise<number> {
   const which = args.find((a) => !a.startsWith('--'));
-  const { snapshot } = await import('../../functions/store/snapshot.js');
+  const { snapshot } = await import('../../functions/store/placement/snapshot.js');
   const forest = await snapshot().fresh();
   let from: ProviderRecord[] | undefined;
   if (which) {

@@ -31,7 +31,7 @@ export async function useTable(env: Record<string, string> = {}): Promise<string
   await ensureTable(endpoint, table);
   const { resetConfig } = await import('../../functions/config.js');
   resetConfig();
-  const { snapshot } = await import('../../functions/store/snapshot.js');
+  const { snapshot } = await import('../../functions/store/placement/snapshot.js');
   snapshot().reset();
   return table;
 }

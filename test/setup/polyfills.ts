@@ -1,4 +1,4 @@
-import '../../functions/baremetal/promise-polyfill.js';
+import '../../local/promise-polyfill.js';
 
 process.env.LOG_LEVEL ??= 'warn';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

@@ -5,14 +5,14 @@
  * and the response decoration on the way out (X-OpenStack-Ironic-API-* headers,
  * Openstack-Request-Id). Each resource-family Lambda is `baremetalApp(its routes)`.
  */
-import { jsonDocumentProblem } from '../../core/unicode.js';
+import { jsonDocumentProblem } from '../../core/compat/unicode.js';
 import { authorizerIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
 import { Query, QueryDecodeError, type HttpRequest, type HttpResponse, type Identity } from '../../http/types.js';
-import { log } from '../../http/log.js';
+import { log } from '../../observability/log.js';
 import { config } from '../../config.js';
 import { Problem } from '../../core/errors.js';
-import type { Credentials } from '../../core/policy.js';
+import type { Credentials } from '../../core/policy/engine.js';
 import { BAREMETAL_ROUTES } from '../routes.js';
 import { baremetalPolicy, type BaremetalPolicy } from '../policy.js';
 import { Err, IronicError, WebobError, faultResponse, webobResponse } from './errors.js';

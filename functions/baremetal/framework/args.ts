@@ -2,10 +2,10 @@
  * Ironic's argument validators (ironic/common/args.py) with their exact messages, and
  * the JSON-schema wrapper Ironic uses for bodies ("Schema error for <name>: ...").
  */
-import { bestMatch, iterErrors, type JsonSchema } from '../../core/jsonschema.js';
-import { pyRepr } from '../../core/pyrepr.js';
-import { isUuidLike } from '../../core/uuid.js';
-import { isValidLogicalName } from '../../core/baremetal.js';
+import { bestMatch, iterErrors, type JsonSchema } from '../../core/compat/jsonschema.js';
+import { pyRepr } from '../../core/compat/pyrepr.js';
+import { isUuidLike } from '../../core/compat/uuid.js';
+import { isValidLogicalName } from '../../core/baremetal/rules.js';
 import { Err } from './errors.js';
 
 /** Python's '%s' % value */

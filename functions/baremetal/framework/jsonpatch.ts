@@ -4,7 +4,7 @@
  * is refused, and each operation is applied on its own (python-jsonpatch semantics
  * and messages) so the error names the operation that failed.
  */
-import { pyRepr } from '../../core/pyrepr.js';
+import { pyRepr } from '../../core/compat/pyrepr.js';
 import { validateSchema } from './args.js';
 import { Err, IronicError } from './errors.js';
 

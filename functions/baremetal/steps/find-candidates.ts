@@ -1,5 +1,5 @@
 /** Step Lambda of the bare-metal state machines: findCandidates (see ../allocate.ts). */
-import { findCandidates } from '../allocate.js';
-import { withMetrics } from '../../http/powertools.js';
+import { findCandidates } from '../../conductor/allocate.js';
+import { withMetrics } from '../../observability/powertools.js';
 
 export const handler = withMetrics(findCandidates);

@@ -1,5 +1,5 @@
 /** Step Lambda of the bare-metal state machines: reserve (see ../allocate.ts). */
-import { reserve } from '../allocate.js';
-import { withMetrics } from '../../http/powertools.js';
+import { reserve } from '../../conductor/allocate.js';
+import { withMetrics } from '../../observability/powertools.js';
 
 export const handler = withMetrics(reserve);

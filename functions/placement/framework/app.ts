@@ -16,17 +16,17 @@ import {
   VersionRange,
   versionString,
 } from '../../core/microversion.js';
-import { validate, SchemaValidationError, type JsonSchema } from '../../core/jsonschema.js';
+import { validate, SchemaValidationError, type JsonSchema } from '../../core/compat/jsonschema.js';
 import { config, type Config } from '../../config.js';
 import { PLACEMENT_ROUTES } from '../routes.js';
 import { PlacementError, renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
 import { applyCors, corsSettings } from './cors.js';
 import { placementPolicy } from '../policy.js';
-import type { PolicyEngine } from '../../core/policy.js';
-import { log } from '../../http/log.js';
+import type { PolicyEngine } from '../../core/policy/engine.js';
+import { log } from '../../observability/log.js';
 import { Problem } from '../../core/errors.js';
-import { identityFromClaims, parseClaimMapping, type ClaimMapping } from '../../core/identity-mapping.js';
-import { jsonDocumentProblem } from '../../core/unicode.js';
+import { identityFromClaims, parseClaimMapping, type ClaimMapping } from '../../core/policy/identity.js';
+import { jsonDocumentProblem } from '../../core/compat/unicode.js';
 
 export const PLACEMENT_VERSIONS = new VersionRange('placement', '1.0', '1.39');
 

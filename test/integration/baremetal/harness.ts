@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import { useTable } from '../harness.js';
-import type { LocalRunner } from '../../../functions/baremetal/local-runner.js';
+import type { LocalRunner } from '../../../local/state-machines.js';
 
 export const LATEST = '1.80';
 
@@ -31,7 +31,7 @@ export interface BmApi {
 export async function startBaremetal(env: Record<string, string> = {}): Promise<BmApi> {
   await useTable({ BAREMETAL_INDEX_RETRIES: '0', ...env });
   const { startLocal } = await import('../../../functions/baremetal/index.js');
-  const { localRunner } = await import('../../../functions/baremetal/local-runner.js');
+  const { localRunner } = await import('../../../local/state-machines.js');
   const server: Server = await startLocal(0, '127.0.0.1');
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const runner = localRunner();

@@ -8,8 +8,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { availableNode, startBaremetal, waitFor, type BmApi } from './harness.js';
 import { recoverOrphanAllocations, recoverStaleNodeActions } from '../../../functions/maintenance/orphans.js';
 import { runMaintenance } from '../../../functions/maintenance/handler.js';
-import { getAllocation } from '../../../functions/store/baremetal-allocations.js';
-import { setExecutor, type Executor } from '../../../functions/baremetal/executor.js';
+import { getAllocation } from '../../../functions/store/baremetal/allocations.js';
+import { setExecutor, type Executor } from '../../../functions/conductor/executor.js';
 
 let api: BmApi;
 beforeAll(async () => {

@@ -33,7 +33,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { startStack } from '../../../local/start.js';
-import { parseCandidatesQuery, type CandidatesRequest } from '../../../functions/core/candidates/request.js';
+import { parseCandidatesQuery, type CandidatesRequest } from '../../../functions/core/placement/candidates/request.js';
 import { parseQuery } from '../../../functions/http/types.js';
 import { forestArb, requestArb, uuidOf, version as versionOf, type ProviderSpec } from '../../unit/candidates/forests.js';
 import { FIXTURES } from './fixtures.js';

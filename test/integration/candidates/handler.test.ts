@@ -122,7 +122,7 @@ describe('GET /allocation_candidates over the live store', () => {
 
 describe('bulk loader and the global cap', () => {
   it('bulk-loaded providers are candidates for the next request; MAX_ALLOCATION_CANDIDATES caps answers', async () => {
-    const { bulkLoadProviders } = await import('../../../functions/store/bulk.js');
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const rc = `CUSTOM_BULK${randomUUID().slice(0, 6).toUpperCase()}`;
     expect((await api.req('PUT', `/resource_classes/${rc}`, { version: '1.7' })).status).toBe(201);
     const roots = Array.from({ length: 30 }, (_, i) => ({ uuid: randomUUID(), name: `bulk-${i}-${randomUUID().slice(0, 6)}`, inventories: { [rc]: { total: 2 } } }));

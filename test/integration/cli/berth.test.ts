@@ -206,7 +206,7 @@ ${Array.from({ length: 40 }, (_, i) => `  - {name: edge-${String(i).padStart(2, 
 
     // an API on the imported table: same providers, allocations and usages
     const { resetConfig } = await import('../../../functions/config.js');
-    const { snapshot } = await import('../../../functions/store/snapshot.js');
+    const { snapshot } = await import('../../../functions/store/placement/snapshot.js');
     const before = {
       providers: (await api.req('GET', '/resource_providers')).json,
       consumer: (await api.req('GET', `/allocations/${CONSUMER}`)).json,

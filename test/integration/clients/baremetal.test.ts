@@ -22,7 +22,7 @@ let idle: () => Promise<void>;
 beforeAll(async () => {
   await useTable();
   const { startLocal } = await import('../../../functions/baremetal/index.js');
-  const { localRunner } = await import('../../../functions/baremetal/local-runner.js');
+  const { localRunner } = await import('../../../local/state-machines.js');
   server = await startLocal(0, '127.0.0.1');
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const runner = localRunner();

@@ -70,7 +70,7 @@ describe('claims under contention', () => {
     });
     const listed = await api.req('GET', `/resource_providers/${rp}/allocations`);
     expect(Object.keys(listed.json.allocations)).toHaveLength(100);
-    const { getProvider } = await import('../../../functions/store/providers.js');
+    const { getProvider } = await import('../../../functions/store/placement/providers.js');
     expect((await getProvider(rp))!.allocationCount).toBe(100);
     // 100 successful claims = 100 generation bumps after the inventory write
     expect(listed.json.resource_provider_generation).toBe(101);
@@ -162,7 +162,7 @@ describe('claims under contention', () => {
 
     // the truth: every consumer's record
     const records = await Promise.all(consumers.map(async (c) => [c, (await api.req('GET', `/allocations/${c}`, { version: '1.38' })).json] as const));
-    const { getProvider } = await import('../../../functions/store/providers.js');
+    const { getProvider } = await import('../../../functions/store/placement/providers.js');
     for (const [i, rp] of rps.entries()) {
       const fromConsumers: Record<string, number> = { VCPU: 0, MEMORY_MB: 0 };
       let holders = 0;

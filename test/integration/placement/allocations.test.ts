@@ -34,7 +34,7 @@ function put(c: string, version: string, body: unknown) {
 const dict = (rp: string, resources: Record<string, number>) => ({ [rp]: { resources } });
 
 async function importLegacy(c: string, allocations: Record<string, Record<string, number>>) {
-  const { importLegacyAllocations } = await import('../../../functions/store/allocations.js');
+  const { importLegacyAllocations } = await import('../../../functions/store/placement/allocations.js');
   await importLegacyAllocations([{ uuid: c, allocations }]);
 }
 

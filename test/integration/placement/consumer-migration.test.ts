@@ -34,7 +34,7 @@ async function provider(total: number) {
   return uuid;
 }
 
-const store = () => import('../../../functions/store/allocations.js');
+const store = () => import('../../../functions/store/placement/allocations.js');
 const migration = () => import('../../../functions/maintenance/consumers.js');
 
 describe('incomplete consumer migration', () => {
@@ -84,7 +84,7 @@ describe('incomplete consumer migration', () => {
     expect(forced).toMatchObject({ created: 0, done: true });
     const { migrateConsumer } = await migration();
     expect(await migrateConsumer(legacy[0]!.uuid, [a, b])).toBe('nothing');
-    const { readLegacyFlag } = await import('../../../functions/store/consumers.js');
+    const { readLegacyFlag } = await import('../../../functions/store/placement/consumers.js');
     expect((await readLegacyFlag()).pending).toBe(false);
 
     // the migrated consumers follow the >= 1.28 rules with generation 0

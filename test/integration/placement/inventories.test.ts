@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api } from '../harness.js';
-import { getProvider } from '../../../functions/store/providers.js';
+import { getProvider } from '../../../functions/store/placement/providers.js';
 
 // races and cold snapshot loads on a busy 2-core machine need more than vitest's 5 s default
 vi.setConfig({ testTimeout: 60_000 });

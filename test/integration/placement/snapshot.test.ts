@@ -8,19 +8,19 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTable } from '../harness.js';
 
-let store: typeof import('../../../functions/store/providers.js');
-let snap: typeof import('../../../functions/store/snapshot.js');
-let client: typeof import('../../../functions/store/client.js');
+let store: typeof import('../../../functions/store/placement/providers.js');
+let snap: typeof import('../../../functions/store/placement/snapshot.js');
+let client: typeof import('../../../functions/store/ddb/client.js');
 let cfg: typeof import('../../../functions/config.js');
-let log: typeof import('../../../functions/store/changelog.js');
+let log: typeof import('../../../functions/store/placement/changelog.js');
 
 beforeAll(async () => {
   await useTable({ SNAPSHOT_RESYNC_S: '0' });
-  store = await import('../../../functions/store/providers.js');
-  snap = await import('../../../functions/store/snapshot.js');
-  client = await import('../../../functions/store/client.js');
+  store = await import('../../../functions/store/placement/providers.js');
+  snap = await import('../../../functions/store/placement/snapshot.js');
+  client = await import('../../../functions/store/ddb/client.js');
   cfg = await import('../../../functions/config.js');
-  log = await import('../../../functions/store/changelog.js');
+  log = await import('../../../functions/store/placement/changelog.js');
 });
 
 async function rename(uuid: string, name: string) {

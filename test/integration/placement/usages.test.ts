@@ -15,7 +15,7 @@ afterAll(async () => api.close());
 
 /** count the DynamoDB requests (and items read) the process makes during fn */
 async function counting<T>(fn: () => Promise<T>): Promise<{ value: T; requests: string[]; scanned: number }> {
-  const { ddb } = await import('../../../functions/store/client.js');
+  const { ddb } = await import('../../../functions/store/ddb/client.js');
   const requests: string[] = [];
   let scanned = 0;
   const name = `count-${randomUUID()}`;

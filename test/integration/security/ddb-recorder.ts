@@ -73,7 +73,7 @@ function record(family: string, command: string, input: any): void {
 
 /** Install the recorder on the store's DynamoDB client (built for the current endpoint: call after useTable). */
 export async function installRecorder(): Promise<void> {
-  const { ddbRaw } = await import('../../../functions/store/client.js');
+  const { ddbRaw } = await import('../../../functions/store/ddb/client.js');
   const raw = ddbRaw();
   if (installed.has(raw)) return;
   installed.add(raw);

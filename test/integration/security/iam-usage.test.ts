@@ -56,7 +56,7 @@ it('legacy data: claims on imported consumers and the maintenance migration stay
   expect((await api.req('PUT', `/resource_providers/${rp}/inventories`, { body: { resource_provider_generation: 0, inventories: { VCPU: { total: 100 } } } })).status).toBe(200);
   const [a, b] = [randomUUID(), randomUUID()];
   // rows without consumer records, as the operators' import tool writes them (not a Lambda)
-  const { importLegacyAllocations } = await import('../../../functions/store/allocations.js');
+  const { importLegacyAllocations } = await import('../../../functions/store/placement/allocations.js');
   await asFamily('(import tool)', () => importLegacyAllocations([{ uuid: a, allocations: { [rp]: { VCPU: 1 } } }, { uuid: b, allocations: { [rp]: { VCPU: 2 } } }]));
   // the allocations family reads a legacy consumer's rows (gsi1) when it claims for it
   const claim = await api.req('PUT', `/allocations/${a}`, { version: '1.28', body: { allocations: { [rp]: { resources: { VCPU: 3 } } }, project_id: 'p', user_id: 'u', consumer_generation: null } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_CLAIM_MAPPING, identityFromClaims, identityFromKeystone, parseClaimMapping } from '../../../functions/core/identity-mapping.js';
+import { DEFAULT_CLAIM_MAPPING, identityFromClaims, identityFromKeystone, parseClaimMapping } from '../../../functions/core/policy/identity.js';
 import { authorizerIdentity, noauthIdentity } from '../../../functions/http/identity.js';
 
 describe('identity from Keystone tokens', () => {

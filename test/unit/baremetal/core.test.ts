@@ -12,7 +12,7 @@ import {
   stillSuitable,
   AllocationFailed,
   type CandidateNode,
-} from '../../../functions/core/baremetal.js';
+} from '../../../functions/core/baremetal/rules.js';
 
 const node = (over: Partial<CandidateNode> = {}): CandidateNode => ({
   uuid: over.uuid ?? Math.random().toString(16).slice(2),

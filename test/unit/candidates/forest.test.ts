@@ -5,8 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { Forest } from '../../../functions/core/forest.js';
-import type { ProviderRecord } from '../../../functions/core/model.js';
+import { Forest } from '../../../functions/core/placement/forest.js';
+import type { ProviderRecord } from '../../../functions/core/placement/model.js';
 
 function record(uuid: string, seq: number, parent?: string): ProviderRecord {
   return {

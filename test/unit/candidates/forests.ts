@@ -1,11 +1,11 @@
 /** Small in-memory forests and requests for the solver's unit and property tests. */
 import fc from 'fast-check';
-import { Forest } from '../../../functions/core/forest.js';
-import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../../functions/core/model.js';
-import type { CandidatesRequest, RequestGroup } from '../../../functions/core/candidates/request.js';
-import { newGroup, parseCandidatesQuery } from '../../../functions/core/candidates/request.js';
-import { solveCandidates, type CandidatesResult, type SolveOptions } from '../../../functions/core/candidates/solver.js';
-import { renderCandidates, shapeFor } from '../../../functions/core/candidates/render.js';
+import { Forest } from '../../../functions/core/placement/forest.js';
+import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../../functions/core/placement/model.js';
+import type { CandidatesRequest, RequestGroup } from '../../../functions/core/placement/candidates/request.js';
+import { newGroup, parseCandidatesQuery } from '../../../functions/core/placement/candidates/request.js';
+import { solveCandidates, type CandidatesResult, type SolveOptions } from '../../../functions/core/placement/candidates/solver.js';
+import { renderCandidates, shapeFor } from '../../../functions/core/placement/candidates/render.js';
 import { RequestVersion } from '../../../functions/core/microversion.js';
 import { parseQuery } from '../../../functions/http/types.js';
 

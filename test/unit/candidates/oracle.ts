@@ -11,10 +11,10 @@
  *
  * `checkCandidate` independently verifies one rendered candidate against the forest.
  */
-import type { Forest } from '../../../functions/core/forest.js';
-import { capacity, fits, type ProviderRecord } from '../../../functions/core/model.js';
-import type { CandidatesRequest, RequestGroup } from '../../../functions/core/candidates/request.js';
-import type { CandidatesResult } from '../../../functions/core/candidates/solver.js';
+import type { Forest } from '../../../functions/core/placement/forest.js';
+import { capacity, fits, type ProviderRecord } from '../../../functions/core/placement/model.js';
+import type { CandidatesRequest, RequestGroup } from '../../../functions/core/placement/candidates/request.js';
+import type { CandidatesResult } from '../../../functions/core/placement/candidates/solver.js';
 
 const SHARES = 'MISC_SHARES_VIA_AGGREGATE';
 

@@ -4,7 +4,7 @@
  * (The query's JSON-schema check runs before this and is tested with the handler.)
  */
 import { describe, expect, it } from 'vitest';
-import { namesOf, parseCandidatesQuery } from '../../../functions/core/candidates/request.js';
+import { namesOf, parseCandidatesQuery } from '../../../functions/core/placement/candidates/request.js';
 import { Problem } from '../../../functions/core/errors.js';
 import { parseQuery } from '../../../functions/http/types.js';
 import { version } from './forests.js';

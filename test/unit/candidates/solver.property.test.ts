@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { solveCandidates } from '../../../functions/core/candidates/solver.js';
+import { solveCandidates } from '../../../functions/core/placement/candidates/solver.js';
 import { bruteForce, canonical, checkCandidate, flatten } from './oracle.js';
 import { buildForest, forestArb, requestArb } from './forests.js';
 

@@ -10,7 +10,7 @@ import { BerthStack } from '../../../cdk/lib/berth-stack.js';
 import { BaremetalApi } from '../../../cdk/lib/baremetal.js';
 import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
 import { BAREMETAL_ROUTES, BAREMETAL_FAMILIES } from '../../../functions/baremetal/routes.js';
-import { MACHINES, STEPS } from '../../../functions/baremetal/machines.js';
+import { MACHINES, STEPS } from '../../../functions/conductor/machines.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 let template: Template;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validate, isUuidLike, SchemaValidationError } from '../../../functions/core/jsonschema.js';
+import { validate, isUuidLike, SchemaValidationError } from '../../../functions/core/compat/jsonschema.js';
 import { jsonSchemaOf } from '../../../schemas/json-schema.js';
 import * as S from '../../../schemas/placement/resource-providers.js';
 

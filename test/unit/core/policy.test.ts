@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PolicyEngine, parseRule } from '../../../functions/core/policy.js';
+import { PolicyEngine, parseRule } from '../../../functions/core/policy/engine.js';
 import { placementPolicy } from '../../../functions/placement/policy.js';
 
 const admin = { roles: ['admin'], projectId: 'p1', userId: 'u' };

@@ -4,8 +4,8 @@
  * cross-check of 3,000 values at widths 20/72/80 against CPython matched exactly.
  */
 import { describe, expect, it } from 'vitest';
-import { pyNumber, pyPformat } from '../../../functions/core/pyrepr.js';
-import { formatError, iterErrors } from '../../../functions/core/jsonschema.js';
+import { pyNumber, pyPformat } from '../../../functions/core/compat/pyrepr.js';
+import { formatError, iterErrors } from '../../../functions/core/compat/jsonschema.js';
 
 describe('pyPformat', () => {
   it('keeps short values on one line and sorts dict keys', () => {

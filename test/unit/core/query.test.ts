@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseInTree, parseMemberOfParams, parseResources, parseTraitsParams } from '../../../functions/core/query.js';
+import { parseInTree, parseMemberOfParams, parseResources, parseTraitsParams } from '../../../functions/core/placement/query.js';
 import { Problem } from '../../../functions/core/errors.js';
 
 const A = 'a1b2c3d4-0000-4000-8000-000000000001';

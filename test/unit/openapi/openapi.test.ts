@@ -8,10 +8,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { buildOpenApi, renderOpenApi, undocumented, unrouted, type ApiName } from '../../../schemas/openapi.js';
+import { buildOpenApi, renderOpenApi, undocumented, unrouted, type ApiName } from '../../../scripts/openapi-document.js';
 import { PLACEMENT_ROUTES } from '../../../functions/placement/routes.js';
 import { BAREMETAL_ROUTES } from '../../../functions/baremetal/routes.js';
-import { validate, SchemaValidationError, type JsonSchema } from '../../../functions/core/jsonschema.js';
+import { validate, SchemaValidationError, type JsonSchema } from '../../../functions/core/compat/jsonschema.js';
 import { jsonSchemaOf } from '../../../schemas/json-schema.js';
 import * as ALLOC from '../../../schemas/placement/allocations.js';
 

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { INVENTORY_DEFAULTS, capacity, type Inventory, type ProviderRecord } from '../../../functions/core/model.js';
+import { INVENTORY_DEFAULTS, capacity, type Inventory, type ProviderRecord } from '../../../functions/core/placement/model.js';
 import {
   checkConsumerGenerations,
   checkProvidersExist,
@@ -14,10 +14,10 @@ import {
   type ClaimPlan,
   type ConsumerRequest,
   type ConsumerState,
-} from '../../../functions/core/claim.js';
-import { consumerGenerationConflict, type ConsumerRecord } from '../../../functions/core/consumers.js';
-import { sumUsage, totalUsagesView, usageDeltas, usagesByTypeView } from '../../../functions/core/usage.js';
-import { planReshape, checkReshape, type InventoryReplacement } from '../../../functions/core/reshaper.js';
+} from '../../../functions/core/placement/claim.js';
+import { consumerGenerationConflict, type ConsumerRecord } from '../../../functions/core/placement/consumers.js';
+import { sumUsage, totalUsagesView, usageDeltas, usagesByTypeView } from '../../../functions/core/placement/usage.js';
+import { planReshape, checkReshape, type InventoryReplacement } from '../../../functions/core/placement/reshaper.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const inv = (total: number, more: Partial<Inventory> = {}): Inventory => ({ total, ...INVENTORY_DEFAULTS, ...more });

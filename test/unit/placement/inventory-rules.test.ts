@@ -8,7 +8,7 @@ import {
   inventoryView,
   removedClasses,
   withDefaults,
-} from '../../../functions/core/inventory.js';
+} from '../../../functions/core/placement/inventory.js';
 
 const U = 'aaaaaaaa-0000-0000-0000-000000000001';
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { Forest } from '../../../functions/core/forest.js';
-import { filterProviders, hasCapacity, matchesAggregates, matchesTraits, type ProviderFilters } from '../../../functions/core/provider-filters.js';
-import { INVENTORY_DEFAULTS, type ProviderRecord } from '../../../functions/core/model.js';
+import { Forest } from '../../../functions/core/placement/forest.js';
+import { filterProviders, hasCapacity, matchesAggregates, matchesTraits, type ProviderFilters } from '../../../functions/core/placement/provider-filters.js';
+import { INVENTORY_DEFAULTS, type ProviderRecord } from '../../../functions/core/placement/model.js';
 
 const CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB'];
 const TRAITS = ['T1', 'T2', 'T3'];

@@ -1,0 +1,190 @@
+/**
+ * The allocation process (ironic.conductor.allocations.do_allocate) as the steps of
+ * cdk/statemachines/node-allocation.asl.json. Each step is a plain async function
+ * of JSON -> JSON: the step Lambdas export them in AWS, the local runner calls them
+ * directly.
+ *
+ * The execution input carries what the allocation asks for (resource class, traits,
+ * candidates, owner: fixed at creation), so the steps do not re-read it. Ownership is
+ * enforced where it matters: every write a step makes is conditioned on the
+ * allocation still being `allocating` with exec = this execution, so an execution
+ * whose allocation was deleted or taken over can never change anything.
+ */
+import { count, millis } from '../observability/powertools.js';
+import {
+  AllocationFailed,
+  allocationFailedText,
+  chooseCandidates,
+  stillSuitable,
+  unexpectedFailureText,
+  type AllocationRecord,
+  type AllocationRequest,
+} from '../core/baremetal/rules.js';
+import { config } from '../config.js';
+import { allocatableNodes } from '../store/baremetal/nodes.js';
+import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';
+import { sleep } from '../store/ddb/tx.js';
+import { log } from '../observability/log.js';
+import { causeText } from './node-actions.js';
+
+/** a node to try: its UUID and creation sequence (which its index key needs) */
+export type Candidate = [string, number];
+
+/** what an execution knows about its allocation */
+export interface AllocationSpec extends AllocationRequest {
+  seq: number;
+}
+
+export interface AllocationStepInput {
+  allocation: string;
+  execution: string;
+  spec: AllocationSpec;
+  /** FindCandidates: how many times the index was found empty already */
+  findAttempt?: number;
+  /** ReserveNode: the nodes to try, in order, as [uuid, seq] */
+  candidates?: Candidate[];
+  /** ReserveNode: passes made over nodes another transaction held */
+  reserveAttempt?: number;
+  /** FailAllocation: Ironic's last_error text */
+  reason?: string;
+  /** FailUnexpected: the error Step Functions caught */
+  error?: { Error?: string; Cause?: string };
+}
+
+export interface AllocationStepOutput extends AllocationStepInput {
+  outcome: 'candidates' | 'wait' | 'failed' | 'reserved' | 'retry' | 'gone' | 'done';
+  node?: string;
+}
+
+/** The input of the execution that processes `a`. */
+export function executionInput(a: AllocationRecord, execution: string): Record<string, unknown> {
+  const spec: AllocationSpec = {
+    uuid: a.uuid,
+    name: a.name,
+    resource_class: a.resource_class,
+    traits: a.traits ?? [],
+    candidate_nodes: a.candidate_nodes ?? [],
+    owner: a.owner,
+    seq: a.seq,
+  };
+  return { allocation: a.uuid, execution, spec };
+}
+
+/** process-wide counters of the reservation work (benchmarks and tests read them) */
+export const reserveStats = { find: 0, reserveCalls: 0, attempts: 0, won: 0, taken: 0, busy: 0, gone: 0, refreshes: 0, retries: 0, failed: 0 };
+
+export function resetReserveStats(): void {
+  for (const k of Object.keys(reserveStats) as Array<keyof typeof reserveStats>) reserveStats[k] = 0;
+}
+
+/** at most this many candidates travel in the execution state (payloads are capped at 256 KB) */
+export const MAX_CANDIDATES = 2000;
+/** ReserveNode passes (Ironic: node_locked_retry_attempts) */
+export const RESERVE_ATTEMPTS = 3;
+
+/**
+ * How often an empty index is looked at again (after the state machine's Wait): the
+ * index of a deployed table is eventually consistent, so a node made available a
+ * moment ago may not be in it yet. DynamoDB Local updates indexes synchronously.
+ */
+function findRetries(): number {
+  const raw = process.env.BAREMETAL_INDEX_RETRIES;
+  if (raw === undefined || raw === '') return config().ddbEndpoint ? 0 : 1;
+  const n = Number(raw);
+  return Number.isFinite(n) && n >= 0 ? n : 1;
+}
+
+/** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */
+export async function findCandidates(input: AllocationStepInput): Promise<AllocationStepOutput> {
+  reserveStats.find++;
+  const req = input.spec;
+  // the index is eventually consistent; the reservation re-checks every condition
+  const nodes = await allocatableNodes(req.resource_class);
+  try {
+    const chosen = chooseCandidates(nodes, req);
+    return { ...input, outcome: 'candidates', candidates: chosen.slice(0, MAX_CANDIDATES).map((n) => [n.uuid, n.seq] as Candidate) };
+  } catch (e) {
+    if (!(e instanceof AllocationFailed)) throw e;
+    const attempt = input.findAttempt ?? 0;
+    if (!nodes.length && attempt < findRetries()) return { ...input, outcome: 'wait', findAttempt: attempt + 1 };
+    return { ...input, outcome: 'failed', reason: allocationFailedText(req.uuid, e.reason) };
+  }
+}
+
+/**
+ * ReserveNode: try the candidates in order. Each try is one transaction (see
+ * store/baremetal/allocations.ts reserveNode) whose conditions re-check everything
+ * the node must satisfy, so the candidate list may be stale. After a lost race the
+ * list is intersected with a fresh look at the allocatable index (shared with the
+ * other executions of this process), so nodes others took meanwhile are not even
+ * tried; no node is tried twice. A node another transaction held at that instant
+ * (Ironic's NodeLocked) is retried after a short pause, then in a later pass.
+ */
+export async function reserve(input: AllocationStepInput): Promise<AllocationStepOutput> {
+  reserveStats.reserveCalls++;
+  const req = input.spec;
+  let pending: Candidate[] = input.candidates ?? [];
+  let busy: Candidate[] = [];
+  const lost = new Set<string>();
+  for (let pass = 0; pass < RESERVE_ATTEMPTS && pending.length; pass++) {
+    busy = [];
+    let queue = pending.filter(([u]) => !lost.has(u));
+    while (queue.length) {
+      const [uuid, seq] = queue.shift()!;
+      const out = await reserveNode(req, input.execution, { uuid, seq });
+      reserveStats.attempts++;
+      if ('ok' in out) {
+        reserveStats.won++;
+        settled(req, 'active');
+        log.debug('node reserved', { allocation: req.uuid, node: uuid });
+        return { allocation: input.allocation, execution: input.execution, spec: req, outcome: 'reserved', node: uuid };
+      }
+      if (out.error === 'gone') {
+        reserveStats.gone++;
+        return { ...input, outcome: 'gone' };
+      }
+      if (out.error === 'instance_associated') {
+        const text = `Instance ${req.uuid} is already associated with a node, it cannot be associated with this other node ${uuid}`;
+        return { ...input, outcome: 'failed', reason: unexpectedFailureText(text) };
+      }
+      if (out.error === 'busy') {
+        reserveStats.busy++;
+        busy.push([uuid, seq]);
+        continue;
+      }
+      // taken: others are winning nodes right now; keep only what is still allocatable
+      reserveStats.taken++;
+      lost.add(uuid);
+      if (queue.length) {
+        reserveStats.refreshes++;
+        const still = new Set((await allocatableNodes(req.resource_class)).filter((n) => stillSuitable(n, req)).map((n) => n.uuid));
+        queue = queue.filter(([u]) => still.has(u) && !lost.has(u));
+      }
+    }
+    pending = busy;
+    if (busy.length) await sleep(10 + Math.random() * 40);
+  }
+  const attempt = input.reserveAttempt ?? 0;
+  if (busy.length && attempt + 1 < RESERVE_ATTEMPTS) {
+    reserveStats.retries++;
+    return { ...input, outcome: 'retry', candidates: busy, reserveAttempt: attempt + 1 };
+  }
+  const reason = busy.length ? `could not reserve any of ${busy.length} suitable nodes` : 'all nodes were filtered out during reservation';
+  return { ...input, outcome: 'failed', reason: allocationFailedText(req.uuid, reason) };
+}
+
+/** Metrics: how long an allocation took from POST to its final state (seq is its creation time in µs). */
+function settled(spec: AllocationSpec, state: 'active' | 'error') {
+  if (spec.seq > 0) millis('AllocationSettleTime', Math.max(0, Date.now() - Math.floor(spec.seq / 1000)));
+  count(state === 'active' ? 'AllocationsActive' : 'AllocationsFailed');
+}
+
+/** FailAllocation / FailUnexpected: state error with Ironic's last_error. */
+export async function fail(input: AllocationStepInput): Promise<AllocationStepOutput> {
+  reserveStats.failed++;
+  const reason = input.reason ?? unexpectedFailureText(causeText(input.error));
+  const recorded = await failAllocation(input.spec, input.execution, reason);
+  if (recorded) settled(input.spec, 'error');
+  log.debug('allocation failed', { allocation: input.allocation, reason, recorded });
+  return { allocation: input.allocation, execution: input.execution, spec: input.spec, outcome: recorded ? 'done' : 'gone' };
+}

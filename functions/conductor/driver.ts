@@ -1,0 +1,98 @@
+/**
+ * The hardware driver seam. Berth keeps node state as bookkeeping; every hardware
+ * action goes through a driver, and the default one — like Ironic's fake-hardware
+ * type — does nothing (power_state becomes whatever was asked, deploys succeed).
+ * A real driver (IPMI, Redfish) would implement the same interface; the node-action
+ * state machine calls it between the provision state transitions.
+ */
+import { INTERFACES, powerResult, type NodeRecord } from '../core/baremetal/rules.js';
+
+export type InterfaceName = (typeof INTERFACES)[number];
+
+export interface HardwareDriver {
+  name: string;
+  /** default interface per kind for new nodes */
+  defaults: Record<InterfaceName, string>;
+  /** the interface implementations a node of this type may use */
+  enabled: Record<InterfaceName, readonly string[]>;
+  verify(node: NodeRecord): Promise<void>;
+  clean(node: NodeRecord): Promise<void>;
+  deploy(node: NodeRecord): Promise<void>;
+  tearDown(node: NodeRecord): Promise<void>;
+  inspect(node: NodeRecord): Promise<void>;
+  adopt(node: NodeRecord): Promise<void>;
+  rescue(node: NodeRecord): Promise<void>;
+  unrescue(node: NodeRecord): Promise<void>;
+  /** perform a power action; returns the resulting power state */
+  setPower(node: NodeRecord, target: string): Promise<string>;
+}
+
+const noop = async () => {
+  const ms = Number(process.env.BAREMETAL_FAKE_DELAY_MS ?? 0);
+  if (ms > 0) await new Promise((r) => setTimeout(r, ms));
+};
+
+/** the fake-hardware type with the reference Ironic's enabled interfaces */
+export const FAKE_HARDWARE: HardwareDriver = {
+  name: 'fake-hardware',
+  defaults: {
+    bios: 'fake',
+    boot: 'fake',
+    console: 'fake',
+    deploy: 'fake',
+    inspect: 'fake',
+    management: 'fake',
+    network: 'noop',
+    power: 'fake',
+    raid: 'fake',
+    rescue: 'fake',
+    storage: 'noop',
+    vendor: 'fake',
+  },
+  enabled: {
+    bios: ['fake', 'no-bios'],
+    boot: ['fake'],
+    console: ['fake', 'no-console'],
+    deploy: ['fake'],
+    inspect: ['fake', 'no-inspect'],
+    management: ['fake'],
+    network: ['noop'],
+    power: ['fake'],
+    raid: ['fake', 'no-raid'],
+    rescue: ['fake', 'no-rescue'],
+    storage: ['noop'],
+    vendor: ['fake', 'no-vendor'],
+  },
+  verify: noop,
+  clean: noop,
+  deploy: noop,
+  tearDown: noop,
+  inspect: noop,
+  adopt: noop,
+  rescue: noop,
+  unrescue: noop,
+  async setPower(_node, target) {
+    await noop();
+    return powerResult(target);
+  },
+};
+
+const DRIVERS = new Map<string, HardwareDriver>([[FAKE_HARDWARE.name, FAKE_HARDWARE]]);
+
+/** Register another hardware type (a real driver, or a test double). */
+export function registerDriver(d: HardwareDriver): void {
+  DRIVERS.set(d.name, d);
+}
+
+/** The enabled hardware types (BAREMETAL_ENABLED_DRIVERS, default fake-hardware). */
+export function enabledDrivers(): string[] {
+  const list = (process.env.BAREMETAL_ENABLED_DRIVERS ?? 'fake-hardware')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return list.filter((n) => DRIVERS.has(n));
+}
+
+export function driverFor(name: string): HardwareDriver | undefined {
+  return enabledDrivers().includes(name) ? DRIVERS.get(name) : undefined;
+}

@@ -1,0 +1,409 @@
+/**
+ * Bare-metal allocation items and the transactions that tie them to nodes.
+ *
+ * The reservation is ONE TransactWriteItems:
+ *   node        SET instance_uuid, allocation_uuid, instance_info.traits
+ *               IF available AND NOT maintenance AND power_state set AND no instance_uuid
+ *                  AND resource_class matches AND traits contain the requested ones
+ *                  AND (owner or lessee is the allocation's owner, when it has one)
+ *   instance    PUT BMNINST#<allocation uuid> IF absent (instance UUIDs are unique)
+ *   allocation  SET node_uuid, state=active IF state = allocating AND exec = <this execution>
+ * so a node can never be reserved twice, and an execution that lost its allocation
+ * (deleted, or taken over by orphan recovery) can never reserve anything.
+ */
+import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from '../ddb/query.js';
+import { ALLOCATION_STATES, isoNow, S, type AllocationRecord, type NodeRecord } from '../../core/baremetal/rules.js';
+import { ddb, tableName } from '../ddb/client.js';
+import { BK, BM_INDEX_SHARDS } from './keys.js';
+import { nodeUuidForInstance } from './nodes.js';
+import { transact, type TxItem } from '../ddb/tx.js';
+
+const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type', 'ver']);
+
+export interface StoredAllocation extends AllocationRecord {
+  ver: number;
+}
+
+export function allocationToItem(a: StoredAllocation): Record<string, unknown> {
+  const item: Record<string, unknown> = { ...BK.allocation(a.uuid), ...BK.allocationIndex(a.uuid, a.state, a.seq), type: 'BMA' };
+  for (const [k, v] of Object.entries(a)) if (v !== null && v !== undefined) item[k] = v;
+  return item;
+}
+
+export function allocationFromItem(it: Record<string, unknown>): StoredAllocation {
+  const out: Record<string, unknown> = {
+    name: null,
+    traits: [],
+    candidate_nodes: [],
+    extra: {},
+    owner: null,
+    last_error: null,
+    node_uuid: null,
+    updated_at: null,
+    exec: null,
+    exec_at: 0,
+  };
+  for (const [k, v] of Object.entries(it)) if (!INTERNAL.has(k)) out[k] = v;
+  out.ver = Number(it.ver ?? 0);
+  out.seq = Number(out.seq ?? 0);
+  out.exec_at = Number(out.exec_at ?? 0);
+  return out as unknown as StoredAllocation;
+}
+
+export async function getAllocation(uuid: string): Promise<StoredAllocation | undefined> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: BK.allocation(uuid), ConsistentRead: true }));
+  return r.Item ? allocationFromItem(r.Item) : undefined;
+}
+
+export async function getAllocationByName(name: string): Promise<StoredAllocation | undefined> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: BK.allocationName(name), ConsistentRead: true }));
+  return r.Item ? getAllocation(String(r.Item.uuid)) : undefined;
+}
+
+/** Allocations through gsi2 in creation order, optionally only those in one state. */
+export async function queryAllocations(opts: { state?: string } = {}): Promise<StoredAllocation[]> {
+  const parts = await Promise.all(
+    Array.from({ length: BM_INDEX_SHARDS }, (_, shard) =>
+      queryPartition({ index: 'gsi2', pk: BK.allocationIndexPk(shard), skBeginsWith: opts.state ? `${opts.state}#` : undefined }),
+    ),
+  );
+  return parts.flat().map(allocationFromItem).sort((a, b) => a.seq - b.seq);
+}
+
+// ------------------------------------------------------------------ create / update / delete
+
+export type AllocationWriteFailure =
+  | { error: 'duplicate_uuid' }
+  | { error: 'duplicate_name' }
+  | { error: 'instance_associated'; node?: string }
+  | { error: 'stale' };
+
+/** a single-item conditional write: true if it happened, false if its condition failed */
+async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
+  try {
+    await ddb().send(new UpdateCommand({ TableName: tableName(), ...input }));
+    return true;
+  } catch (e) {
+    if ((e as Error).name === 'ConditionalCheckFailedException') return false;
+    throw e;
+  }
+}
+
+/**
+ * Store a new allocation. A name, or a UUID the client chose (which could be some
+ * node's instance_uuid), needs the uniqueness items checked in one transaction; a
+ * generated UUID without a name is a single conditional Put.
+ */
+export async function createAllocation(a: StoredAllocation, clientUuid = true): Promise<{ ok: true } | AllocationWriteFailure> {
+  const T = tableName();
+  if (!a.name && !clientUuid) {
+    try {
+      await ddb().send(new PutCommand({ TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' }));
+      return { ok: true };
+    } catch (e) {
+      if ((e as Error).name === 'ConditionalCheckFailedException') return { error: 'duplicate_uuid' };
+      throw e;
+    }
+  }
+  const items: TxItem[] = [{ Put: { TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  let nameIdx = -1;
+  if (a.name) {
+    nameIdx = items.length;
+    items.push({ Put: { TableName: T, Item: { ...BK.allocationName(a.name), uuid: a.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  const instIdx = items.length;
+  items.push({ ConditionCheck: { TableName: T, Key: BK.nodeInstance(a.uuid), ConditionExpression: 'attribute_not_exists(pk)' } });
+  const out = await transact(items);
+  if (out.ok) return { ok: true };
+  if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
+  if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
+  if (out.failed.includes(instIdx)) return { error: 'instance_associated', node: await nodeUuidForInstance(a.uuid) };
+  return { error: 'stale' };
+}
+
+/** PATCH (name, extra): replace if unchanged since read. */
+export async function saveAllocation(cur: StoredAllocation, next: StoredAllocation): Promise<{ ok: true; allocation: StoredAllocation } | AllocationWriteFailure> {
+  const T = tableName();
+  const rec = { ...next, ver: cur.ver + 1 };
+  const items: TxItem[] = [
+    {
+      Put: {
+        TableName: T,
+        Item: { ...allocationToItem(rec), ver: rec.ver },
+        ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
+        ExpressionAttributeNames: { '#ver': 'ver' },
+        ExpressionAttributeValues: { ':v': cur.ver },
+      },
+    },
+  ];
+  let nameIdx = -1;
+  if (rec.name && rec.name !== cur.name) {
+    nameIdx = items.length;
+    items.push({ Put: { TableName: T, Item: { ...BK.allocationName(rec.name), uuid: rec.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  if (cur.name && cur.name !== rec.name) items.push(deleteNameAction(cur));
+  const out = await transact(items);
+  if (out.ok) return { ok: true, allocation: rec };
+  if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
+  return { error: 'stale' };
+}
+
+function deleteNameAction(a: AllocationRecord): TxItem {
+  return {
+    Delete: {
+      TableName: tableName(),
+      Key: BK.allocationName(a.name!),
+      ConditionExpression: '#u = :u',
+      ExpressionAttributeNames: { '#u': 'uuid' },
+      ExpressionAttributeValues: { ':u': a.uuid },
+    },
+  };
+}
+
+/**
+ * Actions that delete an allocation (and its name) provided it is still bound to
+ * `nodeUuid` (or to no node). Used alone, and inside node writes (undeploy, removing
+ * instance_uuid, deleting a node in maintenance).
+ */
+export function allocationDeleteActions(a: AllocationRecord, nodeUuid: string | null): TxItem[] {
+  const items: TxItem[] = [
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: BK.allocation(a.uuid),
+        ConditionExpression: nodeUuid ? 'attribute_exists(pk) AND node_uuid = :n' : 'attribute_exists(pk) AND attribute_not_exists(node_uuid)',
+        ExpressionAttributeValues: nodeUuid ? { ':n': nodeUuid } : undefined,
+      },
+    },
+  ];
+  if (a.name) items.push(deleteNameAction(a));
+  return items;
+}
+
+/**
+ * destroy_allocation: delete the allocation and release its node (instance_uuid and
+ * allocation_uuid cleared) in one transaction, provided neither changed since read.
+ */
+export async function deleteAllocation(a: AllocationRecord, node: NodeRecord | undefined): Promise<true | { error: 'stale' }> {
+  const items = allocationDeleteActions(a, node ? node.uuid : null);
+  if (node) items.push(...releaseNodeActions(node, a.uuid));
+  const out = await transact(items);
+  return out.ok ? true : { error: 'stale' };
+}
+
+/** Clear a node's instance_uuid/allocation_uuid (version-checked) and drop the instance item. */
+export function releaseNodeActions(node: NodeRecord, allocationUuid: string): TxItem[] {
+  const T = tableName();
+  const released = { ...node, instance_uuid: null, allocation_uuid: null };
+  const idx = BK.nodeIndex(node.uuid, node.resource_class, isAllocatableAfter(released), node.seq);
+  const items: TxItem[] = [
+    {
+      Update: {
+        TableName: T,
+        Key: BK.node(node.uuid),
+        UpdateExpression: 'SET #ver = #ver + :one, #upd = :now, gsi2sk = :sk REMOVE instance_uuid, allocation_uuid',
+        ConditionExpression: 'attribute_exists(pk) AND #ver = :v AND allocation_uuid = :a',
+        ExpressionAttributeNames: { '#ver': 'ver', '#upd': 'updated_at' },
+        ExpressionAttributeValues: { ':one': 1, ':now': isoNow(), ':sk': idx.gsi2sk, ':v': node.ver, ':a': allocationUuid },
+      },
+    },
+  ];
+  if (node.instance_uuid) {
+    items.push({
+      Delete: {
+        TableName: T,
+        Key: BK.nodeInstance(node.instance_uuid),
+        ConditionExpression: 'attribute_not_exists(pk) OR #n = :n',
+        ExpressionAttributeNames: { '#n': 'node' },
+        ExpressionAttributeValues: { ':n': node.uuid },
+      },
+    });
+  }
+  return items;
+}
+
+function isAllocatableAfter(n: Pick<NodeRecord, 'provision_state' | 'maintenance' | 'power_state' | 'instance_uuid'>): boolean {
+  return n.provision_state === S.AVAILABLE && !n.maintenance && n.power_state !== null && !n.instance_uuid;
+}
+
+// ------------------------------------------------------------------ processing
+
+export type ReserveOutcome =
+  | { ok: true }
+  /** the node no longer qualifies (taken by another allocation, state changed) */
+  | { error: 'taken' }
+  /** another transaction touched the node at the same time: worth retrying */
+  | { error: 'busy' }
+  /** the allocation is gone or belongs to another execution now */
+  | { error: 'gone' }
+  /** the allocation UUID is some other node's instance_uuid */
+  | { error: 'instance_associated'; node?: string };
+
+/** what a reservation needs to know about its allocation */
+export interface ReservationRequest {
+  uuid: string;
+  seq: number;
+  resource_class: string;
+  traits: string[];
+  owner?: string | null;
+}
+
+export async function reserveNode(a: ReservationRequest, exec: string, node: { uuid: string; seq: number }): Promise<ReserveOutcome> {
+  const T = tableName();
+  const now = isoNow();
+  const names: Record<string, string> = {
+    '#ver': 'ver',
+    '#upd': 'updated_at',
+    '#ps': 'provision_state',
+    '#m': 'maintenance',
+    '#pw': 'power_state',
+    '#rc': 'resource_class',
+    '#ii': 'instance_info',
+    '#tr': 'traits',
+  };
+  const values: Record<string, unknown> = {
+    ':a': a.uuid,
+    ':one': 1,
+    ':now': now,
+    ':avail': S.AVAILABLE,
+    ':f': false,
+    ':rc': a.resource_class,
+    ':traits': [...a.traits],
+    ':sk': BK.nodeIndex(node.uuid, a.resource_class, false, node.seq).gsi2sk,
+  };
+  const conds = [
+    'attribute_exists(pk)',
+    '#ps = :avail',
+    '#m = :f',
+    'attribute_exists(#pw)',
+    'attribute_not_exists(instance_uuid)',
+    '#rc = :rc',
+  ];
+  a.traits.forEach((t, i) => {
+    values[`:t${i}`] = t;
+    conds.push(`contains(#tr, :t${i})`);
+  });
+  if (a.owner) {
+    values[':o'] = a.owner;
+    conds.push('(#owner = :o OR #lessee = :o)');
+    names['#owner'] = 'owner';
+    names['#lessee'] = 'lessee';
+  }
+  const items: TxItem[] = [
+    {
+      Update: {
+        TableName: T,
+        Key: BK.node(node.uuid),
+        UpdateExpression: 'SET instance_uuid = :a, allocation_uuid = :a, #ii.#tr = :traits, #ver = #ver + :one, #upd = :now, gsi2sk = :sk',
+        ConditionExpression: conds.join(' AND '),
+        ExpressionAttributeNames: names,
+        ExpressionAttributeValues: values,
+      },
+    },
+    { Put: { TableName: T, Item: { ...BK.nodeInstance(a.uuid), node: node.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } },
+    {
+      Update: {
+        TableName: T,
+        Key: BK.allocation(a.uuid),
+        UpdateExpression: 'SET node_uuid = :n, #st = :active, #upd = :now, gsi2sk = :ask, #ver = #ver + :one REMOVE last_error',
+        ConditionExpression: '#st = :allocating AND #ex = :ex',
+        ExpressionAttributeNames: { '#st': 'state', '#upd': 'updated_at', '#ex': 'exec', '#ver': 'ver' },
+        ExpressionAttributeValues: {
+          ':n': node.uuid,
+          ':active': ALLOCATION_STATES.ACTIVE,
+          ':allocating': ALLOCATION_STATES.ALLOCATING,
+          ':now': now,
+          ':ask': BK.allocationIndex(a.uuid, ALLOCATION_STATES.ACTIVE, a.seq).gsi2sk,
+          ':ex': exec,
+          ':one': 1,
+        },
+      },
+    },
+  ];
+  const out = await transact(items);
+  if (out.ok) return { ok: true };
+  if (out.conflict) return { error: 'busy' };
+  if (out.failed.includes(2)) return { error: 'gone' };
+  if (out.failed.includes(0)) return { error: 'taken' };
+  if (out.failed.includes(1)) return { error: 'instance_associated', node: await nodeUuidForInstance(a.uuid) };
+  return { error: 'busy' };
+}
+
+/** _allocation_failed: state error + last_error, only while this execution owns it. */
+export async function failAllocation(a: { uuid: string; seq: number }, exec: string, lastError: string): Promise<boolean> {
+  return conditionalUpdate({
+    Key: BK.allocation(a.uuid),
+    UpdateExpression: 'SET #st = :error, last_error = :e, #upd = :now, gsi2sk = :sk, #ver = #ver + :one REMOVE node_uuid',
+    ConditionExpression: '#st = :allocating AND #ex = :ex',
+    ExpressionAttributeNames: { '#st': 'state', '#upd': 'updated_at', '#ex': 'exec', '#ver': 'ver' },
+    ExpressionAttributeValues: {
+      ':error': ALLOCATION_STATES.ERROR,
+      ':allocating': ALLOCATION_STATES.ALLOCATING,
+      ':e': lastError,
+      ':now': isoNow(),
+      ':sk': BK.allocationIndex(a.uuid, ALLOCATION_STATES.ERROR, a.seq).gsi2sk,
+      ':ex': exec,
+      ':one': 1,
+    },
+  });
+}
+
+/**
+ * take_over_allocation: move an allocating allocation from the execution `from` to
+ * `to`. Exactly one of several concurrent recoverers succeeds.
+ */
+export async function takeOverAllocation(a: AllocationRecord, from: string | null, to: string): Promise<boolean> {
+  return conditionalUpdate({
+    Key: BK.allocation(a.uuid),
+    UpdateExpression: 'SET #ex = :to, exec_at = :at, #ver = #ver + :one',
+    ConditionExpression: from === null ? '#st = :allocating AND attribute_not_exists(#ex)' : '#st = :allocating AND #ex = :from',
+    ExpressionAttributeNames: { '#st': 'state', '#ex': 'exec', '#ver': 'ver' },
+    ExpressionAttributeValues: {
+      ':allocating': ALLOCATION_STATES.ALLOCATING,
+      ':to': to,
+      ':at': Date.now(),
+      ':one': 1,
+      ...(from === null ? {} : { ':from': from }),
+    },
+  });
+}
+
+export type BackfillOutcome = { ok: true } | AllocationWriteFailure;
+
+/**
+ * Backfill: create an active allocation for an already deployed node and bind it, in
+ * one transaction conditioned on the node version that was validated.
+ */
+export async function backfillAllocation(a: StoredAllocation, node: NodeRecord): Promise<BackfillOutcome> {
+  const T = tableName();
+  const items: TxItem[] = [{ Put: { TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  let nameIdx = -1;
+  if (a.name) {
+    nameIdx = items.length;
+    items.push({ Put: { TableName: T, Item: { ...BK.allocationName(a.name), uuid: a.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  const nodeIdx = items.length;
+  items.push({
+    Update: {
+      TableName: T,
+      Key: BK.node(node.uuid),
+      UpdateExpression: 'SET instance_uuid = :a, allocation_uuid = :a, #ii.#tr = :traits, #ver = #ver + :one, #upd = :now',
+      ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
+      ExpressionAttributeNames: { '#ver': 'ver', '#upd': 'updated_at', '#ii': 'instance_info', '#tr': 'traits' },
+      ExpressionAttributeValues: { ':a': a.uuid, ':traits': [...a.traits], ':one': 1, ':now': isoNow(), ':v': node.ver },
+    },
+  });
+  let instIdx = -1;
+  if (node.instance_uuid !== a.uuid) {
+    instIdx = items.length;
+    items.push({ Put: { TableName: T, Item: { ...BK.nodeInstance(a.uuid), node: node.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+  }
+  const out = await transact(items);
+  if (out.ok) return { ok: true };
+  if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
+  if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
+  if (out.failed.includes(nodeIdx) || out.conflict) return { error: 'stale' };
+  if (out.failed.includes(instIdx)) return { error: 'instance_associated', node: await nodeUuidForInstance(a.uuid) };
+  return { error: 'stale' };
+}

@@ -1,0 +1,51 @@
+/**
+ * The module-scope DynamoDB document client (one per process / Lambda container).
+ * DDB_ENDPOINT points it at DynamoDB Local.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../config.js';
+import { tracer } from '../../observability/powertools.js';
+
+let doc: DynamoDBDocumentClient | undefined;
+let raw: DynamoDBClient | undefined;
+let key = '';
+
+function build() {
+  const cfg = config();
+  const k = `${cfg.ddbEndpoint}|${cfg.region}`;
+  if (doc && k === key) return;
+  key = k;
+  raw = new DynamoDBClient({
+    region: cfg.region,
+    ...(cfg.ddbEndpoint
+      ? { endpoint: cfg.ddbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+    maxAttempts: 3,
+    // In AWS every call is bounded (3 attempts x 1.5 s), which bounds how long a write
+    // transaction can take to commit after its change-log timestamp: the snapshot's
+    // overlap window relies on it (docs/design.md). DynamoDB Local queues transactions
+    // one at a time, so locally only a generous bound applies.
+    requestHandler: { requestTimeout: cfg.ddbRequestTimeoutMs, connectionTimeout: Math.min(cfg.ddbRequestTimeoutMs, 3000) },
+  });
+  // X-Ray subsegments for every DynamoDB call (a no-op outside Lambda)
+  tracer.captureAWSv3Client(raw);
+  doc = DynamoDBDocumentClient.from(raw, {
+    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+    unmarshallOptions: { wrapNumbers: false },
+  });
+}
+
+export function ddb(): DynamoDBDocumentClient {
+  build();
+  return doc!;
+}
+
+export function ddbRaw(): DynamoDBClient {
+  build();
+  return raw!;
+}
+
+export function tableName(): string {
+  return config().tableName;
+}

@@ -1,0 +1,374 @@
+/**
+ * Allocations: claims (PUT/POST /allocations), DELETE, reads, and the legacy import.
+ *
+ * A claim is ONE TransactWriteItems (docs/design.md, "Which condition guards which
+ * write"), planned by functions/core/placement/claim.ts from strongly consistent reads:
+ *   per provider  Update RP: used.<rc> += delta, gen += n, allocs += d, updated
+ *                 IF invVer = :read AND (used.<rc> absent OR used.<rc> <= capacity - delta)
+ *                 for every class the request allocates (capacity from the inventory read,
+ *                 which invVer pins) - claims on one provider commute;
+ *                 a provider that only loses allocations: IF it exists
+ *                 Put / Delete the row RP#<rp> / ALLOC#<consumer>
+ *   per consumer  Put / Delete CONS#<c> IF attribute_not_exists (new) / gen = :read
+ *   usage         ADD to the project and user aggregate shards
+ *   change log    Put LOG (the providers' usage changed)
+ * A cancelled transaction is planned again from fresh reads (full-jitter backoff,
+ * bounded): a domain answer (over capacity, generation mismatch) comes from that
+ * fresh plan; running out of attempts is a 409 placement.concurrent_update.
+ */
+import { queryPartition } from '../ddb/query.js';
+import type { ProviderRecord } from '../../core/placement/model.js';
+import type { AllocationMap } from '../../core/placement/consumers.js';
+import {
+  checkConsumerGenerations,
+  checkProvidersExist,
+  classesToLookUp,
+  planAllocations,
+  providersToRead,
+  type ClaimFailure,
+  type ClaimPlan,
+  type ConsumerRequest,
+  type ConsumerState,
+  type ProviderChange,
+} from '../../core/placement/claim.js';
+import { tableName } from '../ddb/client.js';
+import { logPut } from './changelog.js';
+import { K, keyFits } from './keys.js';
+import { batchGet, keyId } from '../ddb/batch.js';
+import { fromItem, getProviders } from './providers.js';
+import { missingResourceClasses } from './catalog.js';
+import { consumerFromItem, consumerToItem, getConsumer, legacyAllocations, legacyRowsMayExist, beginLegacyImport } from './consumers.js';
+import { usageUpdates } from './usage.js';
+import { RETRY, transact, withRetries, type TxItem } from '../ddb/tx.js';
+
+/**
+ * Which condition guards a claim's provider write:
+ *  'capacity'   (default) invVer unchanged and used <= capacity - delta: claims on one
+ *               provider commute, they only collide on in-flight overlap;
+ *  'generation' the provider generation read: every concurrent claim on the provider
+ *               invalidates the others (kept to measure the difference, see bench/).
+ */
+export type ClaimGuard = 'capacity' | 'generation';
+
+/** CLAIM_GUARD=generation selects the alternative (for measurements only, see bench/scenarios/claims.ts) */
+const defaultGuard = (): ClaimGuard => (process.env.CLAIM_GUARD === 'generation' ? 'generation' : 'capacity');
+
+export interface ClaimOptions {
+  guard?: ClaimGuard;
+  /** attempts before giving up with 409 placement.concurrent_update */
+  maxAttempts?: number;
+}
+
+/** Process-wide counters (benchmarks read them). */
+export const claimStats = { claims: 0, attempts: 0, conflicts: 0, conditionFailures: 0 };
+
+export interface ClaimState {
+  states: Map<string, ConsumerState>;
+  providers: Map<string, ProviderRecord>;
+}
+
+/**
+ * Everything a plan needs, strongly consistent: the consumers and the providers named
+ * by the request in one BatchGet, then (rarely) the providers of consumers being
+ * emptied and legacy rows of consumers without an item.
+ */
+export async function readClaimState(requests: ConsumerRequest[], extraProviders: string[] = []): Promise<ClaimState> {
+  const consumers = requests.map((r) => r.uuid);
+  const named = new Set<string>(extraProviders);
+  for (const r of requests) for (const rp of Object.keys(r.allocations)) named.add(rp);
+  const items = await batchGet([...consumers.map((c) => K.consumer(c)), ...[...named].map((rp) => K.provider(rp))]);
+  const states = new Map<string, ConsumerState>();
+  const missing: string[] = [];
+  for (const c of consumers) {
+    const it = items.get(keyId(K.consumer(c)));
+    if (it) states.set(c, { record: consumerFromItem(it) });
+    else missing.push(c);
+  }
+  if (missing.length && (await legacyRowsMayExist())) {
+    await Promise.all(
+      missing.map(async (c) => {
+        const legacy = await legacyAllocations(c);
+        if (legacy) states.set(c, { legacy });
+      }),
+    );
+  }
+  const providers = new Map<string, ProviderRecord>();
+  for (const rp of named) {
+    const it = items.get(keyId(K.provider(rp)));
+    if (it) providers.set(rp, fromItem(it));
+  }
+  const more = providersToRead(requests, states).filter((rp) => !named.has(rp));
+  if (more.length) for (const [rp, p] of await getProviders(more)) providers.set(rp, p);
+  return { states, providers };
+}
+
+function providerUpdate(
+  c: ProviderChange,
+  now: string,
+  guard: ClaimGuard,
+  inventory?: { after: Record<string, unknown> },
+): TxItem | undefined {
+  const names: Record<string, string> = { '#updated': 'updated' };
+  const values: Record<string, unknown> = { ':now': now };
+  const set = ['#updated = :now'];
+  const addParts: string[] = [];
+  const cond = ['attribute_exists(pk)'];
+  const used = Object.entries(c.usedDelta);
+  if (used.length) names['#used'] = 'used';
+  used.forEach(([rc, d], i) => {
+    names[`#c${i}`] = rc;
+    values[`:d${i}`] = d;
+    set.push(`#used.#c${i} = if_not_exists(#used.#c${i}, :zero) + :d${i}`);
+  });
+  if (used.length) values[':zero'] = 0;
+  if (c.generationDelta) {
+    names['#gen'] = 'gen';
+    values[':gd'] = c.generationDelta;
+    addParts.push('#gen :gd');
+  }
+  if (c.allocsDelta) {
+    names['#allocs'] = 'allocs';
+    values[':ad'] = c.allocsDelta;
+    addParts.push('#allocs :ad');
+  }
+  if (inventory) {
+    names['#inv'] = 'inv';
+    names['#invVer'] = 'invVer';
+    names['#gen'] = 'gen';
+    values[':inv'] = inventory.after;
+    values[':one'] = 1;
+    values[':g'] = c.read!.generation;
+    values[':iv'] = c.read!.invVersion;
+    set.push('#inv = :inv');
+    addParts.push('#invVer :one');
+    cond.push('#gen = :g', '#invVer = :iv');
+  } else if (c.read && guard === 'generation' && c.generationDelta) {
+    names['#gen'] = 'gen';
+    values[':g'] = c.read.generation;
+    cond.push('#gen = :g');
+  } else if (c.read && Object.keys(c.limits).length) {
+    names['#invVer'] = 'invVer';
+    names['#used'] = 'used';
+    values[':iv'] = c.read.invVersion;
+    cond.push('#invVer = :iv');
+    Object.entries(c.limits).forEach(([rc, lim], i) => {
+      names[`#l${i}`] = rc;
+      values[`:l${i}`] = lim;
+      cond.push(`(attribute_not_exists(#used.#l${i}) OR #used.#l${i} <= :l${i})`);
+    });
+  }
+  if (!used.length && !addParts.length && !inventory) return undefined;
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: K.provider(c.uuid),
+      UpdateExpression: `SET ${set.join(', ')}${addParts.length ? ` ADD ${addParts.join(', ')}` : ''}`,
+      ConditionExpression: cond.join(' AND '),
+      ExpressionAttributeNames: names,
+      ExpressionAttributeValues: values,
+    },
+  };
+}
+
+export interface PlanWriteOptions {
+  guard?: ClaimGuard;
+  now: string;
+  /** provider -> its new inventory (reshaper) */
+  inventories?: Map<string, Record<string, unknown>>;
+  /** extra transaction actions (refs of custom classes) */
+  extra?: TxItem[];
+}
+
+/** The transaction that writes a plan. */
+export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
+  const items: TxItem[] = [];
+  const guard = opts.guard ?? 'capacity';
+  for (const c of plan.providers.values()) {
+    const inv = opts.inventories?.get(c.uuid);
+    const it = providerUpdate(c, opts.now, guard, inv ? { after: inv } : undefined);
+    if (it) items.push(it);
+  }
+  for (const r of plan.rows) {
+    if (r.resources) {
+      items.push({
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...K.providerAllocation(r.provider, r.consumer),
+            ...K.allocationByConsumer(r.consumer, r.provider),
+            kind: 'ALLOC',
+            provider: r.provider,
+            consumer: r.consumer,
+            resources: r.resources,
+            cgen: r.generation,
+            created: opts.now,
+          },
+        },
+      });
+    } else {
+      items.push({ Delete: { TableName: tableName(), Key: K.providerAllocation(r.provider, r.consumer) } });
+    }
+  }
+  for (const c of plan.consumers) {
+    const guardCond = c.before
+      ? {
+          ConditionExpression: '#gen = :g',
+          ExpressionAttributeNames: { '#gen': 'gen' },
+          ExpressionAttributeValues: { ':g': c.before.generation },
+        }
+      : { ConditionExpression: 'attribute_not_exists(pk)' };
+    if (c.after) items.push({ Put: { TableName: tableName(), Item: consumerToItem(c.after), ...guardCond } });
+    else if (c.before) items.push({ Delete: { TableName: tableName(), Key: K.consumer(c.uuid), ...guardCond } });
+    else items.push({ ConditionCheck: { TableName: tableName(), Key: K.consumer(c.uuid), ...guardCond } });
+  }
+  items.push(...usageUpdates(plan.consumers));
+  items.push(...(opts.extra ?? []));
+  items.push(logPut(plan.providers.keys()));
+  return items;
+}
+
+/** Write a plan; RETRY when the transaction was cancelled (conflict or a condition). */
+export async function writePlan(items: TxItem[]): Promise<true | typeof RETRY> {
+  claimStats.attempts++;
+  const out = await transact(items);
+  if (out.ok) return true;
+  if (out.conflict) claimStats.conflicts++;
+  else claimStats.conditionFailures++;
+  return RETRY;
+}
+
+/** Replace the allocations of the requested consumers (one transaction). */
+export async function claimAllocations(requests: ConsumerRequest[], opts: ClaimOptions = {}): Promise<true | ClaimFailure> {
+  claimStats.claims++;
+  return withRetries<true | ClaimFailure>(async () => {
+    const { states, providers } = await readClaimState(requests);
+    const early = checkConsumerGenerations(requests, states) ?? checkProvidersExist(requests, providers);
+    if (early) return early;
+    const missingClasses = new Set(await missingResourceClasses(classesToLookUp(requests, states, providers)));
+    const now = new Date().toISOString();
+    const plan = planAllocations(requests, states, providers, { missingClasses, now });
+    if ('kind' in plan) return plan;
+    return writePlan(planItems(plan, { guard: opts.guard ?? defaultGuard(), now }));
+  }, opts.maxAttempts);
+}
+
+/**
+ * DELETE /allocations/{consumer}: remove every allocation of a consumer that has a
+ * record (legacy rows are invisible here, as upstream). Provider generations are not
+ * bumped (upstream's delete_all does not). False when there is nothing to delete.
+ */
+export async function deleteConsumerAllocations(consumer: string): Promise<boolean> {
+  return withRetries(async () => {
+    const rec = await getConsumer(consumer);
+    if (!rec) return false;
+    const plan: ClaimPlan = { providers: new Map(), rows: [], consumers: [{ uuid: consumer, before: rec }] };
+    for (const [rp, res] of Object.entries(rec.allocations)) {
+      plan.providers.set(rp, {
+        uuid: rp,
+        generationDelta: 0,
+        usedDelta: Object.fromEntries(Object.entries(res).map(([rc, n]) => [rc, -n])),
+        limits: {},
+        allocsDelta: -1,
+      });
+      plan.rows.push({ provider: rp, consumer });
+    }
+    const r = await writePlan(planItems(plan, { now: new Date().toISOString() }));
+    return r === true ? true : RETRY;
+  });
+}
+
+// ------------------------------------------------------------------ reads
+
+export interface AllocationRow {
+  provider: string;
+  consumer: string;
+  resources: Record<string, number>;
+  /** the consumer's generation */
+  generation: number;
+  createdAt: string;
+}
+
+/**
+ * A provider and every allocation against it (rows of consumers that have a record,
+ * as upstream's join), from ONE strongly consistent Query of the provider's partition
+ * (the provider item and its allocation rows share it). Undefined if no provider.
+ */
+export async function providerWithAllocations(rp: string): Promise<{ provider: ProviderRecord; rows: AllocationRow[] } | undefined> {
+  if (!keyFits(K.provider(rp))) return undefined;
+  let provider: ProviderRecord | undefined;
+  const rows: AllocationRow[] = [];
+  for (const it of await queryPartition({ pk: K.provider(rp).pk, consistent: true })) {
+    if (it.sk === K.provider(rp).sk) provider = fromItem(it);
+    else if (String(it.sk).startsWith(K.providerAllocationPrefix) && !it.legacy) {
+      rows.push({ provider: rp, consumer: it.consumer, resources: it.resources, generation: Number(it.cgen), createdAt: it.created });
+    }
+  }
+  return provider ? { provider, rows } : undefined;
+}
+
+/** A consumer's record and the current generation of each provider it uses. */
+export async function consumerAllocations(consumer: string) {
+  const record = await getConsumer(consumer);
+  if (!record) return undefined;
+  const providers = await getProviders(Object.keys(record.allocations));
+  return { record, providers };
+}
+
+// ------------------------------------------------------------------ legacy import
+
+/**
+ * Write allocation rows WITHOUT consumer records, as a pre-1.8 Placement database
+ * holds them (the operators' import tool uses this; so do the migration's tests).
+ * Providers' usage and allocation counts include them; capacity is not checked (the
+ * data is what it is). One transaction per consumer; refused if the consumer already
+ * has a record or a row on one of the providers. Raises the legacy flag first and
+ * waits until every process's cached "no legacy rows" has expired.
+ */
+export async function importLegacyAllocations(consumers: Array<{ uuid: string; allocations: AllocationMap }>): Promise<void> {
+  await beginLegacyImport();
+  for (const c of consumers) {
+    const rps = Object.keys(c.allocations);
+    if (!rps.length) continue;
+    const now = new Date().toISOString();
+    const items: TxItem[] = [{ ConditionCheck: { TableName: tableName(), Key: K.consumer(c.uuid), ConditionExpression: 'attribute_not_exists(pk)' } }];
+    for (const rp of rps) {
+      items.push({
+        Put: {
+          TableName: tableName(),
+          Item: {
+            ...K.providerAllocation(rp, c.uuid),
+            ...K.allocationByConsumer(c.uuid, rp),
+            ...K.legacyAllocationIndex(c.uuid, rp),
+            kind: 'ALLOC',
+            provider: rp,
+            consumer: c.uuid,
+            resources: c.allocations[rp],
+            legacy: true,
+            legacyRps: rps,
+            created: now,
+          },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      });
+      const it = providerUpdate(
+        {
+          uuid: rp,
+          generationDelta: 0,
+          usedDelta: { ...c.allocations[rp] },
+          limits: {},
+          allocsDelta: 1,
+        },
+        now,
+        'capacity',
+      );
+      if (it) items.push(it);
+    }
+    items.push(logPut(rps));
+    const out = await transact(items);
+    if (!out.ok) {
+      throw new Error(
+        `legacy import of consumer ${c.uuid} refused: ${out.conflict ? 'concurrent write' : `condition failed on action(s) ${out.failed.join(', ')} (consumer record exists, row exists or provider missing)`}`,
+      );
+    }
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * Whole-table export and import for the operators' tool (`berth export` / `berth import`).
+ *
+ * Items travel in DynamoDB's own JSON (AttributeValue maps: {"S": …}, {"N": "…"}, …), so
+ * a dump is lossless whatever an item holds (numbers keep their digits; binary values
+ * become base64 strings). Change-log items (`LOG#…`, transient, TTL one day) are not
+ * exported: an import writes fresh ones naming every imported provider instead, so a
+ * running API whose provider snapshot is warm sees the imported forest at once.
+ *
+ * Import is for an EMPTY table only (a restore, a move between accounts or from
+ * DynamoDB Local to AWS): it uses BatchWriteItem, which has no conditions, so it is
+ * refused when the table holds any item other than change-log entries.
+ */
+import { BatchWriteItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import { logPut } from './changelog.js';
+import { ddbRaw, tableName } from '../ddb/client.js';
+import { backoffMs, sleep } from '../ddb/tx.js';
+
+export type RawItem = Record<string, AttributeValue>;
+/** An item as written to a dump file: AttributeValues, binary as base64 */
+export type DumpItem = Record<string, unknown>;
+
+const isLog = (item: RawItem) => (item.pk?.S ?? '').startsWith('LOG#');
+
+function encode(v: AttributeValue): unknown {
+  if (v.B !== undefined) return { B: Buffer.from(v.B).toString('base64') };
+  if (v.BS !== undefined) return { BS: v.BS.map((b) => Buffer.from(b).toString('base64')) };
+  if (v.M !== undefined) return { M: Object.fromEntries(Object.entries(v.M).map(([k, x]) => [k, encode(x)])) };
+  if (v.L !== undefined) return { L: v.L.map(encode) };
+  return v;
+}
+
+function decode(v: any): AttributeValue {
+  if (v && typeof v === 'object') {
+    if (typeof v.B === 'string') return { B: Buffer.from(v.B, 'base64') };
+    if (Array.isArray(v.BS)) return { BS: v.BS.map((b: string) => Buffer.from(b, 'base64')) };
+    if (v.M && typeof v.M === 'object') return { M: Object.fromEntries(Object.entries(v.M).map(([k, x]) => [k, decode(x)])) };
+    if (Array.isArray(v.L)) return { L: v.L.map(decode) };
+  }
+  return v as AttributeValue;
+}
+
+export function toDumpItem(item: RawItem): DumpItem {
+  return Object.fromEntries(Object.entries(item).map(([k, v]) => [k, encode(v)]));
+}
+
+export function fromDumpItem(item: DumpItem): RawItem {
+  const out = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, decode(v)]));
+  if (typeof out.pk?.S !== 'string' || typeof out.sk?.S !== 'string') throw new Error(`not a table item (pk/sk missing): ${JSON.stringify(item).slice(0, 200)}`);
+  return out;
+}
+
+/** Every item but change-log entries, page by page (strongly consistent scan). */
+export async function* exportItems(): AsyncGenerator<RawItem[]> {
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const r = await ddbRaw().send(new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start }));
+    const page = (r.Items ?? []).filter((i) => !isLog(i));
+    if (page.length) yield page;
+    start = r.LastEvaluatedKey;
+  } while (start);
+}
+
+/** True when the table holds nothing but change-log entries. */
+export async function tableIsEmpty(): Promise<boolean> {
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const r = await ddbRaw().send(new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start, Limit: 100, ProjectionExpression: 'pk' }));
+    if ((r.Items ?? []).some((i) => !isLog(i))) return false;
+    start = r.LastEvaluatedKey;
+  } while (start);
+  return true;
+}
+
+async function batchWrite(items: RawItem[]): Promise<number> {
+  let pending = items.map((Item) => ({ PutRequest: { Item } }));
+  let retries = 0;
+  for (let attempt = 0; pending.length; attempt++) {
+    const r = await ddbRaw().send(new BatchWriteItemCommand({ RequestItems: { [tableName()]: pending } }));
+    pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    if (pending.length) {
+      retries++;
+      await sleep(backoffMs(attempt, 50, 2000));
+    }
+  }
+  return retries;
+}
+
+export interface ImportResult {
+  items: number;
+  providers: number;
+  retries: number;
+}
+
+export class ImportRefused extends Error {}
+
+/** Write `items` (from a dump) into an empty table; see the module comment. */
+export async function importItems(items: RawItem[], opts: { concurrency?: number; onProgress?: (written: number, total: number) => void } = {}): Promise<ImportResult> {
+  if (!(await tableIsEmpty())) throw new ImportRefused(`table ${tableName()} is not empty: import restores into an empty table only`);
+  const keys = new Set<string>();
+  for (const i of items) {
+    const k = `${i.pk!.S}\u0000${i.sk!.S}`;
+    if (keys.has(k)) throw new ImportRefused(`duplicate item ${i.pk!.S} / ${i.sk!.S} in the dump`);
+    keys.add(k);
+  }
+  const state = items.filter((i) => !isLog(i));
+  const batches: RawItem[][] = [];
+  for (let i = 0; i < state.length; i += 25) batches.push(state.slice(i, i + 25));
+  let next = 0;
+  let written = 0;
+  let retries = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      const b = batches[next++]!;
+      retries += await batchWrite(b);
+      written += b.length;
+      opts.onProgress?.(written, state.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
+  // change-log entries naming the imported providers, so warm snapshots pick them up
+  const providers = state.filter((i) => i.sk!.S === 'RP' && i.pk!.S!.startsWith('RP#')).map((i) => i.pk!.S!.slice(3));
+  const logs: RawItem[] = [];
+  for (let i = 0; i < providers.length; i += 100) logs.push(marshall(logPut(providers.slice(i, i + 100)).Put!.Item as Record<string, unknown>, { removeUndefinedValues: true }));
+  for (let i = 0; i < logs.length; i += 25) retries += await batchWrite(logs.slice(i, i + 25));
+  return { items: state.length, providers: providers.length, retries };
+}

@@ -1,0 +1,61 @@
+/**
+ * Inventory writes (docs/design.md, "Which condition guards which write"): one
+ * generation-guarded transaction (provider-writes.ts) that SETs the provider's whole
+ * inventory map and bumps gen and invVer, with
+ *   - for every class whose inventory goes away: used.<rc> absent or 0 (inventory that
+ *     has allocations is never deleted, whatever raced us),
+ *   - refs +1 / -1 on custom classes gained / lost (+1 requires the class to exist).
+ * `used` and `allocs` (written by claims) are never touched, so they survive. Claims
+ * condition on invVer, so a claim racing an inventory change re-reads and re-checks.
+ * New capacity below current usage is allowed, as upstream does (it only logs).
+ */
+import type { Inventory, ProviderRecord } from '../../core/placement/model.js';
+import { addedClasses, classesInUse, removedClasses } from '../../core/placement/inventory.js';
+import { missingResourceClasses } from './catalog.js';
+import { diffRefs } from './refs.js';
+import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
+
+export type InventoryWriteFailure =
+  | GuardedWriteFailure
+  /** inventory of these classes would go away but has allocations */
+  | { error: 'in_use'; classes: string[] }
+  /** a class that is neither standard nor an existing custom class */
+  | { error: 'unknown_class'; name: string };
+
+/**
+ * Replace a provider's inventory with what `plan` computes from its current state.
+ * `plan` may refuse with its own failure (returned as is). Returns the provider as
+ * written (new generation) or a failure; nothing is written on failure.
+ */
+export async function writeInventories<F extends { error: string }>(
+  uuid: string,
+  opts: GuardedWriteOptions,
+  plan: (cur: ProviderRecord) => { inventories: Record<string, Inventory> } | F,
+): Promise<ProviderRecord | F | InventoryWriteFailure> {
+  return guardedProviderWrite<F | InventoryWriteFailure>(uuid, opts, async (cur) => {
+    const next = plan(cur);
+    if (!('inventories' in next)) return next;
+    const inv = next.inventories;
+    const missing = await missingResourceClasses(addedClasses(cur.inventories, inv));
+    if (missing.length) return { error: 'unknown_class', name: missing[0]! };
+    const removed = removedClasses(cur.inventories, inv);
+    const inUse = classesInUse(removed, cur.usages);
+    if (inUse.length) return { error: 'in_use', classes: inUse };
+    const names: Record<string, string> = {};
+    const conditions = removed.map((rc, i) => {
+      names[`#r${i}`] = rc;
+      return `(attribute_not_exists(#used.#r${i}) OR #used.#r${i} <= :zero)`;
+    });
+    if (removed.length) names['#used'] = 'used';
+    return {
+      set: { inv },
+      bumpGeneration: true,
+      bumpInvVersion: true,
+      conditions,
+      names,
+      values: removed.length ? { ':zero': 0 } : {},
+      refs: diffRefs('resource_class', Object.keys(cur.inventories), Object.keys(inv)),
+      next: { ...cur, inventories: inv },
+    };
+  });
+}

@@ -1,0 +1,50 @@
+/**
+ * Reference counts on custom resource classes and custom traits. A custom class
+ * counts the providers holding inventory of it, a custom trait the providers that
+ * have it; both change in the same transaction as the provider, so "delete a class
+ * or trait that is in use" is refused by a condition (refs = 0), never by a racy read.
+ * Standard classes and traits cannot be deleted and are not counted.
+ */
+import { isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
+import { tableName } from '../ddb/client.js';
+import { K } from './keys.js';
+import type { TxItem } from '../ddb/tx.js';
+
+export interface RefChange {
+  kind: 'trait' | 'resource_class';
+  name: string;
+  delta: number;
+}
+
+/** Transaction actions for the counted (custom) names; increments require the item to exist. */
+export function refUpdates(changes: RefChange[]): { items: TxItem[]; names: RefChange[] } {
+  const items: TxItem[] = [];
+  const names: RefChange[] = [];
+  for (const c of changes) {
+    if (c.delta === 0) continue;
+    if (c.kind === 'trait' ? isStandardTrait(c.name) : isStandardResourceClass(c.name)) continue;
+    const key = c.kind === 'trait' ? K.customTrait(c.name) : K.customResourceClass(c.name);
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: key,
+        UpdateExpression: 'ADD #refs :d',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#refs': 'refs' },
+        ExpressionAttributeValues: { ':d': c.delta },
+      },
+    });
+    names.push(c);
+  }
+  return { items, names };
+}
+
+/** set difference helper for computing ref changes */
+export function diffRefs(kind: RefChange['kind'], before: Iterable<string>, after: Iterable<string>): RefChange[] {
+  const b = new Set(before);
+  const a = new Set(after);
+  const out: RefChange[] = [];
+  for (const n of a) if (!b.has(n)) out.push({ kind, name: n, delta: 1 });
+  for (const n of b) if (!a.has(n)) out.push({ kind, name: n, delta: -1 });
+  return out;
+}

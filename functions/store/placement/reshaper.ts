@@ -1,0 +1,50 @@
+/**
+ * POST /reshaper as ONE TransactWriteItems: the providers getting new inventory
+ * (Update RP: inv, invVer + 1, gen + n, usage deltas; IF gen = the client's and invVer
+ * unchanged; refs of custom classes gained / lost), the claim for every consumer (see
+ * allocations.ts), the usage aggregates and one change-log entry. Refused (409) if it
+ * needs more than DynamoDB's 100 actions; never split.
+ */
+import { checkReshape, planReshape, reshapeClassesToLookUp, type InventoryReplacement, type ReshapeFailure } from '../../core/placement/reshaper.js';
+import type { ConsumerRequest } from '../../core/placement/claim.js';
+import { missingResourceClasses } from './catalog.js';
+import { diffRefs, refUpdates, type RefChange } from './refs.js';
+import { planItems, readClaimState, writePlan, claimStats } from './allocations.js';
+import { withRetries } from '../ddb/tx.js';
+
+/** ref changes of several providers, one per class (a transaction touches an item once) */
+function mergeRefs(changes: RefChange[]): RefChange[] {
+  const by = new Map<string, RefChange>();
+  for (const c of changes) {
+    const cur = by.get(c.name);
+    if (cur) cur.delta += c.delta;
+    else by.set(c.name, { ...c });
+  }
+  return [...by.values()];
+}
+
+export async function reshape(replacements: InventoryReplacement[], requests: ConsumerRequest[]): Promise<true | ReshapeFailure> {
+  claimStats.claims++;
+  return withRetries<true | ReshapeFailure>(async () => {
+    const { states, providers } = await readClaimState(
+      requests,
+      replacements.map((r) => r.provider),
+    );
+    const early = checkReshape(replacements, requests, states, providers);
+    if (early) return early;
+    const missingClasses = new Set(await missingResourceClasses(reshapeClassesToLookUp(replacements, requests, states, providers)));
+    const now = new Date().toISOString();
+    const plan = planReshape(replacements, requests, states, providers, { missingClasses, now });
+    if ('kind' in plan) return plan;
+    const refs = refUpdates(
+      mergeRefs(plan.inventories.flatMap((i) => diffRefs('resource_class', Object.keys(i.before), Object.keys(i.after)))),
+    ).items;
+    return writePlan(
+      planItems(plan, {
+        now,
+        inventories: new Map(plan.inventories.map((i) => [i.provider, i.after])),
+        extra: refs,
+      }),
+    );
+  });
+}

@@ -1,0 +1,121 @@
+/**
+ * Custom resource classes: pk RCS / sk <name> with refs (providers holding inventory
+ * of it), created, updated and seq (creation order, which the list keeps, as upstream
+ * lists by id). Standard classes live in code (functions/core/placement/standard.ts).
+ * Deleting or renaming is conditioned on refs = 0, so a class in use never goes away.
+ */
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from '../ddb/query.js';
+import { ddb, tableName } from '../ddb/client.js';
+import { K, keyFits } from './keys.js';
+import { nextSeq } from './providers.js';
+import { isConditionFailure } from '../ddb/single-item.js';
+import { transact, type TxItem } from '../ddb/tx.js';
+
+export interface CustomResourceClass {
+  name: string;
+  refs: number;
+  createdAt: string;
+  updatedAt?: string;
+  seq: number;
+}
+
+function fromItem(it: Record<string, unknown>): CustomResourceClass {
+  return {
+    name: String(it.sk),
+    refs: Number(it.refs ?? 0),
+    createdAt: String(it.created),
+    updatedAt: it.updated ? String(it.updated) : undefined,
+    seq: Number(it.seq ?? 0),
+  };
+}
+
+function toItem(rc: CustomResourceClass): Record<string, unknown> {
+  return {
+    ...K.customResourceClass(rc.name),
+    type: 'RC',
+    refs: rc.refs,
+    created: rc.createdAt,
+    ...(rc.updatedAt ? { updated: rc.updatedAt } : {}),
+    seq: rc.seq,
+  };
+}
+
+const NOT_IN_USE = 'attribute_exists(pk) AND (attribute_not_exists(#refs) OR #refs <= :zero)';
+
+export async function getCustomResourceClass(name: string): Promise<CustomResourceClass | undefined> {
+  if (!keyFits(K.customResourceClass(name))) return undefined;
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.customResourceClass(name), ConsistentRead: true }));
+  return r.Item ? fromItem(r.Item) : undefined;
+}
+
+/** Every custom class in creation order. */
+export async function listCustomResourceClasses(): Promise<CustomResourceClass[]> {
+  const out = (await queryPartition({ pk: K.customResourceClassPk })).map(fromItem);
+  return out.sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
+}
+
+/** Create a custom class; undefined when the name is taken. */
+export async function createCustomResourceClass(name: string): Promise<CustomResourceClass | undefined> {
+  const rc: CustomResourceClass = { name, refs: 0, createdAt: new Date().toISOString(), seq: nextSeq() };
+  try {
+    await ddb().send(new PutCommand({ TableName: tableName(), Item: toItem(rc), ConditionExpression: 'attribute_not_exists(pk)' }));
+    return rc;
+  } catch (e) {
+    if (isConditionFailure(e)) return undefined;
+    throw e;
+  }
+}
+
+/** Delete a custom class no provider has inventory of. */
+export async function deleteCustomResourceClass(name: string): Promise<true | 'not_found' | 'in_use'> {
+  try {
+    await ddb().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: K.customResourceClass(name),
+        ConditionExpression: NOT_IN_USE,
+        ExpressionAttributeNames: { '#refs': 'refs' },
+        ExpressionAttributeValues: { ':zero': 0 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return e.Item ? 'in_use' : 'not_found';
+    throw e;
+  }
+}
+
+/**
+ * Rename a custom class (PUT at 1.2-1.6): Delete old + Put new in one transaction;
+ * the new item keeps the old one's creation time and list position. Inventories,
+ * allocations and usages name classes by name, so a class in use is not renamed.
+ */
+export async function renameCustomResourceClass(
+  from: CustomResourceClass,
+  to: string,
+): Promise<CustomResourceClass | 'not_found' | 'exists' | 'in_use'> {
+  const renamed: CustomResourceClass = { ...from, name: to, refs: 0, updatedAt: new Date().toISOString() };
+  const items: TxItem[] = [
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: K.customResourceClass(from.name),
+        ConditionExpression: NOT_IN_USE,
+        ExpressionAttributeNames: { '#refs': 'refs' },
+        ExpressionAttributeValues: { ':zero': 0 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    },
+    { Put: { TableName: tableName(), Item: toItem(renamed), ConditionExpression: 'attribute_not_exists(pk)' } },
+  ];
+  for (let attempt = 0; attempt < 8; attempt++) {
+    const out = await transact(items);
+    if (out.ok) return renamed;
+    if (out.failed.includes(1)) return 'exists';
+    if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
+    await new Promise((r) => setTimeout(r, 10 * 2 ** attempt * Math.random()));
+  }
+  return 'in_use';
+}

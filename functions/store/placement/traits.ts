@@ -1,0 +1,103 @@
+/**
+ * Custom traits (pk TRAITS / sk <name>: refs, created, updated) and the traits of a
+ * provider. Standard traits live in code (functions/core/placement/standard.ts) and are neither
+ * stored nor counted. A custom trait's `refs` counts the providers having it and moves
+ * in the same transaction as the provider, so deleting a trait in use is refused by a
+ * condition (refs = 0), never by a racy read.
+ */
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { queryPartition } from '../ddb/query.js';
+import type { ProviderRecord } from '../../core/placement/model.js';
+import { ddb, tableName } from '../ddb/client.js';
+import { K, keyFits } from './keys.js';
+import { isConditionFailure } from '../ddb/single-item.js';
+import { missingTraits } from './catalog.js';
+import { diffRefs } from './refs.js';
+import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
+
+export interface CustomTrait {
+  name: string;
+  refs: number;
+  createdAt: string;
+  updatedAt?: string;
+}
+
+function fromItem(it: Record<string, unknown>): CustomTrait {
+  return {
+    name: String(it.sk),
+    refs: Number(it.refs ?? 0),
+    createdAt: String(it.created),
+    updatedAt: it.updated ? String(it.updated) : undefined,
+  };
+}
+
+export async function getCustomTrait(name: string): Promise<CustomTrait | undefined> {
+  if (!keyFits(K.customTrait(name))) return undefined;
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.customTrait(name), ConsistentRead: true }));
+  return r.Item ? fromItem(r.Item) : undefined;
+}
+
+/** Every custom trait, by name. */
+export async function listCustomTraits(): Promise<CustomTrait[]> {
+  return (await queryPartition({ pk: K.customTraitPk })).map(fromItem);
+}
+
+/** Create a custom trait; `created: false` when it already exists (PUT is idempotent). */
+export async function createCustomTrait(name: string): Promise<{ created: boolean; trait?: CustomTrait }> {
+  const now = new Date().toISOString();
+  try {
+    await ddb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...K.customTrait(name), type: 'TRAIT', refs: 0, created: now },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
+    return { created: true, trait: { name, refs: 0, createdAt: now } };
+  } catch (e) {
+    if (isConditionFailure(e)) return { created: false };
+    throw e;
+  }
+}
+
+/** Delete a custom trait no provider has. */
+export async function deleteCustomTrait(name: string): Promise<true | 'not_found' | 'in_use'> {
+  try {
+    await ddb().send(
+      new DeleteCommand({
+        TableName: tableName(),
+        Key: K.customTrait(name),
+        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#refs) OR #refs <= :zero)',
+        ExpressionAttributeNames: { '#refs': 'refs' },
+        ExpressionAttributeValues: { ':zero': 0 },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+    );
+    return true;
+  } catch (e) {
+    if (isConditionFailure(e)) return e.Item ? 'in_use' : 'not_found';
+    throw e;
+  }
+}
+
+export type TraitWriteFailure = GuardedWriteFailure | { error: 'unknown_traits'; names: string[] };
+
+/**
+ * Replace a provider's traits (generation-guarded, provider-writes.ts). Unchanged
+ * traits write nothing and keep the generation, as upstream; otherwise the generation
+ * moves and the refs of the custom traits gained / lost move with it.
+ */
+export async function setProviderTraits(
+  uuid: string,
+  opts: GuardedWriteOptions,
+  traits: string[],
+): Promise<ProviderRecord | TraitWriteFailure> {
+  const want = [...new Set(traits)];
+  return guardedProviderWrite<TraitWriteFailure>(uuid, opts, async (cur) => {
+    const missing = await missingTraits(want);
+    if (missing.length) return { error: 'unknown_traits', names: missing };
+    const refs = diffRefs('trait', cur.traits, want);
+    if (!refs.length) return null;
+    return { set: { traits: want }, bumpGeneration: true, refs, next: { ...cur, traits: want } };
+  });
+}
