@@ -1,7 +1,64 @@
 /**
- * Runtime configuration, read from the environment once per process (a Lambda's
- * environment is set by cdk/, the local runtime's by local/start.ts).
+ * Every setting Berth reads, from the environment, in one place (a Lambda's environment
+ * is set by cdk/, the local runtime's by local/start.ts). Nothing else under functions/
+ * reads process.env: modules take their settings from config(). Read once per process
+ * and cached; tests and the local runtime that change the environment call resetConfig().
  */
+type Env = Record<string, string | undefined>;
+
+export type PlacementPolicyMode = 'default' | 'legacy-rbac' | 'secure-rbac' | 'open';
+export type BaremetalPolicyMode = 'noauth' | 'legacy' | 'secure-rbac';
+
+export interface PolicySettings<M extends string> {
+  /** undefined: the API's default for the identity strategy */
+  mode?: M;
+  /** YAML/JSON policy file whose rules override the defaults */
+  file?: string;
+  /** JSON object of rule overrides (applied after the file) */
+  overrides?: string;
+}
+
+export interface KeystoneSettings {
+  url?: string;
+  username?: string;
+  password?: string;
+  /** Secrets Manager secret holding the service user's password (used when password is unset) */
+  passwordSecretArn?: string;
+  userDomain: string;
+  project: string;
+  projectDomain: string;
+  cacheTtlS: number;
+  timeoutMs: number;
+}
+
+export interface BaremetalSettings {
+  policy: PolicySettings<BaremetalPolicyMode>;
+  /** CONF.service_project_name (Ironic's service_role rule) */
+  serviceProjectName: string;
+  /** the conductor name reported for every node (there is no conductor to pick) */
+  conductorName: string;
+  /** CONF.default_resource_class */
+  defaultResourceClass?: string;
+  /** CONF.api.project_admin_can_manage_own_nodes */
+  projectAdminCanManageOwnNodes: boolean;
+  /** enabled hardware types */
+  enabledDrivers: string[];
+  /** fake-hardware: pause per driver call (ms), to make actions observable */
+  fakeDelayMs: number;
+  /** how often an empty allocatable index is looked at again (undefined: 0 locally, 1 in AWS) */
+  indexRetries?: number;
+  /** how long a new allocation may wait for its execution before orphan recovery takes over (s) */
+  orphanGraceS: number;
+  allocationStateMachineArn?: string;
+  nodeActionStateMachineArn?: string;
+}
+
+export interface ObservabilitySettings {
+  serviceName: string;
+  logLevel: string;
+  metricsNamespace: string;
+}
+
 export interface Config {
   tableName: string;
   /** DynamoDB endpoint override (DynamoDB Local); undefined in AWS */
@@ -9,6 +66,9 @@ export interface Config {
   region: string;
   /** 'noauth2' (local, tests) or 'authorizer' (identity from API Gateway) */
   authStrategy: 'noauth2' | 'authorizer';
+  /** JSON claim mapping for JWT identities (functions/core/policy/identity.ts) */
+  jwtClaimMapping?: string;
+  placementPolicy: PolicySettings<PlacementPolicyMode>;
   corsAllowedOrigins: string[];
   corsAllowHeaders?: string[];
   incompleteConsumerProjectId: string;
@@ -30,6 +90,13 @@ export interface Config {
   maxBodyBytes: number;
   /** longest query string accepted (characters) */
   maxQueryBytes: number;
+  /** how long a process trusts "no legacy allocation rows" (ms; also how long an import waits) */
+  legacyFlagTtlMs: number;
+  /** claim guard: 'generation' only exists to repeat the measurement in docs/design.md */
+  claimGuard: 'capacity' | 'generation';
+  baremetal: BaremetalSettings;
+  keystone: KeystoneSettings;
+  observability: ObservabilitySettings;
 }
 
 function list(v: string | undefined): string[] {
@@ -40,17 +107,35 @@ function list(v: string | undefined): string[] {
 }
 
 function int(v: string | undefined, d: number): number {
-  const n = v === undefined || v === '' ? NaN : Number.parseInt(v, 10);
+  const n = v === undefined || v === '' ? Number.NaN : Number.parseInt(v, 10);
   return Number.isFinite(n) ? n : d;
 }
 
-export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+function num(v: string | undefined, d: number): number {
+  const n = v === undefined || v === '' ? Number.NaN : Number(v);
+  return Number.isFinite(n) ? n : d;
+}
+
+function optional(v: string | undefined): string | undefined {
+  return v === undefined || v === '' ? undefined : v;
+}
+
+export function loadConfig(env: Env = process.env): Config {
   const allowHeaders = list(env.PLACEMENT_CORS_ALLOW_HEADERS);
+  const bmMode = env.BAREMETAL_POLICY_MODE;
+  const indexRetries = num(env.BAREMETAL_INDEX_RETRIES, -1);
+  const orphanGrace = num(env.BAREMETAL_ORPHAN_GRACE_S, 30);
   return {
     tableName: env.TABLE_NAME ?? 'berth',
-    ddbEndpoint: env.DDB_ENDPOINT || undefined,
+    ddbEndpoint: optional(env.DDB_ENDPOINT),
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'local',
     authStrategy: env.AUTH_STRATEGY === 'authorizer' ? 'authorizer' : 'noauth2',
+    jwtClaimMapping: optional(env.JWT_CLAIM_MAPPING),
+    placementPolicy: {
+      mode: optional(env.PLACEMENT_POLICY_MODE) as PlacementPolicyMode | undefined,
+      file: optional(env.PLACEMENT_POLICY_FILE),
+      overrides: optional(env.PLACEMENT_POLICY_OVERRIDES),
+    },
     corsAllowedOrigins: list(env.PLACEMENT_CORS_ALLOWED_ORIGIN),
     corsAllowHeaders: allowHeaders.length ? allowHeaders : undefined,
     incompleteConsumerProjectId: env.INCOMPLETE_CONSUMER_PROJECT_ID ?? '00000000-0000-0000-0000-000000000000',
@@ -64,6 +149,41 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),
     maxBodyBytes: Math.max(1024, int(env.MAX_BODY_BYTES, 4 * 1024 * 1024)),
     maxQueryBytes: Math.max(1024, int(env.MAX_QUERY_BYTES, 8 * 1024)),
+    legacyFlagTtlMs: Math.max(0, int(env.LEGACY_FLAG_TTL_MS, 60_000)),
+    claimGuard: env.CLAIM_GUARD === 'generation' ? 'generation' : 'capacity',
+    baremetal: {
+      policy: {
+        mode: bmMode === 'legacy' || bmMode === 'secure-rbac' || bmMode === 'noauth' ? bmMode : undefined,
+        file: optional(env.BAREMETAL_POLICY_FILE),
+        overrides: optional(env.BAREMETAL_POLICY_OVERRIDES),
+      },
+      serviceProjectName: optional(env.BAREMETAL_SERVICE_PROJECT_NAME) ?? 'service',
+      conductorName: optional(env.BAREMETAL_CONDUCTOR_NAME) ?? 'berth',
+      defaultResourceClass: optional(env.BAREMETAL_DEFAULT_RESOURCE_CLASS),
+      projectAdminCanManageOwnNodes: env.BAREMETAL_PROJECT_ADMIN_CAN_MANAGE_OWN_NODES !== 'false',
+      enabledDrivers: list(env.BAREMETAL_ENABLED_DRIVERS ?? 'fake-hardware'),
+      fakeDelayMs: Math.max(0, num(env.BAREMETAL_FAKE_DELAY_MS, 0)),
+      indexRetries: indexRetries >= 0 ? indexRetries : undefined,
+      orphanGraceS: orphanGrace >= 0 ? orphanGrace : 30,
+      allocationStateMachineArn: optional(env.ALLOCATION_STATE_MACHINE_ARN),
+      nodeActionStateMachineArn: optional(env.NODE_ACTION_STATE_MACHINE_ARN),
+    },
+    keystone: {
+      url: optional(env.KEYSTONE_URL),
+      username: optional(env.KEYSTONE_USERNAME),
+      password: optional(env.KEYSTONE_PASSWORD),
+      passwordSecretArn: optional(env.KEYSTONE_PASSWORD_SECRET_ARN),
+      userDomain: env.KEYSTONE_USER_DOMAIN ?? 'Default',
+      project: env.KEYSTONE_PROJECT ?? 'service',
+      projectDomain: env.KEYSTONE_PROJECT_DOMAIN ?? 'Default',
+      cacheTtlS: num(env.KEYSTONE_CACHE_TTL_S, 300),
+      timeoutMs: num(env.KEYSTONE_TIMEOUT_MS, 5000),
+    },
+    observability: {
+      serviceName: env.POWERTOOLS_SERVICE_NAME ?? env.SERVICE_NAME ?? 'berth',
+      logLevel: (env.LOG_LEVEL ?? 'INFO').toUpperCase(),
+      metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'Berth',
+    },
   };
 }
 

@@ -20,6 +20,7 @@ import { claimStats } from '../../functions/store/placement/allocations.js';
 import { K } from '../../functions/store/placement/keys.js';
 import { usageShardOf } from '../../functions/store/placement/usage.js';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { resetConfig } from '../../functions/config.js';
 
 // ------------------------------------------------------------------ helpers
 
@@ -292,6 +293,7 @@ async function claimsScenario(ctx: BenchContext) {
 async function contentionRun(ctx: BenchContext, guard: 'capacity' | 'generation', total: number) {
   const req = client(ctx.stack.placementUrl);
   process.env.CLAIM_GUARD = guard;
+  resetConfig();
   try {
     const rp = await makeProvider(req, { VCPU: { total } });
     const project = `contention-${randomUUID()}`;
@@ -345,6 +347,7 @@ async function contentionRun(ctx: BenchContext, guard: 'capacity' | 'generation'
     return rec;
   } finally {
     delete process.env.CLAIM_GUARD;
+    resetConfig();
   }
 }
 

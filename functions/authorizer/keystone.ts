@@ -6,6 +6,7 @@
  */
 import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { log } from '../observability/log.js';
+import { config, type KeystoneSettings } from '../config.js';
 import { KeystoneValidator, type KeystoneConfig } from './keystone-client.js';
 
 export interface SimpleAuthorizerResult {
@@ -13,21 +14,20 @@ export interface SimpleAuthorizerResult {
   context?: Record<string, string>;
 }
 
-export function keystoneConfig(env: Record<string, string | undefined> = process.env): KeystoneConfig {
-  const need = (k: string) => {
-    const v = env[k];
-    if (!v) throw new Error(`${k} is not configured`);
+export function keystoneConfig(k: KeystoneSettings = config().keystone): KeystoneConfig {
+  const need = (v: string | undefined, name: string) => {
+    if (!v) throw new Error(`${name} is not configured`);
     return v;
   };
   return {
-    url: need('KEYSTONE_URL'),
-    username: need('KEYSTONE_USERNAME'),
-    password: need('KEYSTONE_PASSWORD'),
-    userDomain: env.KEYSTONE_USER_DOMAIN ?? 'Default',
-    project: env.KEYSTONE_PROJECT ?? 'service',
-    projectDomain: env.KEYSTONE_PROJECT_DOMAIN ?? 'Default',
-    cacheTtlS: Number(env.KEYSTONE_CACHE_TTL_S ?? 300),
-    timeoutMs: Number(env.KEYSTONE_TIMEOUT_MS ?? 5000),
+    url: need(k.url, 'KEYSTONE_URL'),
+    username: need(k.username, 'KEYSTONE_USERNAME'),
+    password: need(k.password, 'KEYSTONE_PASSWORD'),
+    userDomain: k.userDomain,
+    project: k.project,
+    projectDomain: k.projectDomain,
+    cacheTtlS: k.cacheTtlS,
+    timeoutMs: k.timeoutMs,
   };
 }
 
@@ -63,13 +63,13 @@ export function makeAuthorizer(v: () => Promise<KeystoneValidator> | KeystoneVal
 /** Password from the environment, or from Secrets Manager when KEYSTONE_PASSWORD_SECRET_ARN is set. */
 async function loadValidator(): Promise<KeystoneValidator> {
   if (validator) return validator;
-  const env = { ...process.env };
-  if (!env.KEYSTONE_PASSWORD && env.KEYSTONE_PASSWORD_SECRET_ARN) {
+  const k = { ...config().keystone };
+  if (!k.password && k.passwordSecretArn) {
     const { SecretsManagerClient, GetSecretValueCommand } = await import('@aws-sdk/client-secrets-manager');
-    const r = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: env.KEYSTONE_PASSWORD_SECRET_ARN }));
-    env.KEYSTONE_PASSWORD = r.SecretString;
+    const r = await new SecretsManagerClient({}).send(new GetSecretValueCommand({ SecretId: k.passwordSecretArn }));
+    k.password = r.SecretString;
   }
-  validator = new KeystoneValidator(keystoneConfig(env));
+  validator = new KeystoneValidator(keystoneConfig(k));
   return validator;
 }
 

@@ -31,12 +31,13 @@ import {
   type StoredAllocation,
 } from '../store/baremetal/allocations.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';
-import { RETRY, withRetries } from '../store/ddb/tx.js';
+import { RETRY, withRetries } from '../store/ddb/retry.js';
 import { log } from '../observability/log.js';
 import { ALLOCATION_JSON, ALLOCATION_PATCH_FIELDS } from '../../schemas/baremetal/allocations.js';
 import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { integerArg, stringArg, stringListArg, uuidArg, uuidOrNameArg, validateSchema } from './framework/args.js';
-import { Err, IronicError, WebobError } from './framework/errors.js';
+import { WebobError } from './framework/errors.js';
+import { Err, IronicError } from '../core/baremetal/errors.js';
 import { applyPatch, patchFields, patchValues, validatePatch } from './framework/jsonpatch.js';
 import { V } from './framework/versions.js';
 import { executionName, executor } from '../conductor/executor.js';

@@ -7,7 +7,8 @@ import { isHostnameSafe, isValidLogicalName, type NodeRecord } from '../core/bar
 import { isUuidLike } from '../core/compat/uuid.js';
 import { getNode, getNodeByName } from '../store/baremetal/nodes.js';
 import { getAllocation, getAllocationByName, type StoredAllocation } from '../store/baremetal/allocations.js';
-import { Err, IronicError, WebobError } from './framework/errors.js';
+import { WebobError } from './framework/errors.js';
+import { Err, IronicError } from '../core/baremetal/errors.js';
 import { uuidOrNameArg } from './framework/args.js';
 import type { BmRequest } from './framework/app.js';
 import { V } from './framework/versions.js';

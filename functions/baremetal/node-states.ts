@@ -17,10 +17,10 @@ import {
   type NodeRecord,
 } from '../core/baremetal/rules.js';
 import { saveNode } from '../store/baremetal/nodes.js';
-import { RETRY, withRetries } from '../store/ddb/tx.js';
+import { RETRY, withRetries } from '../store/ddb/retry.js';
 import { accepted, baremetalApp, buildUrl, jsonResponse, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { booleanArg, integerArg, pyStr, stringArg } from './framework/args.js';
-import { Err } from './framework/errors.js';
+import { Err } from '../core/baremetal/errors.js';
 import { V } from './framework/versions.js';
 import { nodeIdent, nodeWithPolicy } from './lookup.js';
 import { launchNodeAction } from '../conductor/node-actions.js';

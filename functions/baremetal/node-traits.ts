@@ -5,11 +5,12 @@
 import { httpLambda } from '../http/apigw.js';
 import { isoNow, type NodeRecord } from '../core/baremetal/rules.js';
 import { saveNode } from '../store/baremetal/nodes.js';
-import { RETRY, withRetries } from '../store/ddb/tx.js';
+import { RETRY, withRetries } from '../store/ddb/retry.js';
 import { TRAIT_JSON } from '../../schemas/baremetal/traits.js';
 import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { validateSchema } from './framework/args.js';
-import { Err, IronicError, WebobError } from './framework/errors.js';
+import { WebobError } from './framework/errors.js';
+import { Err, IronicError } from '../core/baremetal/errors.js';
 import { V } from './framework/versions.js';
 import { nodeIdent, nodeWithPolicy } from './lookup.js';
 import { conductorName } from './views.js';

@@ -18,7 +18,7 @@ import { isUuidLike, newUuid } from '../core/compat/uuid.js';
 import { completeNode, createNode, deleteNodeItems, getNode, queryNodes, saveNode } from '../store/baremetal/nodes.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
-import { RETRY, withRetries } from '../store/ddb/tx.js';
+import { RETRY, withRetries } from '../store/ddb/retry.js';
 import { NODE_JSON, NODE_PATCH_FIELDS, NODE_PATCH_JSON } from '../../schemas/baremetal/nodes.js';
 import {
   baremetalApp,
@@ -30,12 +30,13 @@ import {
   type FamilyRoutes,
 } from './framework/app.js';
 import { booleanArg, integerArg, stringArg, stringListArg, uuidArg, validateSchema } from './framework/args.js';
-import { Err, IronicError } from './framework/errors.js';
+import { Err, IronicError } from '../core/baremetal/errors.js';
 import { applyPatch, patchFields, patchValues, validatePatch, type PatchOp } from './framework/jsonpatch.js';
 import { V, VERSIONED_FIELDS, disallowedFields } from './framework/versions.js';
 import { driverFor, type HardwareDriver } from '../conductor/driver.js';
 import { listScope, nodeIdent, nodeWithPolicies, nodeWithPolicy, paginate, validateLimit, validateSortDir, validLogicalName } from './lookup.js';
 import { conductorName, NODE_DEFAULT_LIST_FIELDS, nextLink, nodeSanitizer, nodeView, ownerTarget } from './views.js';
+import { config } from '../config.js';
 
 const RESERVED_NAMES = ['maintenance', 'management', 'states', 'vendor_passthru', 'detail', 'validate'];
 const INVALID_SORT_KEYS = [
@@ -44,7 +45,7 @@ const INVALID_SORT_KEYS = [
 ];
 const VALID_FAULTS = ['power failure', 'clean failure', 'rescue abort failure'];
 /** CONF.api.project_admin_can_manage_own_nodes (default True) */
-const PROJECT_ADMIN_CAN_MANAGE_OWN_NODES = process.env.BAREMETAL_PROJECT_ADMIN_CAN_MANAGE_OWN_NODES !== 'false';
+const projectAdminCanManageOwnNodes = () => config().baremetal.projectAdminCanManageOwnNodes;
 
 /** the interfaces check driver_factory makes */
 function checkInterfaces(driver: HardwareDriver, node: NodeRecord): NodeRecord {
@@ -99,7 +100,7 @@ async function create(r: BmRequest) {
   validateNodeDict('node', body as Record<string, unknown>, NODE_JSON);
   const node = { ...(body as Record<string, unknown>) };
   let owned = false;
-  if (PROJECT_ADMIN_CAN_MANAGE_OWN_NODES) owned = r.allowed('baremetal:node:create:self_owned_node');
+  if (projectAdminCanManageOwnNodes()) owned = r.allowed('baremetal:node:create:self_owned_node');
   if (!owned) r.authorize('baremetal:node:create');
   // reject_fields_in_newer_versions
   for (const f of disallowedFields(r.minor)) {
@@ -133,7 +134,7 @@ async function create(r: BmRequest) {
     if (v === null || v === undefined) continue;
     (rec as unknown as Record<string, unknown>)[k] = v;
   }
-  rec.resource_class = (node.resource_class as string) || process.env.BAREMETAL_DEFAULT_RESOURCE_CLASS || null;
+  rec.resource_class = (node.resource_class as string) || config().baremetal.defaultResourceClass || null;
   rec.conductor_group = group;
   rec.maintenance = node.maintenance === true;
   rec = checkInterfaces(driver, rec);
@@ -495,7 +496,7 @@ async function remove(r: BmRequest) {
     try {
       node = await nodeWithPolicy(r, 'baremetal:node:delete', ident);
     } catch (e) {
-      if (!(e instanceof IronicError && e.status === 403) || !PROJECT_ADMIN_CAN_MANAGE_OWN_NODES) throw e;
+      if (!(e instanceof IronicError && e.status === 403) || !projectAdminCanManageOwnNodes()) throw e;
       node = await nodeWithPolicy(r, 'baremetal:node:delete:self_owned_node', ident);
     }
     if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());

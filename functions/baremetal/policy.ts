@@ -15,6 +15,7 @@
 import { readFileSync } from 'node:fs';
 import { PolicyEngine, type Credentials, type RuleDefault } from '../core/policy/engine.js';
 import { parsePolicyFile } from '../placement/policy.js';
+import { type PolicySettings, type BaremetalPolicyMode as ConfiguredMode } from '../config.js';
 
 const SYSTEM_ADMIN = 'role:admin and system_scope:all';
 const SYSTEM_MEMBER = '(role:member and system_scope:all) or rule:service_role';
@@ -146,12 +147,11 @@ export class BaremetalPolicy {
   }
 }
 
-export function baremetalPolicy(env: Record<string, string | undefined> = process.env, fallback: BaremetalPolicyMode = 'noauth'): BaremetalPolicy {
-  const raw = env.BAREMETAL_POLICY_MODE;
-  const mode: BaremetalPolicyMode = raw === 'legacy' || raw === 'secure-rbac' || raw === 'noauth' ? raw : fallback;
+export function baremetalPolicy(settings: PolicySettings<ConfiguredMode>, fallback: BaremetalPolicyMode = 'noauth'): BaremetalPolicy {
+  const mode: BaremetalPolicyMode = settings.mode ?? fallback;
   let overrides: Record<string, string> = {};
-  if (env.BAREMETAL_POLICY_FILE) overrides = { ...overrides, ...parsePolicyFile(readFileSync(env.BAREMETAL_POLICY_FILE, 'utf8')) };
-  if (env.BAREMETAL_POLICY_OVERRIDES) overrides = { ...overrides, ...(JSON.parse(env.BAREMETAL_POLICY_OVERRIDES) as Record<string, string>) };
+  if (settings.file) overrides = { ...overrides, ...parsePolicyFile(readFileSync(settings.file, 'utf8')) };
+  if (settings.overrides) overrides = { ...overrides, ...(JSON.parse(settings.overrides) as Record<string, string>) };
   const engine = new PolicyEngine(BAREMETAL_RULES, {
     enforceNewDefaults: mode === 'secure-rbac',
     enforceScope: mode === 'secure-rbac',

@@ -4,13 +4,14 @@
  * secret masking as Ironic renders them.
  */
 import { S, type AllocationRecord, type NodeRecord } from '../core/baremetal/rules.js';
-import { Err } from './framework/errors.js';
+import { Err } from '../core/baremetal/errors.js';
 import { makeLink, selfLinks, type BmRequest } from './framework/app.js';
 import { V, disallowedFields } from './framework/versions.js';
+import { config } from '../config.js';
 
 /** the conductor name Berth reports for every node (there is no conductor to pick) */
 export function conductorName(): string {
-  return process.env.BAREMETAL_CONDUCTOR_NAME || 'berth';
+  return config().baremetal.conductorName;
 }
 
 /** _get_fields_for_node_query's valid_fields, in that order */

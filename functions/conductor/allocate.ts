@@ -23,7 +23,7 @@ import {
 import { config } from '../config.js';
 import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';
-import { sleep } from '../store/ddb/tx.js';
+import { sleep } from '../store/ddb/retry.js';
 import { log } from '../observability/log.js';
 import { causeText } from './node-actions.js';
 
@@ -88,10 +88,7 @@ export const RESERVE_ATTEMPTS = 3;
  * moment ago may not be in it yet. DynamoDB Local updates indexes synchronously.
  */
 function findRetries(): number {
-  const raw = process.env.BAREMETAL_INDEX_RETRIES;
-  if (raw === undefined || raw === '') return config().ddbEndpoint ? 0 : 1;
-  const n = Number(raw);
-  return Number.isFinite(n) && n >= 0 ? n : 1;
+  return config().baremetal.indexRetries ?? (config().ddbEndpoint ? 0 : 1);
 }
 
 /** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */

@@ -6,6 +6,7 @@
  * state machine calls it between the provision state transitions.
  */
 import { INTERFACES, powerResult, type NodeRecord } from '../core/baremetal/rules.js';
+import { config } from '../config.js';
 
 export type InterfaceName = (typeof INTERFACES)[number];
 
@@ -28,7 +29,7 @@ export interface HardwareDriver {
 }
 
 const noop = async () => {
-  const ms = Number(process.env.BAREMETAL_FAKE_DELAY_MS ?? 0);
+  const ms = config().baremetal.fakeDelayMs;
   if (ms > 0) await new Promise((r) => setTimeout(r, ms));
 };
 
@@ -86,11 +87,7 @@ export function registerDriver(d: HardwareDriver): void {
 
 /** The enabled hardware types (BAREMETAL_ENABLED_DRIVERS, default fake-hardware). */
 export function enabledDrivers(): string[] {
-  const list = (process.env.BAREMETAL_ENABLED_DRIVERS ?? 'fake-hardware')
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  return list.filter((n) => DRIVERS.has(n));
+  return config().baremetal.enabledDrivers.filter((n) => DRIVERS.has(n));
 }
 
 export function driverFor(name: string): HardwareDriver | undefined {

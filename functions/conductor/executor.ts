@@ -9,6 +9,7 @@
  */
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { randomBytes } from 'node:crypto';
+import { config } from '../config.js';
 
 export type Machine = 'allocation' | 'node-action';
 export type ExecutionStatus = 'running' | 'ended' | 'unknown';
@@ -23,17 +24,18 @@ export function executionName(prefix: 'a' | 'n', uuid: string): string {
   return `${prefix}-${uuid}-${randomBytes(4).toString('hex')}`;
 }
 
-const ARN_ENV: Record<Machine, string> = {
-  allocation: 'ALLOCATION_STATE_MACHINE_ARN',
-  'node-action': 'NODE_ACTION_STATE_MACHINE_ARN',
-};
+/** the state machines cdk/ deployed (their ARNs come from the environment through config) */
+function arnOf(machine: Machine): string | undefined {
+  const b = config().baremetal;
+  return machine === 'allocation' ? b.allocationStateMachineArn : b.nodeActionStateMachineArn;
+}
 
 class StepFunctionsExecutor implements Executor {
   private client = new SFNClient({});
 
   private arn(machine: Machine): string {
-    const arn = process.env[ARN_ENV[machine]];
-    if (!arn) throw new Error(`${ARN_ENV[machine]} is not set`);
+    const arn = arnOf(machine);
+    if (!arn) throw new Error(`no state machine ARN for ${machine} (ALLOCATION_STATE_MACHINE_ARN / NODE_ACTION_STATE_MACHINE_ARN)`);
     return arn;
   }
 
@@ -63,12 +65,12 @@ export function setExecutor(e: Executor | undefined): void {
 
 /** Is there anything to run executions with (an ARN in the environment, or the local runner)? */
 export function executorConfigured(): boolean {
-  return !!current || !!process.env[ARN_ENV.allocation] || !!process.env[ARN_ENV['node-action']];
+  return !!current || !!arnOf('allocation') || !!arnOf('node-action');
 }
 
 export function executor(): Executor {
   if (current) return current;
-  if (process.env[ARN_ENV.allocation] || process.env[ARN_ENV['node-action']]) {
+  if (arnOf('allocation') || arnOf('node-action')) {
     current = new StepFunctionsExecutor();
     return current;
   }

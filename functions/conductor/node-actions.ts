@@ -7,7 +7,8 @@
  */
 import { isActionable, processEvent, provisionProgram, isoNow, VERBS, type NodeRecord } from '../core/baremetal/rules.js';
 import { getNode, saveNode } from '../store/baremetal/nodes.js';
-import { backoffMs, sleep, type TxItem } from '../store/ddb/tx.js';
+import { type TxItem } from '../store/ddb/tx.js';
+import { backoffMs, sleep } from '../store/ddb/retry.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
 import { log } from '../observability/log.js';
 import { driverFor, FAKE_HARDWARE, type HardwareDriver } from './driver.js';

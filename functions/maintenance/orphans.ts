@@ -14,6 +14,7 @@ import { getNode, queryNodes, saveNode } from '../store/baremetal/nodes.js';
 import { executionName, executor, executorConfigured } from '../conductor/executor.js';
 import { executionInput } from '../conductor/allocate.js';
 import { log } from '../observability/log.js';
+import { config } from '../config.js';
 
 export interface OrphanReport {
   checked: number;
@@ -28,8 +29,7 @@ export interface OrphanReport {
 
 /** how long a freshly created allocation may wait for its execution to show up */
 export function orphanGraceMs(): number {
-  const s = Number(process.env.BAREMETAL_ORPHAN_GRACE_S ?? 30);
-  return (Number.isFinite(s) && s >= 0 ? s : 30) * 1000;
+  return config().baremetal.orphanGraceS * 1000;
 }
 
 export async function recoverOrphanAllocations(opts: { deadline?: number; graceMs?: number } = {}): Promise<OrphanReport> {

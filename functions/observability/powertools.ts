@@ -6,11 +6,13 @@
 import { Logger } from '@aws-lambda-powertools/logger';
 import { MetricUnit, Metrics } from '@aws-lambda-powertools/metrics';
 import { Tracer } from '@aws-lambda-powertools/tracer';
+import { loadConfig } from '../config.js';
 
-const serviceName = process.env.POWERTOOLS_SERVICE_NAME ?? process.env.SERVICE_NAME ?? 'berth';
+const settings = loadConfig().observability;
+const serviceName = settings.serviceName;
 
-export const logger = new Logger({ serviceName, logLevel: (process.env.LOG_LEVEL ?? 'INFO').toUpperCase() as 'INFO' });
-export const metrics = new Metrics({ namespace: process.env.POWERTOOLS_METRICS_NAMESPACE ?? 'Berth', serviceName });
+export const logger = new Logger({ serviceName, logLevel: settings.logLevel as 'INFO' });
+export const metrics = new Metrics({ namespace: settings.metricsNamespace, serviceName });
 export const tracer = new Tracer({ serviceName });
 
 export { MetricUnit };

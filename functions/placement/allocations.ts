@@ -13,7 +13,7 @@ import type { ClaimFailure, ConsumerRequest } from '../core/placement/claim.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/allocations.js';
 import { claimAllocations, consumerAllocations, deleteConsumerAllocations, providerWithAllocations } from '../store/placement/allocations.js';
-import { RetriesExhaustedError } from '../store/ddb/tx.js';
+import { RetriesExhausted } from '../store/ddb/retry.js';
 import {
   cacheHeaders,
   checkAccept,
@@ -87,7 +87,7 @@ async function claim(requests: ConsumerRequest[], notFoundPrefix: string) {
   try {
     out = await claimAllocations(requests);
   } catch (e) {
-    if (e instanceof RetriesExhaustedError) {
+    if (e instanceof RetriesExhausted) {
       count('ClaimConflicts');
       throw conflict(`Inventory and/or allocations changed while attempting to allocate: ${CONCURRENT_UPDATE_TEXT}`, ErrorCodes.CONCURRENT_UPDATE);
     }

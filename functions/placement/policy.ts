@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PolicyEngine, type RuleDefault } from '../core/policy/engine.js';
+import { config, type PolicySettings, type PlacementPolicyMode } from '../config.js';
 
 const ADMIN_OR_SERVICE = 'rule:admin_or_service_api';
 const SERVICE = 'rule:service_api';
@@ -70,11 +71,11 @@ export function parsePolicyFile(text: string): Record<string, string> {
   return out;
 }
 
-export function placementPolicy(env: Record<string, string | undefined> = process.env): PolicyEngine {
-  const mode = (env.PLACEMENT_POLICY_MODE || 'default') as PolicyMode;
+export function placementPolicy(settings: PolicySettings<PlacementPolicyMode> = config().placementPolicy): PolicyEngine {
+  const mode: PolicyMode = settings.mode ?? 'default';
   let overrides: Record<string, string> = {};
-  if (env.PLACEMENT_POLICY_FILE) overrides = { ...overrides, ...parsePolicyFile(readFileSync(env.PLACEMENT_POLICY_FILE, 'utf8')) };
-  if (env.PLACEMENT_POLICY_OVERRIDES) overrides = { ...overrides, ...(JSON.parse(env.PLACEMENT_POLICY_OVERRIDES) as Record<string, string>) };
+  if (settings.file) overrides = { ...overrides, ...parsePolicyFile(readFileSync(settings.file, 'utf8')) };
+  if (settings.overrides) overrides = { ...overrides, ...(JSON.parse(settings.overrides) as Record<string, string>) };
   return new PolicyEngine(PLACEMENT_RULES, {
     enforceNewDefaults: mode === 'secure-rbac',
     enforceScope: true,

@@ -9,7 +9,7 @@ import type { InventoryReplacement, ReshapeFailure } from '../core/placement/res
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/reshaper.js';
 import { reshape } from '../store/placement/reshaper.js';
-import { RetriesExhaustedError } from '../store/ddb/tx.js';
+import { RetriesExhausted } from '../store/ddb/retry.js';
 import { extractJson, forVersion, placementApp, requireJsonContent, requireVersion, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
 import { ErrorCodes, PlacementError, badRequest, conflict } from './framework/errors.js';
 import { CONCURRENT_UPDATE_TEXT, consumerRequests } from './allocations.js';
@@ -51,7 +51,7 @@ async function reshapeHandler(r: PlacementRequest) {
   try {
     out = await reshape(replacements, consumerRequests(r, data.allocations));
   } catch (e) {
-    if (e instanceof RetriesExhaustedError) throw conflict(`update conflict: ${CONCURRENT_UPDATE_TEXT}`, ErrorCodes.CONCURRENT_UPDATE);
+    if (e instanceof RetriesExhausted) throw conflict(`update conflict: ${CONCURRENT_UPDATE_TEXT}`, ErrorCodes.CONCURRENT_UPDATE);
     throw e;
   }
   if (out !== true) throw reshapeError(out);

@@ -23,6 +23,7 @@ import * as resh from '../../schemas/placement/reshaper.js';
 import { PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { describeReq, fc, fuzzSettings, fuzzTimeout, gatewayError, newStats, runFuzz, send, stateDiff, tableState, type RawReq, type RawRes } from './harness.js';
 import { encodeSegment, headerValue, nastyString, pathSegment, queryString, rawBody, type Pools } from './arbitraries.js';
+import { resetConfig } from '../../functions/config.js';
 
 let api: Api;
 let server: Server;
@@ -199,6 +200,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (saved === undefined) delete process.env.PLACEMENT_POLICY_MODE;
   else process.env.PLACEMENT_POLICY_MODE = saved;
+  resetConfig();
   await api?.close();
 });
 

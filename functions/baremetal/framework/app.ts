@@ -10,12 +10,13 @@ import { authorizerIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
 import { Query, QueryDecodeError, type HttpRequest, type HttpResponse, type Identity } from '../../http/types.js';
 import { log } from '../../observability/log.js';
-import { config } from '../../config.js';
+import { config, type Config } from '../../config.js';
 import { Problem } from '../../core/errors.js';
 import type { Credentials } from '../../core/policy/engine.js';
 import { BAREMETAL_ROUTES } from '../routes.js';
 import { baremetalPolicy, type BaremetalPolicy } from '../policy.js';
-import { Err, IronicError, WebobError, faultResponse, webobResponse } from './errors.js';
+import { WebobError, faultResponse, webobResponse } from './errors.js';
+import { Err, IronicError } from '../../core/baremetal/errors.js';
 import { pyDumps } from './pyjson.js';
 import { HEADER, checkVersion, parseVersionHeader, rangeHeaders, type ApiVersion } from './versions.js';
 
@@ -48,12 +49,11 @@ export interface BmRequest {
 export type BmHandler = (r: BmRequest) => Promise<HttpResponse>;
 export type FamilyRoutes = Record<string, Partial<Record<string, BmHandler>>>;
 
-let policyCache: { key: string; policy: BaremetalPolicy } | undefined;
+let policyCache: { cfg: Config; policy: BaremetalPolicy } | undefined;
 function policy(): BaremetalPolicy {
-  const env = process.env;
-  const key = `${env.BAREMETAL_POLICY_MODE}|${env.BAREMETAL_POLICY_FILE}|${env.BAREMETAL_POLICY_OVERRIDES}|${config().authStrategy}`;
-  if (!policyCache || policyCache.key !== key) {
-    policyCache = { key, policy: baremetalPolicy(env, config().authStrategy === 'authorizer' ? 'secure-rbac' : 'noauth') };
+  const cfg = config();
+  if (policyCache?.cfg !== cfg) {
+    policyCache = { cfg, policy: baremetalPolicy(cfg.baremetal.policy, cfg.authStrategy === 'authorizer' ? 'secure-rbac' : 'noauth') };
   }
   return policyCache.policy;
 }
@@ -106,14 +106,14 @@ export function credentialsOf(identity: Identity, h: Record<string, string>): Cr
  * reserved `config.service_project_name` (CONF.service_project_name, default
  * "service") that the service_role rule interpolates.
  */
-export function policyValues(creds: Credentials, env: Record<string, string | undefined> = process.env): Record<string, unknown> {
+export function policyValues(creds: Credentials, serviceProjectName = config().baremetal.serviceProjectName): Record<string, unknown> {
   return {
     user_id: creds.userId ?? null,
     project_id: creds.projectId ?? null,
     system_scope: creds.systemScope ?? null,
     roles: creds.roles,
     ...creds.extra,
-    'config.service_project_name': env.BAREMETAL_SERVICE_PROJECT_NAME || 'service',
+    'config.service_project_name': serviceProjectName,
   };
 }
 

@@ -6,7 +6,7 @@ import { bestMatch, iterErrors, type JsonSchema } from '../../core/compat/jsonsc
 import { pyRepr } from '../../core/compat/pyrepr.js';
 import { isUuidLike } from '../../core/compat/uuid.js';
 import { isValidLogicalName } from '../../core/baremetal/rules.js';
-import { Err } from './errors.js';
+import { Err } from '../../core/baremetal/errors.js';
 
 /** Python's '%s' % value */
 export function pyStr(v: unknown): string {

@@ -12,19 +12,8 @@
  */
 import type { HttpResponse } from '../../http/types.js';
 import { pyDumps } from './pyjson.js';
+import type { IronicError } from '../../core/baremetal/errors.js';
 import { STATUS_TITLES as TITLES } from '../../http/status-titles.js';
-
-/** An error raised by an API method (exception.IronicException / ClientSideError). */
-export class IronicError extends Error {
-  constructor(
-    readonly status: number,
-    readonly faultstring: string,
-    readonly faultcode: 'Client' | 'Server' = status >= 500 ? 'Server' : 'Client',
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(faultstring);
-  }
-}
 
 /** A webob HTTP exception raised while routing. */
 export class WebobError extends Error {
@@ -46,34 +35,3 @@ export function webobResponse(e: WebobError): HttpResponse {
   const inner = pyDumps({ code: e.status, title: TITLES[e.status] ?? 'Error', description: e.description });
   return { status: e.status, headers: { ...e.headers, 'content-type': 'application/json' }, body: pyDumps({ error_message: inner }) };
 }
-
-// ---- Ironic's exception classes, as constructors of IronicError ----
-
-export const Err = {
-  invalid: (msg = 'Unacceptable parameters.') => new IronicError(400, msg),
-  notAcceptable: (msg = 'Request not acceptable.') => new IronicError(406, msg),
-  notFound: (msg = 'Resource could not be found.') => new IronicError(404, msg),
-  conflict: (msg = 'Conflict.') => new IronicError(409, msg),
-  forbidden: (resource: string) => new IronicError(403, `Access was denied to the following resource: ${resource}`),
-  notAuthorized: (msg = 'Not authorized.') => new IronicError(403, msg),
-  nodeNotFound: (node: string) => new IronicError(404, `Node ${node} could not be found.`),
-  allocationNotFound: (a: string) => new IronicError(404, `Allocation ${a} could not be found.`),
-  invalidUuidOrName: (name: string) => new IronicError(400, `Expected a logical name or UUID but received ${name}.`),
-  nodeAssociated: (node: string, instance: string) => new IronicError(409, `Node ${node} is associated with instance ${instance}.`),
-  instanceAssociated: (instance: string, node: string | null | undefined) =>
-    new IronicError(409, `Instance ${instance} is already associated with a node, it cannot be associated with this other node ${node ?? 'None'}`),
-  nodeLocked: (node: string, host: string) =>
-    new IronicError(409, `Node ${node} is locked by host ${host}, please retry after the current operation is completed.`),
-  invalidStateRequested: (action: string, node: string, state: string | null) =>
-    new IronicError(400, `The requested action "${action}" can not be performed on node "${node}" while it is in state "${state ?? 'None'}".`),
-  nodeInMaintenance: (op: string, node: string) =>
-    new IronicError(400, `The ${op} operation can't be performed on node ${node} because it's in maintenance mode.`),
-  duplicateNodeName: (name: string) => new IronicError(409, `A node with name ${name} already exists.`),
-  nodeAlreadyExists: (uuid: string) => new IronicError(409, `A node with UUID ${uuid} already exists.`),
-  duplicateAllocationName: (name: string) => new IronicError(409, `An allocation with name ${name} already exists.`),
-  allocationAlreadyExists: (uuid: string) => new IronicError(409, `An allocation with UUID ${uuid} already exists.`),
-  nodeTraitNotFound: (node: string, trait: string) => new IronicError(404, `Node ${node} doesn't have a trait '${trait}'`),
-  nodeProtected: (node: string) => new IronicError(403, `Node ${node} is protected and cannot be undeployed, rebuilt or deleted`),
-  /** retries exhausted on a busy item: the client may simply retry */
-  busy: (what: string) => new IronicError(409, `${what} is being changed by another request at the same time, please retry.`),
-};

@@ -6,7 +6,7 @@
  */
 import { pyRepr } from '../../core/compat/pyrepr.js';
 import { validateSchema } from './args.js';
-import { Err, IronicError } from './errors.js';
+import { Err, IronicError } from '../../core/baremetal/errors.js';
 
 export interface PatchOp {
   op: 'add' | 'replace' | 'remove';

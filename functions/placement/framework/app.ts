@@ -19,7 +19,8 @@ import {
 import { validate, SchemaValidationError, type JsonSchema } from '../../core/compat/jsonschema.js';
 import { config, type Config } from '../../config.js';
 import { PLACEMENT_ROUTES } from '../routes.js';
-import { PlacementError, renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
+import { ErrorCodes, PlacementError, renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
+import { RetriesExhausted } from '../../store/ddb/retry.js';
 import { applyCors, corsSettings } from './cors.js';
 import { placementPolicy } from '../policy.js';
 import type { PolicyEngine } from '../../core/policy/engine.js';
@@ -27,6 +28,9 @@ import { log } from '../../observability/log.js';
 import { Problem } from '../../core/errors.js';
 import { identityFromClaims, parseClaimMapping, type ClaimMapping } from '../../core/policy/identity.js';
 import { jsonDocumentProblem } from '../../core/compat/unicode.js';
+
+/** a write that lost its race too many times in a row (store/ddb/retry.ts) */
+const CONCURRENT_UPDATE_RETRY_TEXT = 'Another request changed the same data at the same time; please retry.';
 
 export const PLACEMENT_VERSIONS = new VersionRange('placement', '1.0', '1.39');
 
@@ -45,15 +49,11 @@ export interface PlacementRequest {
 export type PlacementHandler = (r: PlacementRequest) => Promise<HttpResponse>;
 export type FamilyRoutes = Record<string, Partial<Record<string, PlacementHandler>>>;
 
-let policyEngine: PolicyEngine | undefined;
-let policyKey = '';
+let policyEngine: { settings: Config['placementPolicy']; engine: PolicyEngine } | undefined;
 function policy(): PolicyEngine {
-  const key = `${process.env.PLACEMENT_POLICY_MODE}|${process.env.PLACEMENT_POLICY_FILE}|${process.env.PLACEMENT_POLICY_OVERRIDES}`;
-  if (!policyEngine || key !== policyKey) {
-    policyEngine = placementPolicy();
-    policyKey = key;
-  }
-  return policyEngine;
+  const settings = config().placementPolicy;
+  if (policyEngine?.settings !== settings) policyEngine = { settings, engine: placementPolicy(settings) };
+  return policyEngine.engine;
 }
 
 function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
@@ -62,11 +62,12 @@ function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
   return res;
 }
 
-let claimMapping: ClaimMapping | undefined;
+let claimMapping: { text: string | undefined; mapping: ClaimMapping } | undefined;
 function identityOf(req: HttpRequest, cfg: Config): Identity | undefined {
   if (cfg.authStrategy === 'authorizer') {
-    claimMapping ??= parseClaimMapping(process.env.JWT_CLAIM_MAPPING);
-    return authorizerIdentity(req, (claims) => identityFromClaims(claims, claimMapping!));
+    if (!claimMapping || claimMapping.text !== cfg.jwtClaimMapping) claimMapping = { text: cfg.jwtClaimMapping, mapping: parseClaimMapping(cfg.jwtClaimMapping) };
+    const mapping = claimMapping.mapping;
+    return authorizerIdentity(req, (claims) => identityFromClaims(claims, mapping));
   }
   return noauthIdentity(req.headers);
 }
@@ -119,6 +120,7 @@ async function versioned(req: HttpRequest, cfg: Config, identity: Identity, hand
     let err: PlacementError;
     if (e instanceof PlacementError) err = e;
     else if (e instanceof Problem) err = new PlacementError(e.status, e.detail, e.code);
+    else if (e instanceof RetriesExhausted) err = new PlacementError(409, CONCURRENT_UPDATE_RETRY_TEXT, ErrorCodes.CONCURRENT_UPDATE);
     else {
       log.error('placement handler failed', { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
       err = new PlacementError(500, String((e as Error)?.message ?? e));

@@ -6,7 +6,7 @@
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName } from './client.js';
 import { keyFits } from '../placement/keys.js';
-import { backoffMs, sleep } from './tx.js';
+import { backoffMs, sleep } from './retry.js';
 
 export type Key = { pk: string; sk: string };
 

@@ -9,7 +9,6 @@ import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/l
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { ddb } from './client.js';
 import { Problem } from '../../core/errors.js';
-import { count } from '../../observability/powertools.js';
 
 export type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -62,37 +61,4 @@ export async function transact(items: TxItem[]): Promise<TxOutcome> {
     }
     throw e;
   }
-}
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, ms));
-}
-
-/** Full-jitter exponential backoff for attempt n (0-based). */
-export function backoffMs(attempt: number, baseMs = 10, capMs = 400): number {
-  return Math.random() * Math.min(capMs, baseMs * 2 ** attempt);
-}
-
-/**
- * Run `attempt` until it returns a value; it returns `RETRY` to ask for another
- * go (a transaction conflict or a changed read), up to `max` attempts.
- */
-export const RETRY = Symbol('retry');
-
-/** Too many lost races in a row: the API answers 409 (placement.concurrent_update). */
-export class RetriesExhaustedError extends Problem {
-  constructor() {
-    super(409, 'Another request changed the same data at the same time; please retry.', 'placement.concurrent_update');
-  }
-}
-
-export async function withRetries<T>(attempt: (n: number) => Promise<T | typeof RETRY>, max = 12): Promise<T> {
-  for (let n = 0; n < max; n++) {
-    const r = await attempt(n);
-    if (r !== RETRY) return r;
-    count('TransactionRetries');
-    await sleep(backoffMs(n));
-  }
-  count('RetriesExhausted');
-  throw new RetriesExhaustedError();
 }

@@ -39,7 +39,9 @@ import { fromItem, getProviders } from './providers.js';
 import { missingResourceClasses } from './catalog.js';
 import { consumerFromItem, consumerToItem, getConsumer, legacyAllocations, legacyRowsMayExist, beginLegacyImport } from './consumers.js';
 import { usageUpdates } from './usage.js';
-import { RETRY, transact, withRetries, type TxItem } from '../ddb/tx.js';
+import { transact, type TxItem } from '../ddb/tx.js';
+import { RETRY, withRetries } from '../ddb/retry.js';
+import { config } from '../../config.js';
 
 /**
  * Which condition guards a claim's provider write:
@@ -51,7 +53,7 @@ import { RETRY, transact, withRetries, type TxItem } from '../ddb/tx.js';
 export type ClaimGuard = 'capacity' | 'generation';
 
 /** CLAIM_GUARD=generation selects the alternative (for measurements only, see bench/scenarios/claims.ts) */
-const defaultGuard = (): ClaimGuard => (process.env.CLAIM_GUARD === 'generation' ? 'generation' : 'capacity');
+const defaultGuard = (): ClaimGuard => config().claimGuard;
 
 export interface ClaimOptions {
   guard?: ClaimGuard;

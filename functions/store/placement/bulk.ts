@@ -25,7 +25,7 @@ import { logPut } from './changelog.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { nextSeq, toItem } from './providers.js';
-import { backoffMs, sleep } from '../ddb/tx.js';
+import { backoffMs, sleep } from '../ddb/retry.js';
 
 export interface BulkProvider {
   uuid: string;

@@ -20,7 +20,8 @@ import type { AllocationMap, ConsumerRecord } from '../../core/placement/consume
 import { ddb, tableName } from '../ddb/client.js';
 import { K, keyFits } from './keys.js';
 import { batchGet, keyId } from '../ddb/batch.js';
-import { sleep } from '../ddb/tx.js';
+import { sleep } from '../ddb/retry.js';
+import { config } from '../../config.js';
 
 export function consumerToItem(c: ConsumerRecord): Record<string, unknown> {
   return {
@@ -73,8 +74,7 @@ export const LEGACY_META = 'legacy-allocations';
 
 /** How long a process trusts "no legacy rows" (and how long an import waits before writing). */
 export function legacyFlagTtlMs(): number {
-  const v = Number.parseInt(process.env.LEGACY_FLAG_TTL_MS ?? '', 10);
-  return Number.isFinite(v) && v >= 0 ? v : 60_000;
+  return config().legacyFlagTtlMs;
 }
 
 const flagCache = new Map<string, { pending: boolean; at: number }>();

@@ -15,7 +15,7 @@ import { BatchWriteItemCommand, ScanCommand, type AttributeValue } from '@aws-sd
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { logPut } from './changelog.js';
 import { ddbRaw, tableName } from '../ddb/client.js';
-import { backoffMs, sleep } from '../ddb/tx.js';
+import { backoffMs, sleep } from '../ddb/retry.js';
 
 export type RawItem = Record<string, AttributeValue>;
 /** An item as written to a dump file: AttributeValues, binary as base64 */

@@ -18,7 +18,8 @@ import { logPut } from './changelog.js';
 import { K } from './keys.js';
 import { getProvider } from './providers.js';
 import { refUpdates, type RefChange } from './refs.js';
-import { RETRY, transact, withRetries, type TxItem } from '../ddb/tx.js';
+import { transact, type TxItem } from '../ddb/tx.js';
+import { RETRY, withRetries } from '../ddb/retry.js';
 
 export type GuardedWriteFailure =
   | { error: 'not_found' }

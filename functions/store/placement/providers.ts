@@ -12,7 +12,8 @@ import { ddb, tableName } from '../ddb/client.js';
 import { logPut } from './changelog.js';
 import { K, PROVIDER_SHARDS, keyFits } from './keys.js';
 import { diffRefs, refUpdates } from './refs.js';
-import { RETRY, transact, withRetries, type TxItem } from '../ddb/tx.js';
+import { transact, type TxItem } from '../ddb/tx.js';
+import { RETRY, withRetries } from '../ddb/retry.js';
 
 export const providerKey = K.provider;
 

@@ -10,7 +10,7 @@ import type { ConsumerRequest } from '../../core/placement/claim.js';
 import { missingResourceClasses } from './catalog.js';
 import { diffRefs, refUpdates, type RefChange } from './refs.js';
 import { planItems, readClaimState, writePlan, claimStats } from './allocations.js';
-import { withRetries } from '../ddb/tx.js';
+import { withRetries } from '../ddb/retry.js';
 
 /** ref changes of several providers, one per class (a transaction touches an item once) */
 function mergeRefs(changes: RefChange[]): RefChange[] {

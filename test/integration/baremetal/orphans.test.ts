@@ -10,6 +10,7 @@ import { recoverOrphanAllocations, recoverStaleNodeActions } from '../../../func
 import { runMaintenance } from '../../../functions/maintenance/handler.js';
 import { getAllocation } from '../../../functions/store/baremetal/allocations.js';
 import { setExecutor, type Executor } from '../../../functions/conductor/executor.js';
+import { resetConfig } from '../../../functions/config.js';
 
 let api: BmApi;
 beforeAll(async () => {
@@ -84,11 +85,13 @@ describe('orphan recovery', () => {
     expect(await api.runner.status('allocation', stored!.exec!)).toBe('unknown');
     // the scheduled maintenance function runs every task, ours included
     process.env.BAREMETAL_ORPHAN_GRACE_S = '0';
+    resetConfig();
     try {
       const reports = await runMaintenance(10_000);
       expect(reports.find((r) => r.task === 'baremetal-orphan-allocations')).toMatchObject({ resumed: 1 });
     } finally {
       delete process.env.BAREMETAL_ORPHAN_GRACE_S;
+      resetConfig();
     }
     await api.settle();
     expect((await api.req('GET', `/v1/allocations/${uuid}`)).json).toMatchObject({ state: 'active', node_uuid: n.uuid });

@@ -20,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api, type Res } from '../harness.js';
 import { tableState } from '../../fuzz/harness.js';
+import { resetConfig } from '../../../functions/config.js';
 
 const PROJECT = 'project-a';
 const OTHER = 'project-b';
@@ -211,6 +212,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (savedEnv === undefined) delete process.env.PLACEMENT_POLICY_MODE;
   else process.env.PLACEMENT_POLICY_MODE = savedEnv;
+  resetConfig();
   await api.close();
 });
 
@@ -234,9 +236,11 @@ for (const mode of ['secure-rbac', 'legacy-rbac'] as const) {
   describe(`${mode} persona matrix`, () => {
     beforeAll(() => {
       process.env.PLACEMENT_POLICY_MODE = mode;
+      resetConfig();
     });
     afterAll(() => {
       process.env.PLACEMENT_POLICY_MODE = 'default';
+      resetConfig();
     });
     for (const route of ROUTES) {
       const who = PERSONAS.map((p) => `${p}:${allowed(route.kind, mode, p) ? 'y' : 'n'}`).join(' ');
@@ -262,9 +266,11 @@ for (const mode of ['secure-rbac', 'legacy-rbac'] as const) {
 describe('GET /usages targets the queried project', () => {
   beforeAll(() => {
     process.env.PLACEMENT_POLICY_MODE = 'secure-rbac';
+    resetConfig();
   });
   afterAll(() => {
     process.env.PLACEMENT_POLICY_MODE = 'default';
+    resetConfig();
   });
   it('a project reader reads its own project only, and sees the real totals', async () => {
     const own = await api.req('GET', `/usages?project_id=${PROJECT}`, { token: '', headers: HEADERS.projectReader, version: '1.9' });

@@ -9,6 +9,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startPlacement, type Api } from '../harness.js';
+import { resetConfig } from '../../../functions/config.js';
 
 let api: Api;
 const dir = mkdtempSync(join(tmpdir(), 'berth-policy-'));
@@ -43,6 +44,7 @@ afterAll(async () => {
   for (const k of ['PLACEMENT_POLICY_MODE', 'PLACEMENT_POLICY_FILE', 'PLACEMENT_POLICY_OVERRIDES']) {
     if (saved[k] === undefined) delete process.env[k];
     else process.env[k] = saved[k];
+    resetConfig();
   }
   await api.close();
 });
@@ -77,12 +79,14 @@ describe('PLACEMENT_POLICY_FILE', () => {
 
   it('PLACEMENT_POLICY_OVERRIDES is layered over the file', async () => {
     process.env.PLACEMENT_POLICY_OVERRIDES = JSON.stringify({ 'placement:resource_classes:list': 'role:member' });
+    resetConfig();
     try {
       expect((await as(who.nobody, 'GET', '/resource_classes')).status).toBe(200);
       expect((await as(who.service, 'GET', '/resource_classes')).status).toBe(403);
       expect((await as(who.opsReader, 'GET', '/resource_providers')).status).toBe(200);
     } finally {
       delete process.env.PLACEMENT_POLICY_OVERRIDES;
+      resetConfig();
     }
   });
 });

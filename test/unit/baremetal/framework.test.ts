@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { pyDumps } from '../../../functions/baremetal/framework/pyjson.js';
 import { checkVersion, parseVersionHeader } from '../../../functions/baremetal/framework/versions.js';
-import { IronicError, WebobError, faultResponse, webobResponse } from '../../../functions/baremetal/framework/errors.js';
+import { WebobError, faultResponse, webobResponse } from '../../../functions/baremetal/framework/errors.js';
+import { IronicError } from '../../../functions/core/baremetal/errors.js';
 import { applyPatch, patchFields, validatePatch } from '../../../functions/baremetal/framework/jsonpatch.js';
 import { booleanArg, integerArg, stringListArg, uuidOrNameArg, validateSchema } from '../../../functions/baremetal/framework/args.js';
 import { ALLOCATION_JSON } from '../../../schemas/baremetal/allocations.js';

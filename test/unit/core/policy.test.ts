@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PolicyEngine, parseRule } from '../../../functions/core/policy/engine.js';
 import { placementPolicy } from '../../../functions/placement/policy.js';
+import { loadConfig } from '../../../functions/config.js';
 
 const admin = { roles: ['admin'], projectId: 'p1', userId: 'u' };
 const service = { roles: ['service'], projectId: 'svc', userId: 'u' };
@@ -24,7 +25,7 @@ describe('policy rule language', () => {
 
 describe('Placement defaults', () => {
   const allow = (mode: string, rule: string, creds: object, target: Record<string, unknown> = {}) => {
-    const e = placementPolicy({ PLACEMENT_POLICY_MODE: mode });
+    const e = placementPolicy(loadConfig({ PLACEMENT_POLICY_MODE: mode }).placementPolicy);
     return e.scopeOk(rule, creds as never) && e.check(rule, target, creds as never);
   };
   it('admin and service may manage providers, readers may not, system scope never', () => {
@@ -46,7 +47,7 @@ describe('Placement defaults', () => {
   });
   it('open mode allows any authenticated caller, operators can override a rule', () => {
     expect(allow('open', 'placement:resource_providers:list', { roles: [] })).toBe(true);
-    const e = placementPolicy({ PLACEMENT_POLICY_MODE: 'secure-rbac', PLACEMENT_POLICY_OVERRIDES: JSON.stringify({ 'placement:resource_providers:list': 'role:reader' }) });
+    const e = placementPolicy(loadConfig({ PLACEMENT_POLICY_MODE: 'secure-rbac', PLACEMENT_POLICY_OVERRIDES: JSON.stringify({ 'placement:resource_providers:list': 'role:reader' }) }).placementPolicy);
     expect(e.check('placement:resource_providers:list', {}, reader as never)).toBe(true);
   });
 });

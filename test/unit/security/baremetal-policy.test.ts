@@ -16,6 +16,7 @@ import { describe, expect, it } from 'vitest';
 import { BAREMETAL_RULES, baremetalPolicy } from '../../../functions/baremetal/policy.js';
 import { credentialsOf, policyValues } from '../../../functions/baremetal/framework/app.js';
 import type { Identity } from '../../../functions/http/types.js';
+import { loadConfig } from '../../../functions/config.js';
 
 interface Oracle {
   personas: Record<string, { roles: string[]; system_scope?: string; project_id?: string | null; project_name?: string; project_domain_id?: string; is_admin_project?: boolean }>;
@@ -48,14 +49,14 @@ describe('bare-metal policy equals Ironic 21.4 (oslo.policy oracle)', () => {
 
   for (const mode of ['legacy', 'secure-rbac'] as const) {
     it(`${mode}: every rule × persona × target decides as Ironic does`, () => {
-      const pol = baremetalPolicy({ BAREMETAL_POLICY_MODE: mode });
+      const pol = baremetalPolicy(loadConfig({ BAREMETAL_POLICY_MODE: mode }).baremetal.policy);
       const mismatches: string[] = [];
       let decisions = 0;
       for (const [rule, row] of Object.entries(oracle.modes[mode])) {
         for (const [persona, bits] of Object.entries(row)) {
           const creds = credentialsOf(identityOf(oracle.personas[persona]!), {});
           oracle.target_order.forEach((name, i) => {
-            const target = { ...policyValues(creds, {}), ...oracle.targets[name] };
+            const target = { ...policyValues(creds, 'service'), ...oracle.targets[name] };
             const got = pol.allowed(rule, target, creds);
             decisions++;
             if (got !== (bits[i] === '1')) mismatches.push(`${rule} ${persona} ${name}: ours ${got}, Ironic ${!got}`);
@@ -68,16 +69,16 @@ describe('bare-metal policy equals Ironic 21.4 (oslo.policy oracle)', () => {
   }
 
   it('behind an authorizer, client headers cannot claim the service project or the admin project', () => {
-    const pol = baremetalPolicy({ BAREMETAL_POLICY_MODE: 'secure-rbac' });
+    const pol = baremetalPolicy(loadConfig({ BAREMETAL_POLICY_MODE: 'secure-rbac' }).baremetal.policy);
     const identity: Identity = { userId: 'u', projectId: 'p', roles: ['service'], source: 'keystone', projectName: 'not-service' };
     const forged = { 'x-project-name': 'service', 'x-is-admin-project': 'True', 'x-project-domain-id': 'default' };
     const creds = credentialsOf(identity, forged);
-    const target = { ...policyValues(creds, {}), 'node.owner': 'someone-else' };
+    const target = { ...policyValues(creds, 'service'), 'node.owner': 'someone-else' };
     expect(pol.allowed('baremetal:node:update', target, creds)).toBe(false);
     expect(pol.allowed('baremetal:node:list_all', target, creds)).toBe(false);
     // the same caller whose verified token is in the service project does get it
     const real = credentialsOf({ ...identity, projectName: 'service' }, {});
-    expect(pol.allowed('baremetal:node:list_all', { ...policyValues(real, {}), 'node.owner': 'x' }, real)).toBe(true);
+    expect(pol.allowed('baremetal:node:list_all', { ...policyValues(real, 'service'), 'node.owner': 'x' }, real)).toBe(true);
     // under noauth the headers are the identity (Ironic's noauth / keystonemiddleware headers)
     const noauth = credentialsOf({ ...identity, source: 'noauth' }, forged);
     expect(noauth.extra?.project_name).toBe('service');
