@@ -3,45 +3,23 @@
  * (ironic/api/controllers/v1/allocation.py; conductor create_allocation,
  * destroy_allocation, backfill_allocation).
  *
- * POST stores the allocation in state `allocating` with the name of the execution
- * that will process it, starts that execution (node-allocation.asl.json) and answers
- * 201 at once. Backfill (a `node` given, API >= 1.58) is synchronous: validated and
- * bound to the node in one transaction, or refused with nothing stored.
+ * Parse, authorize, call the conductor (functions/conductor/allocations.ts), render.
+ * POST answers 201 once the allocation is stored `allocating` and its execution
+ * started; a backfill (`node`, API >= 1.58) is bound to its node before the answer.
  */
 import { httpLambda } from '../http/apigw.js';
-import {
-  ALLOCATION_STATES,
-  S,
-  UPDATE_ALLOWED_STATES,
-  allocationFailedText,
-  backfillProblems,
-  isoNow,
-  type NodeRecord,
-} from '../core/baremetal/rules.js';
-import { isUuidLike, newUuid } from '../core/compat/uuid.js';
-import { getNode, getNodes, nodeUuidsByNames } from '../store/baremetal/nodes.js';
-import {
-  backfillAllocation,
-  createAllocation,
-  deleteAllocation,
-  getAllocation,
-  getAllocationByName,
-  queryAllocations,
-  saveAllocation,
-  type StoredAllocation,
-} from '../store/baremetal/allocations.js';
+import { Err, IronicError } from '../core/baremetal/errors.js';
+import { ALLOCATION_STATES, isoNow, type NodeRecord } from '../core/baremetal/rules.js';
+import { newUuid } from '../core/compat/uuid.js';
+import { getAllocation, queryAllocations, type StoredAllocation } from '../store/baremetal/allocations.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';
-import { RETRY, withRetries } from '../store/ddb/retry.js';
-import { log } from '../observability/log.js';
+import { createAllocation, destroyAllocation, resolveCandidateNodes, updateAllocation } from '../conductor/allocations.js';
 import { ALLOCATION_JSON, ALLOCATION_PATCH_FIELDS } from '../../schemas/baremetal/allocations.js';
 import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { integerArg, stringArg, stringListArg, uuidArg, uuidOrNameArg, validateSchema } from './framework/args.js';
 import { WebobError } from './framework/errors.js';
-import { Err, IronicError } from '../core/baremetal/errors.js';
 import { applyPatch, patchFields, patchValues, validatePatch } from './framework/jsonpatch.js';
 import { V } from './framework/versions.js';
-import { executionName, executor } from '../conductor/executor.js';
-import { executionInput } from '../conductor/allocate.js';
 import {
   allocationWithPolicy,
   checkOwnerPolicy,
@@ -53,8 +31,7 @@ import {
   validateLimit,
   validateSortDir,
 } from './lookup.js';
-import { isValidLogicalName } from '../core/baremetal/rules.js';
-import { allocationView, conductorName, nextLink, ownerTarget } from './views.js';
+import { allocationView, nextLink, ownerTarget } from './views.js';
 
 const INVALID_SORT_KEYS = ['extra', 'candidate_nodes', 'traits'];
 const SORT_KEYS = ['id', 'uuid', 'name', 'state', 'resource_class', 'created_at', 'updated_at', 'owner', 'last_error', 'node_uuid'];
@@ -104,27 +81,6 @@ function authorizeCreate(r: BmRequest, a: Body): void {
   }
 }
 
-/** dbapi.check_node_list: names and UUIDs -> UUIDs, within the owner's nodes if restricted */
-async function resolveCandidates(idents: string[], project: string | undefined): Promise<string[]> {
-  const set = [...new Set(idents)];
-  const uuids = set.filter((i) => isUuidLike(i));
-  const names = set.filter((i) => !isUuidLike(i) && isValidLogicalName(i));
-  const bad = set.filter((i) => !uuids.includes(i) && !names.includes(i));
-  if (bad.length) throw Err.invalid(`Nodes cannot be found: ${bad.join(', ')}`);
-  const byName = await nodeUuidsByNames(names);
-  const nodes = await getNodes([...uuids.map((u) => u.toLowerCase()), ...byName.values()]);
-  const mapping = new Map<string, string>();
-  const visible = (u: string) => {
-    const n = nodes.get(u);
-    return !!n && (!project || n.owner === project || n.lessee === project);
-  };
-  for (const u of uuids) if (visible(u.toLowerCase())) mapping.set(u, u.toLowerCase());
-  for (const [name, u] of byName) if (visible(u)) mapping.set(name, u);
-  const missing = set.filter((i) => !mapping.has(i));
-  if (missing.length) throw Err.invalid(`Nodes cannot be found: ${missing.join(', ')}`);
-  return idents.map((i) => mapping.get(i)!);
-}
-
 async function create(r: BmRequest) {
   gate(r);
   const body = r.body();
@@ -162,7 +118,7 @@ async function create(r: BmRequest) {
   let candidates: string[] = [];
   if (a.candidate_nodes?.length) {
     const project = r.allowed('baremetal:allocation:create_restricted') ? undefined : r.creds.projectId;
-    candidates = await resolveCandidates(a.candidate_nodes, project);
+    candidates = await resolveCandidateNodes(a.candidate_nodes, project);
   }
   const uuid = (a.uuid ?? (node?.instance_uuid || newUuid())).toLowerCase();
   const now = isoNow();
@@ -184,63 +140,9 @@ async function create(r: BmRequest) {
     seq: nextBmSeq(),
     ver: 0,
   };
-  const saved = node ? await backfill(rec, node) : await startAllocation(rec, !!a.uuid);
+  const saved = await createAllocation(rec, { backfillNode: node, clientUuid: !!a.uuid });
   r.headers.location = buildUrl(r, 'allocations', uuid);
   return jsonResponse(201, allocationView(r, saved));
-}
-
-function conflictFor(rec: StoredAllocation, out: { error: string; node?: string }, target?: string): IronicError {
-  switch (out.error) {
-    case 'duplicate_uuid':
-      return Err.allocationAlreadyExists(rec.uuid);
-    case 'duplicate_name':
-      return Err.duplicateAllocationName(rec.name!);
-    case 'instance_associated':
-      return Err.instanceAssociated(rec.uuid, target ?? out.node);
-    default:
-      return Err.busy(`Allocation ${rec.uuid}`);
-  }
-}
-
-/** store the allocation, then start its execution (orphan recovery covers a failed start) */
-async function startAllocation(rec: StoredAllocation, clientUuid: boolean): Promise<StoredAllocation> {
-  rec.exec = executionName('a', rec.uuid);
-  const out = await createAllocation(rec, clientUuid);
-  if (!('ok' in out)) throw conflictFor(rec, out);
-  try {
-    await executor().start('allocation', rec.exec, executionInput(rec, rec.exec));
-  } catch (e) {
-    log.error('allocation execution did not start; orphan recovery will resume it', { allocation: rec.uuid, error: String((e as Error)?.message ?? e) });
-  }
-  return rec;
-}
-
-/** backfill_allocation, synchronously and all-or-nothing */
-async function backfill(rec: StoredAllocation, first: NodeRecord): Promise<StoredAllocation> {
-  // Ironic inserts the allocation before it validates the backfill: a taken uuid or
-  // name is the answer first (the write below is still conditional on both)
-  const [byUuid, byName] = await Promise.all([getAllocation(rec.uuid), rec.name ? getAllocationByName(rec.name) : undefined]);
-  if (byUuid) throw Err.allocationAlreadyExists(rec.uuid);
-  if (byName) throw Err.duplicateAllocationName(rec.name!);
-  return withRetries(async (attempt) => {
-    const node = attempt === 0 ? first : await getNode(first.uuid);
-    if (!node) throw new IronicError(400, `Node ${first.uuid} could not be found.`);
-    if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
-    const problems = backfillProblems(node, rec);
-    if (problems.length) {
-      throw new IronicError(
-        400,
-        allocationFailedText(rec.uuid, `Cannot backfill an allocation for node ${node.uuid}: ${problems.join('; ')}`),
-      );
-    }
-    if (node.instance_uuid && node.instance_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.instance_uuid);
-    if (node.allocation_uuid && node.allocation_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.allocation_uuid);
-    const done: StoredAllocation = { ...rec, state: ALLOCATION_STATES.ACTIVE, node_uuid: node.uuid, updated_at: isoNow() };
-    const out = await backfillAllocation(done, node);
-    if ('ok' in out) return done;
-    if (out.error === 'stale') return RETRY;
-    throw conflictFor(rec, out, node.uuid);
-  });
 }
 
 // ------------------------------------------------------------------ list / show
@@ -331,90 +233,61 @@ async function show(r: BmRequest) {
 
 // ------------------------------------------------------------------ update
 
+/** allocation.as_dict(): what a patch is applied to */
+function patchableDict(cur: StoredAllocation): Record<string, unknown> {
+  return {
+    id: cur.seq,
+    uuid: cur.uuid,
+    name: cur.name,
+    node_id: cur.node_uuid,
+    state: cur.state,
+    last_error: cur.last_error,
+    resource_class: cur.resource_class,
+    traits: cur.traits,
+    candidate_nodes: cur.candidate_nodes,
+    extra: cur.extra,
+    conductor_affinity: cur.exec,
+    owner: cur.owner,
+    created_at: cur.created_at,
+    updated_at: cur.updated_at,
+  };
+}
+
 async function update(r: BmRequest) {
   gate(r);
   queryArgs(r, []);
   const ident = stringArg('allocation_ident', r.params.allocation)!;
   const patch = validatePatch(r.body());
   if (r.minor < V.ALLOCATION_UPDATE) throw new IronicError(405, 'The API version does not allow updating allocations');
-  const saved = await withRetries(async () => {
-    const cur = await allocationWithPolicy(r, 'baremetal:allocation:update', ident);
-    checkOwnerField(r, patchFields(patch, ALLOCATION_PATCH_FIELDS));
-    for (const name of patchValues(patch, '/name')) {
-      if (name && !validLogicalName(r, name)) throw Err.invalid(`Cannot update allocation with invalid name '${name}'`);
-    }
-    const dict: Record<string, unknown> = {
-      id: cur.seq,
-      uuid: cur.uuid,
-      name: cur.name,
-      node_id: cur.node_uuid,
-      state: cur.state,
-      last_error: cur.last_error,
-      resource_class: cur.resource_class,
-      traits: cur.traits,
-      candidate_nodes: cur.candidate_nodes,
-      extra: cur.extra,
-      conductor_affinity: cur.exec,
-      owner: cur.owner,
-      created_at: cur.created_at,
-      updated_at: cur.updated_at,
-    };
-    const patched = applyPatch(dict, patch);
-    for (const k of Object.keys(patched)) if (!(k in ALLOCATION_JSON.properties)) delete patched[k];
-    validateSchema('patch', patched, ALLOCATION_JSON as never);
-    uuidArg('uuid', patched.uuid);
-    const next: StoredAllocation = {
-      ...cur,
-      name: (patched.name as string | null | undefined) ?? null,
-      extra: (patched.extra as Record<string, unknown> | null | undefined) ?? {},
-      updated_at: isoNow(),
-    };
-    const out = await saveAllocation(cur, next);
-    if ('ok' in out) return out.allocation;
-    if (out.error === 'duplicate_name') throw Err.duplicateAllocationName(next.name!);
-    return RETRY;
-  });
+  const saved = await updateAllocation(
+    () => allocationWithPolicy(r, 'baremetal:allocation:update', ident),
+    (cur) => {
+      checkOwnerField(r, patchFields(patch, ALLOCATION_PATCH_FIELDS));
+      for (const name of patchValues(patch, '/name')) {
+        if (name && !validLogicalName(r, name)) throw Err.invalid(`Cannot update allocation with invalid name '${name}'`);
+      }
+      const patched = applyPatch(patchableDict(cur), patch);
+      for (const k of Object.keys(patched)) if (!(k in ALLOCATION_JSON.properties)) delete patched[k];
+      validateSchema('patch', patched, ALLOCATION_JSON as never);
+      uuidArg('uuid', patched.uuid);
+      return {
+        ...cur,
+        name: (patched.name as string | null | undefined) ?? null,
+        extra: (patched.extra as Record<string, unknown> | null | undefined) ?? {},
+        updated_at: isoNow(),
+      };
+    },
+  );
   return jsonResponse(200, allocationView(r, saved));
 }
 
 // ------------------------------------------------------------------ delete
 
-/** verify_node_for_deallocation */
-function verifyNodeForDeallocation(node: NodeRecord, a: StoredAllocation): void {
-  if (node.maintenance) return;
-  if (node.target_provision_state && !UPDATE_ALLOWED_STATES.includes(node.provision_state)) {
-    throw Err.conflict(
-      `Cannot remove allocation ${a.uuid} for node ${node.uuid}, because the node is in state ${node.provision_state} where updates are not allowed (and maintenance mode is off)`,
-    );
-  }
-  if (node.provision_state === S.ACTIVE) {
-    throw Err.conflict(`Cannot remove allocation ${a.uuid} for node ${node.uuid}, because the node is active (and maintenance mode is off)`);
-  }
-}
-
-/** destroy_allocation: release the node and delete the allocation, atomically */
-async function destroy(load: () => Promise<StoredAllocation>): Promise<void> {
-  await withRetries(async () => {
-    const a = await load();
-    let node: NodeRecord | undefined;
-    if (a.node_uuid) {
-      node = await getNode(a.node_uuid);
-      if (node?.allocation_uuid !== a.uuid) node = undefined;
-      if (node) {
-        if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
-        verifyNodeForDeallocation(node, a);
-      }
-    }
-    const out = await deleteAllocation(a, node);
-    return out === true ? true : RETRY;
-  });
-}
-
 async function remove(r: BmRequest) {
   gate(r);
   queryArgs(r, []);
   const ident = uuidOrNameArg('allocation_ident', r.params.allocation)!;
-  await destroy(() => allocationWithPolicy(r, 'baremetal:allocation:delete', ident));
+  await destroyAllocation(() => allocationWithPolicy(r, 'baremetal:allocation:delete', ident));
   return noContent();
 }
 
@@ -446,7 +319,7 @@ async function nodeAllocation(r: BmRequest) {
 async function removeNodeAllocation(r: BmRequest) {
   const ident = nodeGate(r);
   queryArgs(r, []);
-  await destroy(async () => {
+  await destroyAllocation(async () => {
     const node = await getRpcNode(r, ident);
     checkOwnerPolicy(r, 'node', 'baremetal:node:get', node.owner, node.lessee, ident);
     const a = node.allocation_uuid ? await getAllocation(node.allocation_uuid) : undefined;

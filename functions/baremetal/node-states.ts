@@ -1,30 +1,18 @@
 /**
  * /v1/nodes/{node}/states, .../states/power, .../states/provision and
- * .../maintenance (NodeStatesController, NodeMaintenanceController). Power and
+ * .../maintenance (NodeStatesController, NodeMaintenanceController): argument checks
+ * here, the work in the conductor (functions/conductor/nodes.ts). Power and
  * provisioning answer 202 and finish asynchronously (functions/conductor/node-actions.ts).
  */
 import { httpLambda } from '../http/apigw.js';
-import {
-  ALLOWED_TARGET_POWER_STATES,
-  isActionable,
-  isoNow,
-  MIN_VERB_VERSIONS,
-  POWER,
-  processEvent,
-  provisionProgram,
-  S,
-  VERBS,
-  type NodeRecord,
-} from '../core/baremetal/rules.js';
-import { saveNode } from '../store/baremetal/nodes.js';
-import { RETRY, withRetries } from '../store/ddb/retry.js';
+import { Err } from '../core/baremetal/errors.js';
+import { ALLOWED_TARGET_POWER_STATES, MIN_VERB_VERSIONS, POWER, S } from '../core/baremetal/rules.js';
+import { setMaintenance, setPowerState, setProvisionState } from '../conductor/nodes.js';
 import { accepted, baremetalApp, buildUrl, jsonResponse, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { booleanArg, integerArg, pyStr, stringArg } from './framework/args.js';
-import { Err } from '../core/baremetal/errors.js';
 import { V } from './framework/versions.js';
 import { nodeIdent, nodeWithPolicy } from './lookup.js';
-import { launchNodeAction } from '../conductor/node-actions.js';
-import { conductorName, nodeStatesView } from './views.js';
+import { nodeStatesView } from './views.js';
 
 /** JSON body keys as keyword arguments (args.validate's unexpected / missing checks) */
 function bodyArgs(r: BmRequest, allowed: string[], required: string[] = []): Record<string, unknown> {
@@ -65,8 +53,7 @@ async function power(r: BmRequest) {
   const args = bodyArgs(r, ['target', 'timeout'], ['target']);
   const target = stringArg('target', args.target)!;
   const timeout = integerArg('timeout', args.timeout);
-  await withRetries(async () => {
-    const node = await nodeWithPolicy(r, 'baremetal:node:set_power_state', ident);
+  await setPowerState(() => nodeWithPolicy(r, 'baremetal:node:set_power_state', ident), target, (node) => {
     if (([POWER.SOFT_REBOOT, POWER.SOFT_POWER_OFF] as string[]).includes(target) || timeout) {
       if (r.minor < V.SOFT_POWER_OFF) throw Err.notAcceptable();
     }
@@ -75,15 +62,6 @@ async function power(r: BmRequest) {
     if (node.provision_state === S.CLEANWAIT || node.provision_state === S.CLEANING) {
       throw Err.invalidStateRequested(target, ident, node.provision_state);
     }
-    if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
-    const next: NodeRecord = {
-      ...node,
-      target_power_state: target === POWER.REBOOT || target === POWER.SOFT_REBOOT ? POWER.ON : target,
-      last_error: null,
-      updated_at: isoNow(),
-    };
-    const out = await launchNodeAction(node, next, 'power', target);
-    return out === 'stale' ? RETRY : out;
   });
   statesLocation(r, ident);
   return accepted();
@@ -104,64 +82,42 @@ async function provision(r: BmRequest) {
   const cleanSteps = (args.clean_steps as unknown[] | null | undefined) ?? null;
   const deploySteps = (args.deploy_steps as unknown[] | null | undefined) ?? null;
 
-  await withRetries(async () => {
-    const node = await nodeWithPolicy(r, 'baremetal:node:set_provision_state', ident);
-    const minVersion = MIN_VERB_VERSIONS[target];
-    if (minVersion !== undefined && r.minor < minVersion) throw Err.notAcceptable();
-    if ((target === S.ACTIVE || target === 'rebuild') && node.maintenance) throw Err.nodeInMaintenance('provisioning', node.uuid);
-    const event = VERBS[target] ?? target;
-    if (!isActionable(node.provision_state, event)) {
-      if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
-      throw Err.invalidStateRequested(target, node.uuid, node.provision_state);
-    }
-    if (configdrive) {
-      const allowed = [S.ACTIVE, ...(r.minor >= 35 ? ['rebuild'] : [])];
-      if (!allowed.includes(target)) {
-        throw Err.invalid(`Adding a config drive is only supported when setting provision state to ${allowed.join(', ')}`);
+  await setProvisionState(() => nodeWithPolicy(r, 'baremetal:node:set_provision_state', ident), {
+    target,
+    configdrive,
+    before: () => {
+      const minVersion = MIN_VERB_VERSIONS[target];
+      if (minVersion !== undefined && r.minor < minVersion) throw Err.notAcceptable();
+    },
+    validate: () => {
+      if (configdrive) {
+        const allowed = [S.ACTIVE, ...(r.minor >= 35 ? ['rebuild'] : [])];
+        if (!allowed.includes(target)) {
+          throw Err.invalid(`Adding a config drive is only supported when setting provision state to ${allowed.join(', ')}`);
+        }
+        if (typeof configdrive === 'object' && r.minor < 56) {
+          throw Err.invalid('Providing a JSON object for configdrive is only supported starting with API version 1.56');
+        }
       }
-      if (typeof configdrive === 'object' && r.minor < 56) {
-        throw Err.invalid('Providing a JSON object for configdrive is only supported starting with API version 1.56');
+      if (disableRamdisk !== undefined) {
+        if (r.minor < 70) throw Err.notAcceptable('disable_ramdisk is not acceptable in this API version');
+        if (target !== 'clean') throw Err.invalid('disable_ramdisk is supported only with manual cleaning');
       }
-    }
-    if (disableRamdisk !== undefined) {
-      if (r.minor < 70) throw Err.notAcceptable('disable_ramdisk is not acceptable in this API version');
-      if (target !== 'clean') throw Err.invalid('disable_ramdisk is supported only with manual cleaning');
-    }
-    if (cleanSteps && target !== 'clean') throw Err.invalid('"clean_steps" is only valid when setting target provision state to clean');
-    if (deploySteps && deploySteps.length) {
-      if (r.minor < 69) throw Err.notAcceptable('Request not acceptable. The minimal required API version should be 1.69');
-      if (target !== S.ACTIVE && target !== 'rebuild') {
-        throw Err.invalid('"deploy_steps" is only valid when setting target provision state to active or rebuild');
+      if (cleanSteps && target !== 'clean') throw Err.invalid('"clean_steps" is only valid when setting target provision state to clean');
+      if (deploySteps && deploySteps.length) {
+        if (r.minor < 69) throw Err.notAcceptable('Request not acceptable. The minimal required API version should be 1.69');
+        if (target !== S.ACTIVE && target !== 'rebuild') {
+          throw Err.invalid('"deploy_steps" is only valid when setting target provision state to active or rebuild');
+        }
       }
-    }
-    if (rescuePassword !== undefined && target !== 'rescue') {
-      throw Err.invalid('"rescue_password" is only valid when setting target provision state to rescue');
-    }
-    if (target === 'clean' && !cleanSteps?.length) throw Err.invalid('"clean_steps" is required when setting target provision state to clean');
-    if (target === 'rescue' && !(rescuePassword && rescuePassword.trim())) {
-      throw Err.invalid('A non-empty "rescue_password" is required when setting target provision state to rescue');
-    }
-    if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
-    if (node.protected && (event === 'delete' || event === 'rebuild' || (event === 'deploy' && node.provision_state !== S.AVAILABLE))) {
-      throw Err.nodeProtected(node.uuid);
-    }
-    const moved = processEvent(node.provision_state, event, node.target_provision_state, target === 'clean' ? S.MANAGEABLE : undefined);
-    const now = isoNow();
-    const next: NodeRecord = {
-      ...node,
-      provision_state: moved.state,
-      target_provision_state: moved.target,
-      provision_updated_at: now,
-      updated_at: now,
-      last_error: null,
-    };
-    if (configdrive && event === 'deploy') next.instance_info = { ...node.instance_info, configdrive };
-    if (!provisionProgram(target, node.provision_state).length) {
-      const out = await saveNode(node, next);
-      return 'ok' in out ? out.node : RETRY;
-    }
-    const out = await launchNodeAction(node, next, 'provision', target);
-    return out === 'stale' ? RETRY : out;
+      if (rescuePassword !== undefined && target !== 'rescue') {
+        throw Err.invalid('"rescue_password" is only valid when setting target provision state to rescue');
+      }
+      if (target === 'clean' && !cleanSteps?.length) throw Err.invalid('"clean_steps" is required when setting target provision state to clean');
+      if (target === 'rescue' && !(rescuePassword && rescuePassword.trim())) {
+        throw Err.invalid('A non-empty "rescue_password" is required when setting target provision state to rescue');
+      }
+    },
   });
   statesLocation(r, ident);
   return accepted();
@@ -169,18 +125,11 @@ async function provision(r: BmRequest) {
 
 // ------------------------------------------------------------------ maintenance
 
-async function setMaintenance(r: BmRequest, on: boolean) {
+async function maintenance(r: BmRequest, on: boolean) {
   const ident = nodeIdent(r);
   const args = bodyArgs(r, on ? ['reason'] : []);
   const reason = on ? stringArg('reason', args.reason) : undefined;
-  await withRetries(async () => {
-    const node = await nodeWithPolicy(r, on ? 'baremetal:node:set_maintenance' : 'baremetal:node:clear_maintenance', ident);
-    if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
-    const next: NodeRecord = { ...node, maintenance: on, maintenance_reason: on ? (reason ?? null) : null, updated_at: isoNow() };
-    if (!on) next.fault = null;
-    const out = await saveNode(node, next);
-    return 'ok' in out ? out.node : RETRY;
-  });
+  await setMaintenance(() => nodeWithPolicy(r, on ? 'baremetal:node:set_maintenance' : 'baremetal:node:clear_maintenance', ident), on, reason);
   return accepted();
 }
 
@@ -188,7 +137,7 @@ export const routes: FamilyRoutes = {
   '/v1/nodes/{node}/states': { GET: getStates },
   '/v1/nodes/{node}/states/power': { PUT: power },
   '/v1/nodes/{node}/states/provision': { PUT: provision },
-  '/v1/nodes/{node}/maintenance': { PUT: (r) => setMaintenance(r, true), DELETE: (r) => setMaintenance(r, false) },
+  '/v1/nodes/{node}/maintenance': { PUT: (r) => maintenance(r, true), DELETE: (r) => maintenance(r, false) },
 };
 export const handler = httpLambda(baremetalApp(routes), 'baremetal-node-states');
 

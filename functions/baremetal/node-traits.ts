@@ -3,19 +3,15 @@
  * on the node item, so a trait change is one version-checked write of the node.
  */
 import { httpLambda } from '../http/apigw.js';
-import { isoNow, type NodeRecord } from '../core/baremetal/rules.js';
-import { saveNode } from '../store/baremetal/nodes.js';
-import { RETRY, withRetries } from '../store/ddb/retry.js';
+import { Err } from '../core/baremetal/errors.js';
+import type { NodeRecord } from '../core/baremetal/rules.js';
+import { changeNodeTraits } from '../conductor/nodes.js';
 import { TRAIT_JSON } from '../../schemas/baremetal/traits.js';
 import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { validateSchema } from './framework/args.js';
 import { WebobError } from './framework/errors.js';
-import { Err, IronicError } from '../core/baremetal/errors.js';
 import { V } from './framework/versions.js';
 import { nodeIdent, nodeWithPolicy } from './lookup.js';
-import { conductorName } from './views.js';
-
-const MAX_TRAITS_PER_NODE = 50;
 
 const TRAITS_BODY = {
   type: 'object',
@@ -47,21 +43,9 @@ async function list(r: BmRequest) {
   return jsonResponse(200, { traits: node.traits });
 }
 
-/** write the node's new trait set (conductor add_node_traits / remove_node_traits) */
-async function writeTraits(r: BmRequest, ident: string, rule: string, change: (node: NodeRecord) => string[]): Promise<NodeRecord> {
-  return withRetries(async () => {
-    const node = await nodeWithPolicy(r, rule, ident);
-    if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
-    const traits = [...new Set(change(node))].sort();
-    if (traits.length > MAX_TRAITS_PER_NODE) {
-      throw new IronicError(
-        400,
-        `Could not modify traits for node ${node.uuid} as it would exceed the maximum number of traits per node (${traits.length} vs. ${MAX_TRAITS_PER_NODE})`,
-      );
-    }
-    const out = await saveNode(node, { ...node, traits, updated_at: isoNow() });
-    return 'ok' in out ? out.node : RETRY;
-  });
+/** write the node's new trait set (the conductor's add_node_traits / remove_node_traits) */
+function writeTraits(r: BmRequest, ident: string, rule: string, change: (node: NodeRecord) => string[]): Promise<NodeRecord> {
+  return changeNodeTraits(() => nodeWithPolicy(r, rule, ident), change);
 }
 
 async function put(r: BmRequest) {

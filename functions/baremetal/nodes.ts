@@ -4,39 +4,20 @@
  * update_node / destroy_node rules). Bookkeeping only: no conductor, no hardware.
  */
 import { httpLambda } from '../http/apigw.js';
-import {
-  ALL_STATES,
-  CONDUCTOR_UPDATE_ALLOWED,
-  DELETE_ALLOWED_STATES,
-  INTERFACES,
-  isoNow,
-  S,
-  UPDATE_ALLOWED_STATES,
-  type NodeRecord,
-} from '../core/baremetal/rules.js';
-import { isUuidLike, newUuid } from '../core/compat/uuid.js';
-import { completeNode, createNode, deleteNodeItems, getNode, queryNodes, saveNode } from '../store/baremetal/nodes.js';
-import { nextBmSeq } from '../store/baremetal/keys.js';
-import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
-import { RETRY, withRetries } from '../store/ddb/retry.js';
-import { NODE_JSON, NODE_PATCH_FIELDS, NODE_PATCH_JSON } from '../../schemas/baremetal/nodes.js';
-import {
-  baremetalApp,
-  jsonResponse,
-  noContent,
-  queryArgs,
-  buildUrl,
-  type BmRequest,
-  type FamilyRoutes,
-} from './framework/app.js';
-import { booleanArg, integerArg, stringArg, stringListArg, uuidArg, validateSchema } from './framework/args.js';
 import { Err, IronicError } from '../core/baremetal/errors.js';
+import { ALL_STATES, INTERFACES, S, UPDATE_ALLOWED_STATES, type NodeRecord } from '../core/baremetal/rules.js';
+import { isUuidLike, newUuid } from '../core/compat/uuid.js';
+import { config } from '../config.js';
+import { getAllocation } from '../store/baremetal/allocations.js';
+import { getNode, queryNodes } from '../store/baremetal/nodes.js';
+import { createNode, destroyNode, updateNode } from '../conductor/nodes.js';
+import { NODE_JSON, NODE_PATCH_FIELDS, NODE_PATCH_JSON } from '../../schemas/baremetal/nodes.js';
+import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
+import { booleanArg, integerArg, stringArg, stringListArg, uuidArg, validateSchema } from './framework/args.js';
 import { applyPatch, patchFields, patchValues, validatePatch, type PatchOp } from './framework/jsonpatch.js';
 import { V, VERSIONED_FIELDS, disallowedFields } from './framework/versions.js';
-import { driverFor, type HardwareDriver } from '../conductor/driver.js';
 import { listScope, nodeIdent, nodeWithPolicies, nodeWithPolicy, paginate, validateLimit, validateSortDir, validLogicalName } from './lookup.js';
-import { conductorName, NODE_DEFAULT_LIST_FIELDS, nextLink, nodeSanitizer, nodeView, ownerTarget } from './views.js';
-import { config } from '../config.js';
+import { NODE_DEFAULT_LIST_FIELDS, nextLink, nodeSanitizer, nodeView, ownerTarget } from './views.js';
 
 const RESERVED_NAMES = ['maintenance', 'management', 'states', 'vendor_passthru', 'detail', 'validate'];
 const INVALID_SORT_KEYS = [
@@ -46,29 +27,6 @@ const INVALID_SORT_KEYS = [
 const VALID_FAULTS = ['power failure', 'clean failure', 'rescue abort failure'];
 /** CONF.api.project_admin_can_manage_own_nodes (default True) */
 const projectAdminCanManageOwnNodes = () => config().baremetal.projectAdminCanManageOwnNodes;
-
-/** the interfaces check driver_factory makes */
-function checkInterfaces(driver: HardwareDriver, node: NodeRecord): NodeRecord {
-  const out = { ...node } as unknown as Record<string, unknown>;
-  for (const kind of INTERFACES) {
-    const field = `${kind}_interface`;
-    const v = out[field] as string | null;
-    if (v === null || v === undefined) out[field] = driver.defaults[kind];
-    else if (!driver.enabled[kind].includes(v)) {
-      throw Err.invalid(
-        `Could not find the following interface in the 'ironic.hardware.interfaces.${kind}' entrypoint: ${v}. Valid interfaces are ${pyListOf([...driver.enabled[kind]])}.`,
-      );
-    }
-  }
-  return out as unknown as NodeRecord;
-}
-
-function noValidHost(driverName: string, group: string): IronicError {
-  return new IronicError(
-    400,
-    `No valid host was found. Reason: No conductor service registered which supports driver ${driverName} for conductor group "${group}".`,
-  );
-}
 
 /** NodesController._check_names_acceptable */
 function checkNames(r: BmRequest, names: unknown[], msg: (name: string) => string): void {
@@ -118,42 +76,9 @@ async function create(r: BmRequest) {
     node.owner = project;
   }
   if (node.chassis_uuid) throw Err.invalid(`Chassis ${node.chassis_uuid} could not be found.`);
-  const group = String(node.conductor_group ?? '').toLowerCase();
-  const driver = driverFor(String(node.driver));
-  if (!driver) throw noValidHost(String(node.driver), group);
-  const now = isoNow();
-  let rec = completeNode({
-    uuid,
-    driver: driver.name,
-    created_at: now,
-    seq: nextBmSeq(),
-    provision_state: r.minor < V.ENROLL_STATE ? S.AVAILABLE : S.ENROLL,
-  });
-  for (const [k, v] of Object.entries(node)) {
-    if (k === 'uuid' || k === 'driver' || k === 'chassis_uuid' || k === 'shard') continue;
-    if (v === null || v === undefined) continue;
-    (rec as unknown as Record<string, unknown>)[k] = v;
-  }
-  rec.resource_class = (node.resource_class as string) || config().baremetal.defaultResourceClass || null;
-  rec.conductor_group = group;
-  rec.maintenance = node.maintenance === true;
-  rec = checkInterfaces(driver, rec);
-  const out = await createNode(rec);
-  if (!('ok' in out)) {
-    switch (out.error) {
-      case 'duplicate_uuid':
-        throw Err.nodeAlreadyExists(uuid);
-      case 'duplicate_name':
-        throw Err.duplicateNodeName(out.name);
-      case 'instance_associated':
-        // Ironic names "this other node": the one being created
-        throw Err.instanceAssociated(out.instance, uuid);
-      default:
-        throw Err.busy(`Node ${uuid}`);
-    }
-  }
+  const created = await createNode({ uuid, fields: node, initialState: r.minor < V.ENROLL_STATE ? S.AVAILABLE : S.ENROLL });
   r.headers.location = buildUrl(r, 'nodes', uuid);
-  return jsonResponse(201, nodeView(r, out.node));
+  return jsonResponse(201, nodeView(r, created));
 }
 
 // ------------------------------------------------------------------ list
@@ -250,7 +175,7 @@ async function listNodes(r: BmRequest, detailEndpoint: boolean) {
     if (project !== undefined && n.owner !== project && n.lessee !== project) return false;
     if (q.description_contains !== undefined && !(n.description ?? '').includes(q.description_contains)) return false;
     if (instanceUuid !== undefined && n.instance_uuid !== instanceUuid.toLowerCase()) return false;
-    if (q.conductor !== undefined && q.conductor !== conductorName()) return false;
+    if (q.conductor !== undefined && q.conductor !== config().baremetal.conductorName) return false;
     return true;
   });
   const page = paginate(nodes, { sortKey, sortDir, limit, marker: markerNode });
@@ -269,10 +194,6 @@ async function listNodes(r: BmRequest, detailEndpoint: boolean) {
 }
 
 const NODE_SORT_KEYS = ['uuid', 'created_at', 'updated_at', 'provision_state', 'power_state', 'driver', 'maintenance', 'instance_uuid', 'last_error', 'maintenance_reason', 'target_power_state', 'target_provision_state', 'provision_updated_at', 'reservation', 'console_enabled', 'inspection_started_at', 'inspection_finished_at'];
-
-function pyListOf(xs: string[]): string {
-  return `[${xs.map((x) => `'${x}'`).join(', ')}]`;
-}
 
 // ------------------------------------------------------------------ show
 
@@ -333,7 +254,7 @@ function patchableDict(n: NodeRecord): Record<string, unknown> {
   delete d.ver;
   delete d.seq;
   d.id = n.seq;
-  d.reservation = n.lock ? conductorName() : null;
+  d.reservation = n.lock ? config().baremetal.conductorName : null;
   return d;
 }
 
@@ -356,8 +277,9 @@ async function update(r: BmRequest) {
     throw Err.invalid('Cannot update node with description exceeding 4096 characters');
   }
   const rules = patchRules(patch);
-  const saved = await withRetries(async () => {
-    const cur = await nodeWithPolicies(r, rules, ident);
+  const saved = await updateNode(
+    () => nodeWithPolicies(r, rules, ident),
+    async (cur) => {
     const removeOnly = patch.length === 1 && patch[0]!.op === 'remove' && patch[0]!.path === '/instance_uuid';
     if (cur.maintenance && removeOnly) {
       // always allowed in maintenance
@@ -382,108 +304,11 @@ async function update(r: BmRequest) {
     for (const k of Object.keys(patched)) if (!(k in (NODE_PATCH_JSON.properties as object))) delete patched[k];
     validateNodeDict('patch', patched, NODE_PATCH_JSON);
     if (patched.chassis_uuid) throw Err.invalid(`Chassis ${patched.chassis_uuid} could not be found.`);
-    return applyNodeUpdate(r, ident, cur, patched, resetInterfaces === true);
-  });
+    return patched;
+    },
+    { resetInterfaces: resetInterfaces === true, patchable: Object.keys(NODE_PATCH_JSON.properties) },
+  );
   return jsonResponse(200, nodeView(r, saved));
-}
-
-/** _update_changed_fields + the conductor's update_node checks, then one conditional write */
-async function applyNodeUpdate(
-  r: BmRequest,
-  ident: string,
-  cur: NodeRecord,
-  patched: Record<string, unknown>,
-  resetInterfaces: boolean,
-): Promise<NodeRecord | typeof RETRY> {
-  // the conductor's update_node takes the node's lock
-  if (cur.lock) throw Err.nodeLocked(cur.uuid, conductorName());
-  const next = { ...cur } as unknown as Record<string, unknown>;
-  for (const [k, v] of Object.entries(patched)) {
-    if (k === 'chassis_uuid' || k === 'shard') continue;
-    if (k === 'conductor_group') next[k] = String(v ?? '').toLowerCase();
-    else if (k === 'protected') next[k] = v ?? false;
-    else if (k === 'maintenance' || k === 'console_enabled' || k === 'retired') next[k] = v ?? false;
-    else if (['driver_info', 'extra', 'instance_info', 'properties', 'network_data'].includes(k)) next[k] = v ?? {};
-    else next[k] = v ?? null;
-  }
-  for (const k of Object.keys(NODE_PATCH_JSON.properties)) {
-    if (!(k in patched) && k in next && !['chassis_uuid', 'shard', 'driver'].includes(k)) {
-      if (['driver_info', 'extra', 'instance_info', 'properties', 'network_data'].includes(k)) next[k] = {};
-      else if (['maintenance', 'console_enabled', 'retired', 'protected'].includes(k)) next[k] = false;
-      else if (k === 'conductor_group') next[k] = '';
-      else next[k] = null;
-    }
-  }
-  const n = next as unknown as NodeRecord;
-  if (!n.maintenance && cur.maintenance) {
-    n.maintenance_reason = null;
-    n.fault = null;
-  }
-  // _check_update_protected / _check_update_retired
-  if (n.protected !== cur.protected) {
-    if (!n.protected) n.protected_reason = null;
-    else if (n.provision_state !== S.ACTIVE && n.provision_state !== S.RESCUE) {
-      throw Err.conflict(
-        `Node ${cur.uuid} can only be made protected in provision states 'active' or 'rescue', the current state is '${n.provision_state}'`,
-      );
-    }
-  }
-  if (n.protected_reason !== cur.protected_reason && n.protected_reason && !n.protected) {
-    throw Err.invalid('The protected_reason field can only be set when protected is True');
-  }
-  if (n.retired !== cur.retired) {
-    if (!n.retired) n.retired_reason = null;
-    else if (n.provision_state === S.AVAILABLE) {
-      throw Err.conflict(
-        `Node ${cur.uuid} can not have 'retired' set in provision state 'available', the current state is '${n.provision_state}'`,
-      );
-    }
-  }
-  if (n.retired_reason !== cur.retired_reason && n.retired_reason && !n.retired) {
-    throw Err.invalid('The retired_reason field can only be set when retired is True');
-  }
-  // interfaces and driver
-  const updatingDriver = n.driver !== cur.driver;
-  const driver = driverFor(n.driver);
-  if (!driver) throw noValidHost(n.driver, n.conductor_group);
-  const changedIfaces = INTERFACE_FIELDS.filter((f) => (n as unknown as Record<string, unknown>)[f] !== (cur as unknown as Record<string, unknown>)[f]);
-  for (const f of changedIfaces) {
-    if (!(CONDUCTOR_UPDATE_ALLOWED.includes(n.provision_state) || n.maintenance)) {
-      throw Err.conflict(
-        `Node ${cur.uuid} can not have ${f} updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states or in maintenance mode.`,
-      );
-    }
-  }
-  if (updatingDriver && resetInterfaces) for (const f of INTERFACE_FIELDS) if (!changedIfaces.includes(f)) (n as unknown as Record<string, unknown>)[f] = null;
-  if (updatingDriver || changedIfaces.length) Object.assign(n, checkInterfaces(driver, n));
-  // instance_uuid
-  if (n.instance_uuid && n.instance_uuid !== cur.instance_uuid && cur.instance_uuid) throw Err.nodeAssociated(cur.uuid, cur.instance_uuid);
-  if (n.instance_uuid) n.instance_uuid = n.instance_uuid.toLowerCase();
-  if (n.resource_class !== cur.resource_class && cur.resource_class && !CONDUCTOR_UPDATE_ALLOWED.includes(cur.provision_state)) {
-    throw Err.conflict(`Node ${cur.uuid} can not have resource_class updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states.`);
-  }
-  const extra = [];
-  if (!n.instance_uuid && cur.instance_uuid && cur.allocation_uuid) {
-    if (!cur.maintenance && !CONDUCTOR_UPDATE_ALLOWED.includes(cur.provision_state)) {
-      throw Err.conflict(
-        `Node ${cur.uuid} with an allocation can not have instance_uuid removed unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states or in maintenance mode.`,
-      );
-    }
-    const alloc = await getAllocation(cur.allocation_uuid);
-    if (alloc) extra.push(...allocationDeleteActions(alloc, cur.uuid));
-    n.allocation_uuid = null;
-  }
-  n.updated_at = isoNow();
-  const out = await saveNode(cur, n, extra);
-  if ('ok' in out) return out.node;
-  switch (out.error) {
-    case 'duplicate_name':
-      throw Err.duplicateNodeName(out.name);
-    case 'instance_associated':
-      throw Err.instanceAssociated(out.instance, cur.uuid);
-    default:
-      return RETRY;
-  }
 }
 
 // ------------------------------------------------------------------ delete
@@ -491,30 +316,13 @@ async function applyNodeUpdate(
 async function remove(r: BmRequest) {
   const ident = nodeIdent(r);
   queryArgs(r, []);
-  await withRetries(async () => {
-    let node: NodeRecord;
+  await destroyNode(async () => {
     try {
-      node = await nodeWithPolicy(r, 'baremetal:node:delete', ident);
+      return await nodeWithPolicy(r, 'baremetal:node:delete', ident);
     } catch (e) {
       if (!(e instanceof IronicError && e.status === 403) || !projectAdminCanManageOwnNodes()) throw e;
-      node = await nodeWithPolicy(r, 'baremetal:node:delete:self_owned_node', ident);
+      return nodeWithPolicy(r, 'baremetal:node:delete:self_owned_node', ident);
     }
-    if (node.lock) throw Err.nodeLocked(node.uuid, conductorName());
-    if (!node.maintenance && node.instance_uuid) throw Err.nodeAssociated(node.uuid, node.instance_uuid);
-    if (node.protected) throw Err.nodeProtected(node.uuid);
-    const allowed = [...DELETE_ALLOWED_STATES, S.AVAILABLE];
-    if (!node.maintenance && !allowed.includes(node.provision_state)) {
-      throw Err.conflict(
-        `Can not delete node "${node.uuid}" while it is in provision state "${node.provision_state}". Valid provision states to perform deletion are: "(${allowed.map((s) => `'${s}'`).join(', ')})", or set the node into maintenance mode`,
-      );
-    }
-    const extra = [];
-    if (node.allocation_uuid) {
-      const alloc = await getAllocation(node.allocation_uuid);
-      if (alloc) extra.push(...allocationDeleteActions(alloc, node.uuid));
-    }
-    const out = await deleteNodeItems(node, extra);
-    return out === true ? true : RETRY;
   });
   return noContent();
 }

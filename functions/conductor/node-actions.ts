@@ -41,11 +41,11 @@ export async function launchNodeAction(
   next: NodeRecord,
   action: NodeActionInput['action'],
   target: string,
-): Promise<NodeRecord | 'stale'> {
+): Promise<{ ok: true; node: NodeRecord } | { error: 'stale' }> {
   const execution = executionName('n', cur.uuid);
   const locked: NodeRecord = { ...next, lock: execution, lock_action: { action, target, from: cur.provision_state, at: Date.now() } };
   const saved = await saveNode(cur, locked);
-  if (!('ok' in saved)) return 'stale';
+  if (!('ok' in saved)) return { error: 'stale' };
   const input: NodeActionInput = { node: cur.uuid, execution, action, target, from: cur.provision_state };
   try {
     await executor().start('node-action', execution, input as unknown as Record<string, unknown>);
@@ -57,7 +57,7 @@ export async function launchNodeAction(
       await failNodeAction({ ...input, error: { Error: 'Error', Cause: String((err as Error)?.message ?? err) } });
     }
   }
-  return saved.node;
+  return { ok: true, node: saved.node };
 }
 
 /**

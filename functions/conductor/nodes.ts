@@ -1,0 +1,347 @@
+/**
+ * The conductor's node workflows (ironic.conductor.manager create_node, update_node,
+ * destroy_node, add/remove_node_traits, set maintenance, change_node_power_state,
+ * do_node_deploy and friends). Handlers parse the request, authorize and pass a
+ * `load` that re-reads (and re-authorizes) the node; these functions check Ironic's
+ * rules on what they read, write through the store with a condition on the node's
+ * version, and retry when another writer got there first. Power and provisioning
+ * hand the rest to a node-action execution (./node-actions.ts).
+ */
+import { Err, IronicError } from '../core/baremetal/errors.js';
+import {
+  CONDUCTOR_UPDATE_ALLOWED,
+  DELETE_ALLOWED_STATES,
+  INTERFACES,
+  POWER,
+  S,
+  VERBS,
+  isActionable,
+  isoNow,
+  processEvent,
+  provisionProgram,
+  type NodeRecord,
+} from '../core/baremetal/rules.js';
+import { config } from '../config.js';
+import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
+import { nextBmSeq } from '../store/baremetal/keys.js';
+import { completeNode, createNode as storeNode, deleteNodeItems, saveNode } from '../store/baremetal/nodes.js';
+import { RETRY } from '../store/ddb/retry.js';
+import { driverFor, type HardwareDriver } from './driver.js';
+import { launchNodeAction } from './node-actions.js';
+import { refuseLocked, retrying, type Load } from './retries.js';
+
+const MAX_TRAITS_PER_NODE = 50;
+const INTERFACE_FIELDS = INTERFACES.map((i) => `${i}_interface`);
+const DICT_FIELDS = ['driver_info', 'extra', 'instance_info', 'properties', 'network_data'];
+
+function pyListOf(xs: string[]): string {
+  return `[${xs.map((x) => `'${x}'`).join(', ')}]`;
+}
+
+/** the interfaces check driver_factory makes */
+function checkInterfaces(driver: HardwareDriver, node: NodeRecord): NodeRecord {
+  const out = { ...node } as unknown as Record<string, unknown>;
+  for (const kind of INTERFACES) {
+    const field = `${kind}_interface`;
+    const v = out[field] as string | null;
+    if (v === null || v === undefined) out[field] = driver.defaults[kind];
+    else if (!driver.enabled[kind].includes(v)) {
+      throw Err.invalid(
+        `Could not find the following interface in the 'ironic.hardware.interfaces.${kind}' entrypoint: ${v}. Valid interfaces are ${pyListOf([...driver.enabled[kind]])}.`,
+      );
+    }
+  }
+  return out as unknown as NodeRecord;
+}
+
+function noValidHost(driverName: string, group: string): IronicError {
+  return new IronicError(
+    400,
+    `No valid host was found. Reason: No conductor service registered which supports driver ${driverName} for conductor group "${group}".`,
+  );
+}
+
+// ------------------------------------------------------------------ create
+
+export interface NewNode {
+  uuid: string;
+  /** the validated request fields (Ironic names; null/absent = default) */
+  fields: Record<string, unknown>;
+  /** enroll from 1.11, available before */
+  initialState: string;
+}
+
+/** create_node: defaults, driver and interfaces, then one conditional write. */
+export async function createNode(n: NewNode): Promise<NodeRecord> {
+  const group = String(n.fields.conductor_group ?? '').toLowerCase();
+  const driver = driverFor(String(n.fields.driver));
+  if (!driver) throw noValidHost(String(n.fields.driver), group);
+  let rec = completeNode({ uuid: n.uuid, driver: driver.name, created_at: isoNow(), seq: nextBmSeq(), provision_state: n.initialState });
+  for (const [k, v] of Object.entries(n.fields)) {
+    if (k === 'uuid' || k === 'driver' || k === 'chassis_uuid' || k === 'shard') continue;
+    if (v === null || v === undefined) continue;
+    (rec as unknown as Record<string, unknown>)[k] = v;
+  }
+  rec.resource_class = (n.fields.resource_class as string) || config().baremetal.defaultResourceClass || null;
+  rec.conductor_group = group;
+  rec.maintenance = n.fields.maintenance === true;
+  rec = checkInterfaces(driver, rec);
+  const out = await storeNode(rec);
+  if ('ok' in out) return out.node;
+  switch (out.error) {
+    case 'duplicate_uuid':
+      throw Err.nodeAlreadyExists(n.uuid);
+    case 'duplicate_name':
+      throw Err.duplicateNodeName(out.name);
+    case 'instance_associated':
+      // Ironic names "this other node": the one being created
+      throw Err.instanceAssociated(out.instance, n.uuid);
+    default:
+      throw Err.busy(`Node ${n.uuid}`);
+  }
+}
+
+// ------------------------------------------------------------------ update
+
+/**
+ * update_node: `prepare` is the API's part, run on every attempt on the node just
+ * read — state checks that depend on the request, the patch applied and validated —
+ * and returns the patched fields; the conductor's checks and the write follow.
+ */
+export async function updateNode(
+  load: Load<NodeRecord>,
+  prepare: (cur: NodeRecord) => Promise<Record<string, unknown>>,
+  opts: { resetInterfaces: boolean; patchable: readonly string[] },
+): Promise<NodeRecord> {
+  return retrying(async () => {
+    const cur = await load();
+    const patched = await prepare(cur);
+    return applyNodeUpdate(cur, patched, opts);
+  });
+}
+
+/** _update_changed_fields + the conductor's update_node checks, then one conditional write */
+async function applyNodeUpdate(
+  cur: NodeRecord,
+  patched: Record<string, unknown>,
+  { resetInterfaces, patchable }: { resetInterfaces: boolean; patchable: readonly string[] },
+): Promise<NodeRecord | typeof RETRY> {
+  // the conductor's update_node takes the node's lock
+  refuseLocked(cur);
+  const next = { ...cur } as unknown as Record<string, unknown>;
+  for (const [k, v] of Object.entries(patched)) {
+    if (k === 'chassis_uuid' || k === 'shard') continue;
+    if (k === 'conductor_group') next[k] = String(v ?? '').toLowerCase();
+    else if (k === 'protected') next[k] = v ?? false;
+    else if (k === 'maintenance' || k === 'console_enabled' || k === 'retired') next[k] = v ?? false;
+    else if (DICT_FIELDS.includes(k)) next[k] = v ?? {};
+    else next[k] = v ?? null;
+  }
+  // a field the patch removed is absent from the patched dict: back to its default
+  for (const k of patchable) {
+    if (!(k in patched) && k in next && !['chassis_uuid', 'shard', 'driver'].includes(k)) {
+      if (DICT_FIELDS.includes(k)) next[k] = {};
+      else if (['maintenance', 'console_enabled', 'retired', 'protected'].includes(k)) next[k] = false;
+      else if (k === 'conductor_group') next[k] = '';
+      else next[k] = null;
+    }
+  }
+  const n = next as unknown as NodeRecord;
+  if (!n.maintenance && cur.maintenance) {
+    n.maintenance_reason = null;
+    n.fault = null;
+  }
+  // _check_update_protected / _check_update_retired
+  if (n.protected !== cur.protected) {
+    if (!n.protected) n.protected_reason = null;
+    else if (n.provision_state !== S.ACTIVE && n.provision_state !== S.RESCUE) {
+      throw Err.conflict(
+        `Node ${cur.uuid} can only be made protected in provision states 'active' or 'rescue', the current state is '${n.provision_state}'`,
+      );
+    }
+  }
+  if (n.protected_reason !== cur.protected_reason && n.protected_reason && !n.protected) {
+    throw Err.invalid('The protected_reason field can only be set when protected is True');
+  }
+  if (n.retired !== cur.retired) {
+    if (!n.retired) n.retired_reason = null;
+    else if (n.provision_state === S.AVAILABLE) {
+      throw Err.conflict(`Node ${cur.uuid} can not have 'retired' set in provision state 'available', the current state is '${n.provision_state}'`);
+    }
+  }
+  if (n.retired_reason !== cur.retired_reason && n.retired_reason && !n.retired) {
+    throw Err.invalid('The retired_reason field can only be set when retired is True');
+  }
+  // interfaces and driver
+  const updatingDriver = n.driver !== cur.driver;
+  const driver = driverFor(n.driver);
+  if (!driver) throw noValidHost(n.driver, n.conductor_group);
+  const field = (x: NodeRecord, f: string) => (x as unknown as Record<string, unknown>)[f];
+  const changedIfaces = INTERFACE_FIELDS.filter((f) => field(n, f) !== field(cur, f));
+  for (const f of changedIfaces) {
+    if (!(CONDUCTOR_UPDATE_ALLOWED.includes(n.provision_state) || n.maintenance)) {
+      throw Err.conflict(
+        `Node ${cur.uuid} can not have ${f} updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states or in maintenance mode.`,
+      );
+    }
+  }
+  if (updatingDriver && resetInterfaces) for (const f of INTERFACE_FIELDS) if (!changedIfaces.includes(f)) (n as unknown as Record<string, unknown>)[f] = null;
+  if (updatingDriver || changedIfaces.length) Object.assign(n, checkInterfaces(driver, n));
+  // instance_uuid
+  if (n.instance_uuid && n.instance_uuid !== cur.instance_uuid && cur.instance_uuid) throw Err.nodeAssociated(cur.uuid, cur.instance_uuid);
+  if (n.instance_uuid) n.instance_uuid = n.instance_uuid.toLowerCase();
+  if (n.resource_class !== cur.resource_class && cur.resource_class && !CONDUCTOR_UPDATE_ALLOWED.includes(cur.provision_state)) {
+    throw Err.conflict(`Node ${cur.uuid} can not have resource_class updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states.`);
+  }
+  const extra = [];
+  if (!n.instance_uuid && cur.instance_uuid && cur.allocation_uuid) {
+    if (!cur.maintenance && !CONDUCTOR_UPDATE_ALLOWED.includes(cur.provision_state)) {
+      throw Err.conflict(
+        `Node ${cur.uuid} with an allocation can not have instance_uuid removed unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states or in maintenance mode.`,
+      );
+    }
+    const alloc = await getAllocation(cur.allocation_uuid);
+    if (alloc) extra.push(...allocationDeleteActions(alloc, cur.uuid));
+    n.allocation_uuid = null;
+  }
+  n.updated_at = isoNow();
+  const out = await saveNode(cur, n, extra);
+  if ('ok' in out) return out.node;
+  switch (out.error) {
+    case 'duplicate_name':
+      throw Err.duplicateNodeName(out.name);
+    case 'instance_associated':
+      throw Err.instanceAssociated(out.instance, cur.uuid);
+    default:
+      return RETRY;
+  }
+}
+
+// ------------------------------------------------------------------ delete
+
+/** destroy_node (and the allocation of a node in maintenance), atomically */
+export async function destroyNode(load: Load<NodeRecord>): Promise<void> {
+  await retrying(async () => {
+    const node = await load();
+    refuseLocked(node);
+    if (!node.maintenance && node.instance_uuid) throw Err.nodeAssociated(node.uuid, node.instance_uuid);
+    if (node.protected) throw Err.nodeProtected(node.uuid);
+    const allowed = [...DELETE_ALLOWED_STATES, S.AVAILABLE];
+    if (!node.maintenance && !allowed.includes(node.provision_state)) {
+      throw Err.conflict(
+        `Can not delete node "${node.uuid}" while it is in provision state "${node.provision_state}". Valid provision states to perform deletion are: "(${allowed.map((s) => `'${s}'`).join(', ')})", or set the node into maintenance mode`,
+      );
+    }
+    const extra = [];
+    if (node.allocation_uuid) {
+      const alloc = await getAllocation(node.allocation_uuid);
+      if (alloc) extra.push(...allocationDeleteActions(alloc, node.uuid));
+    }
+    const out = await deleteNodeItems(node, extra);
+    return out === true ? true : RETRY;
+  });
+}
+
+// ------------------------------------------------------------------ traits, maintenance
+
+/** add_node_traits / remove_node_traits: the node's new trait set, one versioned write */
+export async function changeNodeTraits(load: Load<NodeRecord>, change: (node: NodeRecord) => string[]): Promise<NodeRecord> {
+  return retrying(async () => {
+    const node = await load();
+    refuseLocked(node);
+    const traits = [...new Set(change(node))].sort();
+    if (traits.length > MAX_TRAITS_PER_NODE) {
+      throw new IronicError(
+        400,
+        `Could not modify traits for node ${node.uuid} as it would exceed the maximum number of traits per node (${traits.length} vs. ${MAX_TRAITS_PER_NODE})`,
+      );
+    }
+    const out = await saveNode(node, { ...node, traits, updated_at: isoNow() });
+    return 'ok' in out ? out.node : RETRY;
+  });
+}
+
+/** set / clear maintenance mode */
+export async function setMaintenance(load: Load<NodeRecord>, on: boolean, reason?: string): Promise<NodeRecord> {
+  return retrying(async () => {
+    const node = await load();
+    refuseLocked(node);
+    const next: NodeRecord = { ...node, maintenance: on, maintenance_reason: on ? (reason ?? null) : null, updated_at: isoNow() };
+    if (!on) next.fault = null;
+    const out = await saveNode(node, next);
+    return 'ok' in out ? out.node : RETRY;
+  });
+}
+
+// ------------------------------------------------------------------ power and provisioning
+
+/**
+ * change_node_power_state: `validate` holds the API's checks on the node just read;
+ * then the node is locked and a node-action execution performs the change.
+ */
+export async function setPowerState(load: Load<NodeRecord>, target: string, validate: (node: NodeRecord) => void): Promise<void> {
+  await retrying(async () => {
+    const node = await load();
+    validate(node);
+    refuseLocked(node);
+    const next: NodeRecord = {
+      ...node,
+      target_power_state: target === POWER.REBOOT || target === POWER.SOFT_REBOOT ? POWER.ON : target,
+      last_error: null,
+      updated_at: isoNow(),
+    };
+    const out = await launchNodeAction(node, next, 'power', target);
+    return 'ok' in out ? out.node : RETRY;
+  });
+}
+
+export interface ProvisionRequest {
+  /** the API verb (deploy is 'active', ...) */
+  target: string;
+  configdrive: unknown;
+  /** the API's checks on the node just read, before the state machine is asked (microversion) */
+  before: (node: NodeRecord) => void;
+  /** the API's checks once the verb is known to apply (arguments that depend on it) */
+  validate: (node: NodeRecord, event: string) => void;
+}
+
+/**
+ * do_provisioning_action: the first state-machine event is applied with the node's
+ * lock taken in one conditional write; the remaining program runs in a node-action
+ * execution. A verb without program (manage from enroll, ...) is a plain write.
+ */
+export async function setProvisionState(load: Load<NodeRecord>, req: ProvisionRequest): Promise<void> {
+  const { target, configdrive } = req;
+  await retrying(async () => {
+    const node = await load();
+    req.before(node);
+    if ((target === S.ACTIVE || target === 'rebuild') && node.maintenance) throw Err.nodeInMaintenance('provisioning', node.uuid);
+    const event = VERBS[target] ?? target;
+    if (!isActionable(node.provision_state, event)) {
+      refuseLocked(node);
+      throw Err.invalidStateRequested(target, node.uuid, node.provision_state);
+    }
+    req.validate(node, event);
+    refuseLocked(node);
+    if (node.protected && (event === 'delete' || event === 'rebuild' || (event === 'deploy' && node.provision_state !== S.AVAILABLE))) {
+      throw Err.nodeProtected(node.uuid);
+    }
+    const moved = processEvent(node.provision_state, event, node.target_provision_state, target === 'clean' ? S.MANAGEABLE : undefined);
+    const now = isoNow();
+    const next: NodeRecord = {
+      ...node,
+      provision_state: moved.state,
+      target_provision_state: moved.target,
+      provision_updated_at: now,
+      updated_at: now,
+      last_error: null,
+    };
+    if (configdrive && event === 'deploy') next.instance_info = { ...node.instance_info, configdrive };
+    if (!provisionProgram(target, node.provision_state).length) {
+      const out = await saveNode(node, next);
+      return 'ok' in out ? out.node : RETRY;
+    }
+    const out = await launchNodeAction(node, next, 'provision', target);
+    return 'ok' in out ? out.node : RETRY;
+  });
+}
