@@ -99,6 +99,9 @@ export interface Config {
   observability: ObservabilitySettings;
 }
 
+/** the variables cdk/ sets to the bare-metal state machines' ARNs (read below) */
+export const STATE_MACHINE_ARN_ENV = { allocation: 'ALLOCATION_STATE_MACHINE_ARN', 'node-action': 'NODE_ACTION_STATE_MACHINE_ARN' } as const;
+
 function list(v: string | undefined): string[] {
   return (v ?? '')
     .split(',')
@@ -165,8 +168,8 @@ export function loadConfig(env: Env = process.env): Config {
       fakeDelayMs: Math.max(0, num(env.BAREMETAL_FAKE_DELAY_MS, 0)),
       indexRetries: indexRetries >= 0 ? indexRetries : undefined,
       orphanGraceS: orphanGrace >= 0 ? orphanGrace : 30,
-      allocationStateMachineArn: optional(env.ALLOCATION_STATE_MACHINE_ARN),
-      nodeActionStateMachineArn: optional(env.NODE_ACTION_STATE_MACHINE_ARN),
+      allocationStateMachineArn: optional(env[STATE_MACHINE_ARN_ENV.allocation]),
+      nodeActionStateMachineArn: optional(env[STATE_MACHINE_ARN_ENV['node-action']]),
     },
     keystone: {
       url: optional(env.KEYSTONE_URL),

@@ -5,12 +5,11 @@
  * headers, pathParameters, requestContext) and turns the handler's result back into
  * an HTTP response. Unmatched paths go to the $default route's function.
  */
-import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { LambdaHandler } from '../functions/http/family.js';
 import { matchRoute, type RouteSpec } from '../functions/http/router.js';
-
-export type LambdaHandler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
 
 export interface ApiDefinition {
   name: string;

@@ -12,7 +12,6 @@ import type { Server } from 'node:http';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDynamoDbLocal, ensureTable, type DdbLocal } from './ddb-local.js';
-import { serve } from './http-adapter.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -85,29 +84,20 @@ export async function startStack(o: Options): Promise<RunningStack> {
     // handlers read their environment when first used: import them only now
     const { resetConfig } = await import('../functions/config.js');
     resetConfig();
-    const { PLACEMENT_ROUTES, PLACEMENT_DEFAULT_FAMILY } = await import('../functions/placement/routes.js');
-    const { PLACEMENT_FAMILY_MODULES } = await import('../functions/placement/index.js');
-    const { placementMalformed } = await import('../functions/placement/framework/malformed.js');
-    const handlers = Object.fromEntries(Object.entries(PLACEMENT_FAMILY_MODULES).map(([k, m]) => [k, m.handler]));
+    const { servePlacement, serveBaremetal } = await import('./apis.js');
     const servers: Server[] = [];
-    servers.push(
-      await serve(
-        { name: 'placement', routes: PLACEMENT_ROUTES, handlers, defaultFamily: PLACEMENT_DEFAULT_FAMILY, malformed: placementMalformed },
-        o.placementPort,
-        o.host,
-      ),
-    );
-    const placementUrl = `http://${o.host}:${(servers[0]!.address() as { port: number }).port}`;
-    let baremetalUrl = '';
+    const stopServers = () => Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
+    let placementUrl: string;
+    let baremetalUrl: string;
     try {
-      const bm = await import('../functions/baremetal/index.js' as string).catch(() => undefined);
-      if (bm?.startLocal) {
-        const s: Server = await bm.startLocal(o.baremetalPort, o.host);
-        servers.push(s);
-        baremetalUrl = `http://${o.host}:${(s.address() as { port: number }).port}`;
-      }
+      const p = await servePlacement(o.placementPort, o.host);
+      servers.push(p);
+      placementUrl = `http://${o.host}:${(p.address() as { port: number }).port}`;
+      const b = await serveBaremetal(o.baremetalPort, o.host);
+      servers.push(b);
+      baremetalUrl = `http://${o.host}:${(b.address() as { port: number }).port}`;
     } catch (e) {
-      await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
+      await stopServers();
       throw e;
     }
     let dashboardUrl = '';
@@ -121,13 +111,11 @@ export async function startStack(o: Options): Promise<RunningStack> {
     }
     let timer: NodeJS.Timeout | undefined;
     if (o.maintenanceInterval > 0) {
-      const mod = await import('../functions/maintenance/handler.js' as string).catch(() => undefined);
-      if (mod?.runMaintenance) {
-        timer = setInterval(() => {
-          mod.runMaintenance().catch((e: Error) => process.stderr.write(`[berth] maintenance failed: ${e.stack ?? e}\n`));
-        }, o.maintenanceInterval * 1000);
-        timer.unref();
-      }
+      const { runMaintenance } = await import('../functions/maintenance/handler.js');
+      timer = setInterval(() => {
+        runMaintenance().catch((e: Error) => process.stderr.write(`[berth] maintenance failed: ${e.stack ?? e}\n`));
+      }, o.maintenanceInterval * 1000);
+      timer.unref();
     }
     const stop = async () => {
       if (timer) clearInterval(timer);
@@ -155,7 +143,7 @@ async function main() {
   const stack = await startStack(o);
   const lines = [
     `[berth] Placement API   ${stack.placementUrl}  (x-auth-token: admin)`,
-    stack.baremetalUrl ? `[berth] Bare metal API  ${stack.baremetalUrl}` : '[berth] Bare metal API  (not available)',
+    `[berth] Bare metal API  ${stack.baremetalUrl}`,
     stack.dashboardUrl ? `[berth] Dashboard       ${stack.dashboardUrl}` : '[berth] Dashboard       (disabled)',
     `[berth] DynamoDB Local  ${stack.ddb.endpoint}  (${o.fresh ? 'in memory, fresh' : `data in ${o.dataDir}`})`,
     `[berth] ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; Ctrl-C stops everything`,

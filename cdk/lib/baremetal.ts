@@ -29,6 +29,7 @@ import type { Machine } from '../../functions/conductor/executor.js';
 import { BerthFunction, ROOT } from './function.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { baremetalRules, grantTableAccess } from './permissions.js';
+import { STATE_MACHINE_ARN_ENV } from '../../functions/config.js';
 
 const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
@@ -50,7 +51,7 @@ const STEP_ACTIONS: Record<string, string[]> = {
 };
 /** which state machine a family starts executions of */
 const FAMILY_STARTS: Record<string, Machine> = { allocations: 'allocation', 'node-states': 'node-action' };
-const ARN_ENV: Record<Machine, string> = { allocation: 'ALLOCATION_STATE_MACHINE_ARN', 'node-action': 'NODE_ACTION_STATE_MACHINE_ARN' };
+const ARN_ENV: Record<Machine, string> = STATE_MACHINE_ARN_ENV;
 
 /**
  * An authorizer with the same configuration for another HTTP API. API Gateway

@@ -16,13 +16,11 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
-import { BerthFunction, ROOT } from './function.js';
+import { BerthFunction } from './function.js';
 import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
 import { Dashboard } from './dashboard.js';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 
 export interface IdentityOptions {
   /**
@@ -115,7 +113,7 @@ export class BerthStack extends Stack {
     });
     this.configureStage(this.placementApi, accessLogs, props.throttle);
     const families = new Map<string, BerthFunction>();
-    for (const family of PLACEMENT_FAMILIES.filter((f) => existsSync(join(ROOT, `functions/placement/${f}.ts`)))) {
+    for (const family of PLACEMENT_FAMILIES) {
       const fn = new BerthFunction(this, `Placement-${family}`, {
         entry: `functions/placement/${family}.ts`,
         description: `Placement ${family}`,
@@ -133,7 +131,7 @@ export class BerthStack extends Stack {
     }
     for (const route of PLACEMENT_ROUTES) {
       const fn = families.get(route.family)?.fn;
-      if (!fn) continue;
+      if (!fn) throw new Error(`route ${route.path} names family ${route.family}, which has no function`);
       // every method reaches the family's function, which answers 405 with Allow itself
       const added = this.placementApi.addRoutes({
         path: route.path,

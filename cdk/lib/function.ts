@@ -8,6 +8,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,6 +32,8 @@ export class BerthFunction extends Construct {
 
   constructor(scope: Construct, id: string, props: BerthFunctionProps) {
     super(scope, id);
+    // a missing entry is a broken build, never a function silently left out
+    if (!existsSync(join(ROOT, props.entry))) throw new Error(`${id}: entry ${props.entry} does not exist`);
     const logGroup = new logs.LogGroup(this, 'Logs', {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,

@@ -172,7 +172,8 @@ beforeAll(async () => {
   await useTable({ PLACEMENT_POLICY_MODE: 'default' });
   const { PLACEMENT_DEFAULT_FAMILY } = await import('../../functions/placement/routes.js');
   const { PLACEMENT_FAMILY_MODULES } = await import('../../functions/placement/index.js');
-  const handlers = Object.fromEntries(Object.entries(PLACEMENT_FAMILY_MODULES).map(([k, m]) => [k, m.handler]));
+  const { handlersOf } = await import('../../functions/http/family.js');
+  const handlers = handlersOf(PLACEMENT_FAMILY_MODULES);
   const s = await serveRecorded('placement', PLACEMENT_ROUTES, handlers as never, PLACEMENT_DEFAULT_FAMILY);
   server = s.server;
   api = client(s.url, async () => {

@@ -6,7 +6,6 @@ import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { ensureTable } from '../../local/ddb-local.js';
-import { serve } from '../../local/http-adapter.js';
 
 export interface Api {
   url: string;
@@ -38,10 +37,8 @@ export async function useTable(env: Record<string, string> = {}): Promise<string
 
 export async function startPlacement(env: Record<string, string> = {}): Promise<Api> {
   await useTable(env);
-  const { PLACEMENT_ROUTES, PLACEMENT_DEFAULT_FAMILY } = await import('../../functions/placement/routes.js');
-  const { PLACEMENT_FAMILY_MODULES } = await import('../../functions/placement/index.js');
-  const handlers = Object.fromEntries(Object.entries(PLACEMENT_FAMILY_MODULES).map(([k, m]) => [k, m.handler]));
-  const server: Server = await serve({ name: 'placement', routes: PLACEMENT_ROUTES, handlers, defaultFamily: PLACEMENT_DEFAULT_FAMILY }, 0);
+  const { servePlacement } = await import('../../local/apis.js');
+  const server: Server = await servePlacement(0);
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   return client(url, async () => {
     server.closeAllConnections?.();

@@ -1,6 +1,6 @@
 /**
  * Bare-metal integration harness: a fresh table in the shared DynamoDB Local, the real
- * bare-metal handlers behind the real local HTTP adapter (startLocal) on a random
+ * bare-metal handlers behind the real local HTTP adapter (local/apis.ts) on a random
  * port, the state machines run from their ASL files by the local runner, and a client
  * that speaks Ironic's headers.
  */
@@ -30,9 +30,9 @@ export interface BmApi {
 
 export async function startBaremetal(env: Record<string, string> = {}): Promise<BmApi> {
   await useTable({ BAREMETAL_INDEX_RETRIES: '0', ...env });
-  const { startLocal } = await import('../../../functions/baremetal/index.js');
+  const { serveBaremetal } = await import('../../../local/apis.js');
   const { localRunner } = await import('../../../local/state-machines.js');
-  const server: Server = await startLocal(0, '127.0.0.1');
+  const server: Server = await serveBaremetal(0);
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const runner = localRunner();
   return {

@@ -21,9 +21,9 @@ let idle: () => Promise<void>;
 
 beforeAll(async () => {
   await useTable();
-  const { startLocal } = await import('../../../functions/baremetal/index.js');
+  const { serveBaremetal } = await import('../../../local/apis.js');
   const { localRunner } = await import('../../../local/state-machines.js');
-  server = await startLocal(0, '127.0.0.1');
+  server = await serveBaremetal(0);
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const runner = localRunner();
   idle = () => runner.idle();

@@ -8,7 +8,8 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Server } from 'node:http';
-import { serve, type LambdaHandler } from '../../../local/http-adapter.js';
+import { serve } from '../../../local/http-adapter.js';
+import type { LambdaHandler } from '../../../functions/http/family.js';
 import { allows, type AccessRule } from '../../../cdk/lib/permissions.js';
 
 export interface DdbCall {

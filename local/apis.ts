@@ -1,0 +1,34 @@
+/**
+ * Both APIs served locally: the real Lambda handlers of every resource family behind
+ * the payload-v2 adapter, routed by the same tables cdk/ deploys. The bare-metal API
+ * runs its state machines in-process from their ASL files (./state-machines.ts).
+ * Used by `npm start`, the integration tests and the benchmarks.
+ */
+import type { Server } from 'node:http';
+import { handlersOf } from '../functions/http/family.js';
+import { PLACEMENT_FAMILY_MODULES } from '../functions/placement/index.js';
+import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_ROUTES } from '../functions/placement/routes.js';
+import { placementMalformed } from '../functions/placement/framework/malformed.js';
+import { BAREMETAL_FAMILY_MODULES } from '../functions/baremetal/index.js';
+import { BAREMETAL_DEFAULT_FAMILY, BAREMETAL_ROUTES } from '../functions/baremetal/routes.js';
+import { serve } from './http-adapter.js';
+import { localRunner } from './state-machines.js';
+
+export function servePlacement(port: number, host = '127.0.0.1'): Promise<Server> {
+  return serve(
+    {
+      name: 'placement',
+      routes: PLACEMENT_ROUTES,
+      handlers: handlersOf(PLACEMENT_FAMILY_MODULES),
+      defaultFamily: PLACEMENT_DEFAULT_FAMILY,
+      malformed: placementMalformed,
+    },
+    port,
+    host,
+  );
+}
+
+export function serveBaremetal(port: number, host = '127.0.0.1'): Promise<Server> {
+  localRunner();
+  return serve({ name: 'baremetal', routes: BAREMETAL_ROUTES, handlers: handlersOf(BAREMETAL_FAMILY_MODULES), defaultFamily: BAREMETAL_DEFAULT_FAMILY }, port, host);
+}
