@@ -15,7 +15,7 @@ import { jsonSchemaOf } from '../schemas/json-schema.js';
 import { PLACEMENT_ROUTES } from '../functions/placement/routes.js';
 import { BAREMETAL_ROUTES } from '../functions/baremetal/routes.js';
 import type { RouteSpec } from '../functions/http/router.js';
-import { MAX_VERSION as PLACEMENT_MAX, MIN_VERSION as PLACEMENT_MIN } from '../functions/placement/framework/errors.js';
+import { MAX_VERSION as PLACEMENT_MAX, MIN_VERSION as PLACEMENT_MIN } from '../functions/placement/framework/versions.js';
 import { MAX_VERSION as IRONIC_MAX, MIN_VERSION as IRONIC_MIN } from '../functions/baremetal/framework/versions.js';
 import * as RP from '../schemas/placement/resource-providers.js';
 import * as INV from '../schemas/placement/inventories.js';

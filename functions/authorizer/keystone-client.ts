@@ -4,7 +4,7 @@
  * token itself is obtained with the configured service user and refreshed before expiry.
  */
 import { identityFromKeystone, type KeystoneToken } from '../core/policy/identity.js';
-import type { Identity } from '../http/types.js';
+import type { Identity } from '../core/policy/identity.js';
 
 export interface KeystoneConfig {
   url: string; // e.g. https://keystone.example.com/v3 or http://127.0.0.1:5000

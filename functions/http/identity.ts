@@ -3,7 +3,8 @@
  * turn headers into an identity; in AWS an API Gateway authorizer has already
  * verified the caller and the identity arrives in the request context.
  */
-import type { HttpRequest, Identity } from './types.js';
+import type { HttpRequest } from './types.js';
+import type { Identity } from '../core/policy/identity.js';
 
 /** Placement's NoAuthMiddleware + oslo.context, as the conformance README spells out. */
 export function noauthIdentity(headers: Record<string, string>): Identity | undefined {

@@ -1,19 +1,5 @@
 /** The transport-neutral request/response both APIs are written against. */
 
-export interface Identity {
-  userId?: string;
-  projectId?: string;
-  roles: string[];
-  /** 'all' for system-scoped tokens (openstack-system-scope: all) */
-  systemScope?: string;
-  /** oslo.context's project_name / project_domain_id / is_admin_project, from the verified token (Ironic's rules test them) */
-  projectName?: string;
-  projectDomainId?: string;
-  isAdminProject?: boolean;
-  /** where the identity came from: noauth2 headers, a Keystone token, a JWT */
-  source: 'noauth' | 'keystone' | 'jwt' | 'none';
-}
-
 export interface HttpRequest {
   method: string;
   /** path without the stage / mount prefix, always starting with '/' */

@@ -9,17 +9,7 @@ import type { HttpResponse } from '../http/types.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/aggregates.js';
 import { setProviderAggregates } from '../store/placement/aggregates.js';
-import {
-  checkAccept,
-  extractJson,
-  httpDate,
-  jsonResponse,
-  placementApp,
-  requireJsonContent,
-  requireVersion,
-  type FamilyRoutes,
-  type PlacementRequest,
-} from './framework/app.js';
+import { checkAccept, extractJson, httpDate, jsonResponse, placementApp, requireJsonContent, requireVersion, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
 import { ErrorCodes, conflict } from './framework/errors.js';
 import { providerNotFound, providerOr404 } from './provider-lookup.js';
 
@@ -29,13 +19,8 @@ const P = 'placement:resource_providers:aggregates';
 function send(r: PlacementRequest, aggregates: string[], generation: number): HttpResponse {
   const body: Record<string, unknown> = { aggregates };
   if (r.version.atLeast(1, 19)) body.resource_provider_generation = generation;
-  const res = jsonResponse(200, body);
-  if (r.version.atLeast(1, 15)) {
-    // associations carry no timestamp (upstream punts to now as well)
-    res.headers['cache-control'] = 'no-cache';
-    res.headers['last-modified'] = httpDate(new Date());
-  }
-  return res;
+  // associations carry no timestamp (upstream punts to now as well)
+  return cacheHeaders(r, jsonResponse(200, body), undefined);
 }
 
 function generationConflict() {

@@ -45,7 +45,7 @@ function cachePut(key: string, body: string): void {
     cachedBytes -= b.length;
   }
 }
-import { checkAccept, forVersion, placementApp, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
+import { checkAccept, forVersion, placementApp, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
 
 /**
  * Names neither standard nor known to exist. A custom class or trait some provider in
@@ -73,11 +73,7 @@ async function list(r: PlacementRequest) {
   const forest = await snapshot().fresh();
   const names = namesOf(req);
   const missing = await unknownNames(forest, names.resourceClasses, names.traits);
-  const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (v.atLeast(1, 15)) {
-    headers['cache-control'] = 'no-cache';
-    headers['last-modified'] = new Date().toUTCString();
-  }
+  const headers = cacheHeaders(r, { status: 200, headers: { 'content-type': 'application/json' } }, undefined).headers;
   const started = performance.now();
   count('CandidateRequests');
   const cacheable = !r.config.randomizeAllocationCandidates && !missing.missingResourceClasses.size && !missing.missingTraits.size;

@@ -70,7 +70,7 @@ export function consumerRequests(r: PlacementRequest, data: S.PostAllocations): 
 
 /** The claim failures as the allocation handlers render them. */
 function claimError(f: ClaimFailure, notFoundPrefix: string): PlacementError {
-  switch (f.kind) {
+  switch (f.error) {
     case 'consumer_generation':
       return conflict(f.detail, ErrorCodes.CONCURRENT_UPDATE);
     case 'provider_missing':

@@ -20,31 +20,13 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/inventories.js';
 import { writeInventories } from '../store/placement/inventories.js';
 import { missingResourceClasses } from '../store/placement/catalog.js';
-import {
-  checkAccept,
-  extractJson,
-  httpDate,
-  jsonResponse,
-  placementApp,
-  requireJsonContent,
-  type FamilyRoutes,
-  type PlacementRequest,
-} from './framework/app.js';
+import { checkAccept, extractJson, httpDate, jsonResponse, placementApp, requireJsonContent, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
 import { ErrorCodes, PlacementError, badRequest, conflict, notFound } from './framework/errors.js';
 import { providerOr404 } from './provider-lookup.js';
 import { providerUrl } from './views.js';
 
 const P = 'placement:resource_providers:inventories';
 const RC_RE = new RegExp(S.RC_PATTERN);
-
-/** From 1.15: cache-control, and last-modified when there is something to date. */
-function withCacheHeaders(r: PlacementRequest, res: HttpResponse, lastModified: Date | undefined): HttpResponse {
-  if (r.version.atLeast(1, 15)) {
-    res.headers['cache-control'] = 'no-cache';
-    if (lastModified) res.headers['last-modified'] = httpDate(lastModified);
-  }
-  return res;
-}
 
 /** Inventories carry no timestamps of their own here: the provider's `updated` moves with every inventory change. */
 function inventoryModified(p: ProviderRecord): Date {
@@ -65,7 +47,7 @@ async function list(r: PlacementRequest) {
   const uuid = r.params.uuid!;
   const p = await providerOr404(uuid, (m) => `${m} : ${m}`);
   const res = jsonResponse(200, inventoriesView(p.inventories, p.generation));
-  return withCacheHeaders(r, res, Object.keys(p.inventories).length ? inventoryModified(p) : undefined);
+  return cacheHeaders(r, res, Object.keys(p.inventories).length ? inventoryModified(p) : null);
 }
 
 async function show(r: PlacementRequest) {
@@ -76,7 +58,7 @@ async function show(r: PlacementRequest) {
   const p = await providerOr404(uuid, (m) => `${m} : ${m}`);
   const inv = Object.hasOwn(p.inventories, rc) ? p.inventories[rc] : undefined;
   if (!inv) throw notFound(`No inventory of class ${rc} for ${uuid}`);
-  return withCacheHeaders(r, jsonResponse(200, inventoryView(inv, p.generation)), inventoryModified(p));
+  return cacheHeaders(r, jsonResponse(200, inventoryView(inv, p.generation)), inventoryModified(p));
 }
 
 // ---------------------------------------------------------------- writes
@@ -111,7 +93,7 @@ async function create(r: PlacementRequest) {
   const out = jsonResponse(201, inventoryView(inventory, res.generation), {
     location: `${r.http.baseUrl}${providerUrl(uuid)}/inventories/${rc}`,
   });
-  return withCacheHeaders(r, out, new Date());
+  return cacheHeaders(r, out, new Date());
 }
 
 /** PUT one: change an existing inventory, guarded by the client's generation. */
@@ -136,7 +118,7 @@ async function update(r: PlacementRequest) {
     }
     throw writeFailure(res, uuid, 'update conflict: ');
   }
-  return withCacheHeaders(r, jsonResponse(200, inventoryView(inventory, res.generation)), new Date());
+  return cacheHeaders(r, jsonResponse(200, inventoryView(inventory, res.generation)), new Date());
 }
 
 /** PUT all: replace the whole inventory, guarded by the client's generation. */
@@ -168,7 +150,7 @@ async function replace(r: PlacementRequest) {
     throw writeFailure(res, uuid, 'update conflict: ');
   }
   const out = jsonResponse(200, inventoriesView(inventories, res.generation));
-  return withCacheHeaders(r, out, Object.keys(inventories).length ? new Date() : undefined);
+  return cacheHeaders(r, out, Object.keys(inventories).length ? new Date() : null);
 }
 
 /** DELETE one (no generation in the request: a lost race re-reads and retries). */

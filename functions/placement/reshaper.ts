@@ -15,7 +15,7 @@ import { ErrorCodes, PlacementError, badRequest, conflict } from './framework/er
 import { CONCURRENT_UPDATE_TEXT, consumerRequests } from './allocations.js';
 
 function reshapeError(f: ReshapeFailure): PlacementError {
-  switch (f.kind) {
+  switch (f.error) {
     case 'inventory_provider_missing':
       return badRequest(f.detail, ErrorCodes.RESOURCE_PROVIDER_NOT_FOUND);
     case 'provider_generation':

@@ -17,17 +17,7 @@ import {
   renameCustomResourceClass,
   type CustomResourceClass,
 } from '../store/placement/resource-classes.js';
-import {
-  checkAccept,
-  extractJson,
-  httpDate,
-  jsonResponse,
-  placementApp,
-  requireJsonContent,
-  requireVersion,
-  type FamilyRoutes,
-  type PlacementRequest,
-} from './framework/app.js';
+import { checkAccept, extractJson, httpDate, jsonResponse, placementApp, requireJsonContent, requireVersion, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
 import { badRequest, conflict, notFound } from './framework/errors.js';
 
 const P = 'placement:resource_classes';
@@ -37,14 +27,6 @@ const url = (name: string) => `/resource_classes/${name}`;
 /** handlers.resource_class._serialize_resource_class */
 function view(name: string) {
   return { name, links: [{ rel: 'self', href: url(name) }] };
-}
-
-function withCacheHeaders(r: PlacementRequest, res: HttpResponse, lastModified: Date): HttpResponse {
-  if (r.version.atLeast(1, 15)) {
-    res.headers['cache-control'] = 'no-cache';
-    res.headers['last-modified'] = httpDate(lastModified);
-  }
-  return res;
 }
 
 const modified = (rc: CustomResourceClass) => new Date(rc.updatedAt ?? rc.createdAt);
@@ -71,7 +53,7 @@ async function list(r: PlacementRequest) {
   const res = jsonResponse(200, { resource_classes: [...STANDARD_RESOURCE_CLASSES, ...custom.map((c) => c.name)].map(view) });
   let last: Date | undefined;
   for (const c of custom) if (!last || modified(c) > last) last = modified(c);
-  return withCacheHeaders(r, res, last ?? new Date());
+  return cacheHeaders(r, res, last ?? new Date());
 }
 
 async function show(r: PlacementRequest) {
@@ -80,7 +62,7 @@ async function show(r: PlacementRequest) {
   r.authorize(`${P}:show`);
   const name = r.params.name!;
   const found = await classOr404(name);
-  return withCacheHeaders(r, jsonResponse(200, view(name)), found.standard ? new Date() : modified(found.rc));
+  return cacheHeaders(r, jsonResponse(200, view(name)), found.standard ? new Date() : modified(found.rc));
 }
 
 async function create(r: PlacementRequest) {

@@ -12,31 +12,12 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/traits.js';
 import { createCustomTrait, deleteCustomTrait, getCustomTrait, listCustomTraits, setProviderTraits } from '../store/placement/traits.js';
 import { snapshot } from '../store/placement/snapshot.js';
-import {
-  checkAccept,
-  extractJson,
-  httpDate,
-  jsonResponse,
-  placementApp,
-  requireJsonContent,
-  requireVersion,
-  validateQuery,
-  type FamilyRoutes,
-  type PlacementRequest,
-} from './framework/app.js';
+import { checkAccept, extractJson, httpDate, jsonResponse, placementApp, requireJsonContent, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
 import { ErrorCodes, badRequest, conflict, notFound } from './framework/errors.js';
 import { providerOr404, providerNotFound } from './provider-lookup.js';
 
 const T = 'placement:traits';
 const RPT = 'placement:resource_providers:traits';
-
-function withCacheHeaders(r: PlacementRequest, res: HttpResponse, lastModified: Date): HttpResponse {
-  if (r.version.atLeast(1, 15)) {
-    res.headers['last-modified'] = httpDate(lastModified);
-    res.headers['cache-control'] = 'no-cache';
-  }
-  return res;
-}
 
 /** Standard traits carry no timestamp here; like upstream's fallback they date from now. */
 function newest(dates: Array<string | undefined>): Date {
@@ -72,7 +53,7 @@ async function putTrait(r: PlacementRequest) {
     }
   }
   const res: HttpResponse = { status, headers: { location: `${r.http.baseUrl}/traits/${name}` } };
-  return withCacheHeaders(r, res, created ? new Date(created) : new Date());
+  return cacheHeaders(r, res, created ? new Date(created) : new Date());
 }
 
 /** The trait's creation time (undefined for a standard one), or a 404. */
@@ -87,7 +68,7 @@ async function getTrait(r: PlacementRequest) {
   requireVersion(r, '1.6');
   r.authorize(`${T}:show`);
   const t = await traitOr404(r.params.name!);
-  return withCacheHeaders(r, { status: 204, headers: {} }, newest([t.createdAt]));
+  return cacheHeaders(r, { status: 204, headers: {} }, newest([t.createdAt]));
 }
 
 async function deleteTrait(r: PlacementRequest) {
@@ -141,7 +122,7 @@ async function listTraits(r: PlacementRequest) {
   }
   all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const res = jsonResponse(200, { traits: all.map((t) => t.name) });
-  return withCacheHeaders(r, res, newest(all.map((t) => t.createdAt)));
+  return cacheHeaders(r, res, newest(all.map((t) => t.createdAt)));
 }
 
 // ---------------------------------------------------------------- provider traits
@@ -152,7 +133,7 @@ async function listProviderTraits(r: PlacementRequest) {
   r.authorize(`${RPT}:list`);
   const p = await providerOr404(r.params.uuid!, (m) => `${m}: ${m}`);
   const res = jsonResponse(200, { traits: p.traits, resource_provider_generation: p.generation });
-  return withCacheHeaders(r, res, new Date());
+  return cacheHeaders(r, res, new Date());
 }
 
 async function setTraits(r: PlacementRequest) {
@@ -177,7 +158,7 @@ async function setTraits(r: PlacementRequest) {
     }
   }
   const out = jsonResponse(200, { traits: res.traits, resource_provider_generation: res.generation });
-  return withCacheHeaders(r, out, new Date());
+  return cacheHeaders(r, out, new Date());
 }
 
 async function deleteTraits(r: PlacementRequest) {

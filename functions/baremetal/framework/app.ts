@@ -8,7 +8,8 @@
 import { jsonDocumentProblem } from '../../core/compat/unicode.js';
 import { authorizerIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
-import { Query, QueryDecodeError, type HttpRequest, type HttpResponse, type Identity } from '../../http/types.js';
+import { Query, QueryDecodeError, type HttpRequest, type HttpResponse } from '../../http/types.js';
+import type { Identity } from '../../core/policy/identity.js';
 import { log } from '../../observability/log.js';
 import { config, type Config } from '../../config.js';
 import { Problem } from '../../core/errors.js';

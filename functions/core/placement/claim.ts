@@ -56,13 +56,13 @@ export interface ConsumerState {
 
 export type ClaimFailure =
   /** 409 placement.concurrent_update */
-  | { kind: 'consumer_generation'; detail: string }
+  | { error: 'consumer_generation'; detail: string }
   /** 400 */
-  | { kind: 'provider_missing'; provider: string; detail: string }
+  | { error: 'provider_missing'; provider: string; detail: string }
   /** 400 (exception.ResourceClassNotFound) */
-  | { kind: 'class_missing'; resourceClass: string; detail: string }
+  | { error: 'class_missing'; resourceClass: string; detail: string }
   /** 409 (exception.InvalidInventory and its capacity / constraint subclasses) */
-  | { kind: 'invalid_inventory'; detail: string };
+  | { error: 'invalid_inventory'; detail: string };
 
 export interface ProviderChange {
   uuid: string;
@@ -121,7 +121,7 @@ export function checkConsumerGenerations(
 ): ClaimFailure | undefined {
   for (const r of requests) {
     const detail = consumerGenerationConflict(states.get(r.uuid)?.record, r.generation);
-    if (detail) return { kind: 'consumer_generation', detail };
+    if (detail) return { error: 'consumer_generation', detail };
   }
   return undefined;
 }
@@ -140,7 +140,7 @@ export function providersToRead(requests: ConsumerRequest[], states: Map<string,
 export function checkProvidersExist(requests: ConsumerRequest[], providers: Map<string, ProviderRecord>): ClaimFailure | undefined {
   for (const r of requests) {
     for (const rp of Object.keys(r.allocations)) {
-      if (!providers.has(rp)) return { kind: 'provider_missing', provider: rp, detail: providerMissingMessage(rp) };
+      if (!providers.has(rp)) return { error: 'provider_missing', provider: rp, detail: providerMissingMessage(rp) };
     }
   }
   return undefined;
@@ -231,7 +231,7 @@ export function planAllocations(
   // 3. resource classes (upstream resolves every class of the list to its id first)
   for (const e of list) {
     if (opts.missingClasses.has(e.resourceClass)) {
-      return { kind: 'class_missing', resourceClass: e.resourceClass, detail: classMissingMessage(e.resourceClass) };
+      return { error: 'class_missing', resourceClass: e.resourceClass, detail: classMissingMessage(e.resourceClass) };
     }
   }
 
@@ -251,7 +251,7 @@ export function planAllocations(
   const listed = [...new Set(list.map((e) => e.provider))];
   const withoutInventory = listed.filter((rp) => !classes.some((rc) => Object.hasOwn(inventoryOf(providers.get(rp)!), rc)));
   if (withoutInventory.length) {
-    return { kind: 'invalid_inventory', detail: invalidInventory([...classes].sort(byClassId).join(', '), withoutInventory.join(', ')) };
+    return { error: 'invalid_inventory', detail: invalidInventory([...classes].sort(byClassId).join(', '), withoutInventory.join(', ')) };
   }
 
   // 5. each allocation in order
@@ -262,14 +262,14 @@ export function planAllocations(
     add(sum, e.resourceClass, e.amount);
     if (e.amount === 0) continue;
     const inv = inventoryOf(providers.get(e.provider)!)[e.resourceClass];
-    if (!inv) return { kind: 'invalid_inventory', detail: invalidInventory(e.resourceClass, e.provider) };
+    if (!inv) return { error: 'invalid_inventory', detail: invalidInventory(e.resourceClass, e.provider) };
     if (e.amount < inv.min_unit || e.amount > inv.max_unit || e.amount % inv.step_size !== 0) {
-      return { kind: 'invalid_inventory', detail: constraintsViolated(e.resourceClass, e.provider) };
+      return { error: 'invalid_inventory', detail: constraintsViolated(e.resourceClass, e.provider) };
     }
     const used = usedWithout(e.provider, e.resourceClass);
     const cap = capacity(inv);
     if (cap < used + e.amount || cap < used + sum[e.resourceClass]!) {
-      return { kind: 'invalid_inventory', detail: capacityExceeded(e.resourceClass, e.provider) };
+      return { error: 'invalid_inventory', detail: capacityExceeded(e.resourceClass, e.provider) };
     }
   }
 
@@ -336,5 +336,5 @@ export function planAllocations(
 }
 
 export function isClaimFailure(x: unknown): x is ClaimFailure {
-  return typeof x === 'object' && x !== null && 'kind' in x && 'detail' in x;
+  return typeof x === 'object' && x !== null && 'error' in x && 'detail' in x;
 }

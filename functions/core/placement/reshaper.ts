@@ -39,11 +39,11 @@ export interface InventoryReplacement {
 export type ReshapeFailure =
   | ClaimFailure
   /** 400 placement.resource_provider.not_found */
-  | { kind: 'inventory_provider_missing'; detail: string }
+  | { error: 'inventory_provider_missing'; detail: string }
   /** 409 placement.concurrent_update */
-  | { kind: 'provider_generation'; detail: string }
+  | { error: 'provider_generation'; detail: string }
   /** 409 placement.inventory.inuse */
-  | { kind: 'inventory_in_use'; detail: string };
+  | { error: 'inventory_in_use'; detail: string };
 
 export interface InventoryChangePlan {
   provider: string;
@@ -64,13 +64,13 @@ export function checkInventoryProviders(
     const p = providers.get(r.provider);
     if (!p) {
       return {
-        kind: 'inventory_provider_missing',
+        error: 'inventory_provider_missing',
         detail: `Resource provider ${r.provider} in inventories not found: No resource provider with uuid ${r.provider} found`,
       };
     }
     if (p.generation !== r.generation) {
       return {
-        kind: 'provider_generation',
+        error: 'provider_generation',
         detail: `resource provider generation conflict for provider ${r.provider}: actual: ${p.generation}, given: ${r.generation}`,
       };
     }
@@ -136,7 +136,7 @@ export function planReshape(
   const byProvider = new Map(replacements.map((r) => [r.provider, r]));
   for (const r of replacements) {
     for (const rc of Object.keys(r.inventories)) {
-      if (opts.missingClasses.has(rc)) return { kind: 'class_missing', resourceClass: rc, detail: classMissingMessage(rc) };
+      if (opts.missingClasses.has(rc)) return { error: 'class_missing', resourceClass: rc, detail: classMissingMessage(rc) };
     }
   }
   const plan = planAllocations(requests, states, providers, {
@@ -144,7 +144,7 @@ export function planReshape(
     inventoryOf: (p) => interimInventory(p, byProvider.get(p.uuid)),
     now: opts.now,
   });
-  if ('kind' in plan) return plan;
+  if ('error' in plan) return plan;
 
   const inventories: InventoryChangePlan[] = [];
   for (const r of replacements) {
@@ -164,7 +164,7 @@ export function planReshape(
       .filter((rc) => !Object.hasOwn(r.inventories, rc))
       .filter((rc) => (p.usages[rc] ?? 0) + (c.usedDelta[rc] ?? 0) > 0)
       .sort(byClassId);
-    if (inUse.length) return { kind: 'inventory_in_use', detail: inventoryInUseMessage(inUse, r.provider) };
+    if (inUse.length) return { error: 'inventory_in_use', detail: inventoryInUseMessage(inUse, r.provider) };
     // interim write (unless empty), allocation write (counted by the claim plan), final write
     c.generationDelta += (Object.keys(r.inventories).length ? 1 : 0) + 1;
     // the generation condition covers these providers: no capacity conditions needed

@@ -3,7 +3,21 @@
  *  - a Keystone v3 token body (GET /v3/auth/tokens) → user, project, roles, system scope;
  *  - OIDC/JWT claims (e.g. Cognito) → the same, through an operator-configured mapping.
  */
-import type { Identity } from '../../http/types.js';
+
+/** Who is calling, as the policy engine sees it (from noauth headers, a Keystone token or a JWT). */
+export interface Identity {
+  userId?: string;
+  projectId?: string;
+  roles: string[];
+  /** 'all' for system-scoped tokens (openstack-system-scope: all) */
+  systemScope?: string;
+  /** oslo.context's project_name / project_domain_id / is_admin_project, from the verified token (Ironic's rules test them) */
+  projectName?: string;
+  projectDomainId?: string;
+  isAdminProject?: boolean;
+  /** where the identity came from: noauth2 headers, a Keystone token, a JWT */
+  source: 'noauth' | 'keystone' | 'jwt' | 'none';
+}
 
 export interface KeystoneToken {
   token: {

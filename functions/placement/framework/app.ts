@@ -8,14 +8,10 @@
 import { acceptableOffers } from '../../http/accept.js';
 import { authorizerIdentity, noauthIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
-import { Query, QueryDecodeError, type HttpRequest, type HttpResponse, type Identity } from '../../http/types.js';
-import {
-  MicroversionFormatError,
-  MicroversionRangeError,
-  RequestVersion,
-  VersionRange,
-  versionString,
-} from '../../core/microversion.js';
+import { Query, QueryDecodeError, type HttpRequest, type HttpResponse } from '../../http/types.js';
+import type { Identity } from '../../core/policy/identity.js';
+import { MicroversionFormatError, MicroversionRangeError, RequestVersion, versionString } from '../../core/microversion.js';
+import { CACHE_HEADERS_SINCE, PLACEMENT_VERSIONS, reaches } from './versions.js';
 import { validate, SchemaValidationError, type JsonSchema } from '../../core/compat/jsonschema.js';
 import { config, type Config } from '../../config.js';
 import { PLACEMENT_ROUTES } from '../routes.js';
@@ -32,7 +28,6 @@ import { jsonDocumentProblem } from '../../core/compat/unicode.js';
 /** a write that lost its race too many times in a row (store/ddb/retry.ts) */
 const CONCURRENT_UPDATE_RETRY_TEXT = 'Another request changed the same data at the same time; please retry.';
 
-export const PLACEMENT_VERSIONS = new VersionRange('placement', '1.0', '1.39');
 
 export interface PlacementRequest {
   http: HttpRequest;
@@ -284,12 +279,19 @@ export function httpDate(d: Date): string {
   return d.toUTCString();
 }
 
-/** From 1.15 GET responses carry cache-control: no-cache and last-modified. */
-export function cacheHeaders(r: PlacementRequest, res: HttpResponse, lastModified: Date | string | undefined): HttpResponse {
-  if (r.version.atLeast(1, 15)) {
-    const d = lastModified === undefined ? new Date() : new Date(lastModified);
+/**
+ * The one cache-header rule: from 1.15 GET responses carry cache-control: no-cache and
+ * last-modified — the given time, now when there is none (upstream punts to now for
+ * things without a timestamp), or no last-modified at all when given null (nothing to
+ * date, as an empty inventory list).
+ */
+export function cacheHeaders(r: PlacementRequest, res: HttpResponse, lastModified: Date | string | undefined | null): HttpResponse {
+  if (reaches(r.version, CACHE_HEADERS_SINCE)) {
     res.headers['cache-control'] = 'no-cache';
-    res.headers['last-modified'] = httpDate(Number.isNaN(d.getTime()) ? new Date() : d);
+    if (lastModified !== null) {
+      const d = lastModified === undefined ? new Date() : new Date(lastModified);
+      res.headers['last-modified'] = httpDate(Number.isNaN(d.getTime()) ? new Date() : d);
+    }
   }
   return res;
 }

@@ -10,6 +10,7 @@
 import { acceptableOffers } from '../../http/accept.js';
 import type { HttpResponse } from '../../http/types.js';
 import { STATUS_TITLES as TITLES } from '../../http/status-titles.js';
+import { ERROR_CODES_SINCE, MAX_VERSION, MIN_VERSION, reaches } from './versions.js';
 
 export const ErrorCodes = {
   DEFAULT: 'placement.undefined_code',
@@ -103,8 +104,6 @@ export function errorContentType(accept: string | undefined): 'application/json'
   return (offers[0] as 'text/html' | 'application/json' | undefined) ?? 'text/plain';
 }
 
-export const MIN_VERSION = '1.0';
-export const MAX_VERSION = '1.39';
 
 export function renderError(e: PlacementError, env: RenderEnv): HttpResponse {
   const ct = errorContentType(env.accept);
@@ -113,7 +112,7 @@ export function renderError(e: PlacementError, env: RenderEnv): HttpResponse {
     const detail = stripTags(bodyTemplate(e, env));
     const err: Record<string, unknown> = { status: e.status, title: TITLES[e.status] ?? 'Error', detail };
     const v = env.version;
-    if (v && (v.major > 1 || (v.major === 1 && v.minor >= 23))) err.code = e.code;
+    if (v && reaches(v, ERROR_CODES_SINCE)) err.code = e.code;
     err.request_id = env.requestId;
     if (e.status === 406 && !v) {
       err.max_version = MAX_VERSION;

@@ -249,7 +249,7 @@ export async function claimAllocations(requests: ConsumerRequest[], opts: ClaimO
     const missingClasses = new Set(await missingResourceClasses(classesToLookUp(requests, states, providers)));
     const now = new Date().toISOString();
     const plan = planAllocations(requests, states, providers, { missingClasses, now });
-    if ('kind' in plan) return plan;
+    if ('error' in plan) return plan;
     return writePlan(planItems(plan, { guard: opts.guard ?? defaultGuard(), now }));
   }, opts.maxAttempts);
 }

@@ -35,7 +35,7 @@ export async function reshape(replacements: InventoryReplacement[], requests: Co
     const missingClasses = new Set(await missingResourceClasses(reshapeClassesToLookUp(replacements, requests, states, providers)));
     const now = new Date().toISOString();
     const plan = planReshape(replacements, requests, states, providers, { missingClasses, now });
-    if ('kind' in plan) return plan;
+    if ('error' in plan) return plan;
     const refs = refUpdates(
       mergeRefs(plan.inventories.flatMap((i) => diffRefs('resource_class', Object.keys(i.before), Object.keys(i.after)))),
     ).items;

@@ -76,8 +76,8 @@ describe('consumer generations', () => {
       req('a', { missing: { VCPU: 1 } }, { generation: { check: true, expected: null } }),
       req('b', {}, { generation: { check: true, expected: 1 } }),
     ];
-    expect(checkConsumerGenerations(requests, states)).toEqual({ kind: 'consumer_generation', detail: 'consumer generation conflict - expected 2 but got 1' });
-    expect(checkProvidersExist(requests, new Map())).toMatchObject({ kind: 'provider_missing', provider: 'missing' });
+    expect(checkConsumerGenerations(requests, states)).toEqual({ error: 'consumer_generation', detail: 'consumer generation conflict - expected 2 but got 1' });
+    expect(checkProvidersExist(requests, new Map())).toMatchObject({ error: 'provider_missing', provider: 'missing' });
   });
 });
 
@@ -88,33 +88,33 @@ describe('planAllocations', () => {
   it('reports an unknown class before inventory problems, then providers without any requested inventory', () => {
     const none = rp('N', { PCPU: inv(1) });
     expect(plan([req('c', { N: { VCPU: 1 }, A: { CUSTOM_X: 1 } })], new Map(), providers(A, none), ['CUSTOM_X'])).toMatchObject({
-      kind: 'class_missing',
+      error: 'class_missing',
       detail: 'No such resource class CUSTOM_X.',
     });
     expect(plan([req('c', { N: { MEMORY_MB: 64, VCPU: 1 } })], new Map(), providers(none))).toEqual({
-      kind: 'invalid_inventory',
+      error: 'invalid_inventory',
       detail: "Inventory for 'VCPU, MEMORY_MB' on resource provider 'N' invalid.",
     });
     expect(plan([req('c', { A: { VCPU: 1, DISK_GB: 1 } })], new Map(), providers(A))).toEqual({
-      kind: 'invalid_inventory',
+      error: 'invalid_inventory',
       detail: "Inventory for 'DISK_GB' on resource provider 'A' invalid.",
     });
   });
 
   it('checks min_unit, max_unit, step_size and (total - reserved) * ratio against usage without the replaced allocations', () => {
-    for (const n of [32, 576, 96]) expect(plan([req('c', { A: { MEMORY_MB: n } })], new Map(), providers(A))).toMatchObject({ kind: 'invalid_inventory', detail: expect.stringContaining('violate inventory constraints') });
+    for (const n of [32, 576, 96]) expect(plan([req('c', { A: { MEMORY_MB: n } })], new Map(), providers(A))).toMatchObject({ error: 'invalid_inventory', detail: expect.stringContaining('violate inventory constraints') });
     expect(capacity(A.inventories.VCPU!)).toBe(12);
     expect(plan([req('c', { A: { VCPU: 8 } })], new Map(), providers(A))).toMatchObject({ detail: expect.stringContaining('exceed the capacity') });
-    expect(plan([req('c', { A: { VCPU: 7 } })], new Map(), providers(A))).not.toHaveProperty('kind');
+    expect(plan([req('c', { A: { VCPU: 7 } })], new Map(), providers(A))).not.toHaveProperty('error');
     // the consumer's own 5 are replaced: 12 fit
     const states = new Map([['c', { record: consumer('c', { A: { VCPU: 5 } }) }]]);
-    expect(plan([req('c', { A: { VCPU: 12 } })], states, providers(A))).not.toHaveProperty('kind');
+    expect(plan([req('c', { A: { VCPU: 12 } })], states, providers(A))).not.toHaveProperty('error');
   });
 
   it('checks the sum of all consumers of a request on one provider', () => {
     const r = [req('a', { B: { DISK_GB: 60 } }), req('b', { B: { DISK_GB: 41 } })];
     expect(plan(r, new Map(), providers(B))).toMatchObject({ detail: expect.stringContaining("'DISK_GB' on resource provider 'B'") });
-    expect(plan([req('a', { B: { DISK_GB: 60 } }), req('b', { B: { DISK_GB: 40 } })], new Map(), providers(B))).not.toHaveProperty('kind');
+    expect(plan([req('a', { B: { DISK_GB: 60 } }), req('b', { B: { DISK_GB: 40 } })], new Map(), providers(B))).not.toHaveProperty('error');
   });
 
   it('plans deltas, limits, generation bumps, rows and the consumer record', () => {
@@ -186,7 +186,7 @@ describe('planAllocations', () => {
           const states = new Map<string, ConsumerState>();
           if (records.has(c)) states.set(c, { record: records.get(c)! });
           const out = plan([req(c, allocations)], states, ps);
-          if ('kind' in out) continue;
+          if ('error' in out) continue;
           for (const ch of out.providers.values()) {
             const p = ps.get(ch.uuid)!;
             // the transaction's capacity conditions hold for the state the plan read
@@ -274,7 +274,7 @@ describe('reshaper plan', () => {
     const ps = providers(root, child);
     expect(checkReshape(replacements, requests, states, ps)).toBeUndefined();
     const p = planReshape(replacements, requests, states, ps, { missingClasses: new Set(), now: NOW });
-    if ('kind' in p) throw new Error(p.detail);
+    if ('error' in p) throw new Error(p.detail);
     expect(p.providers.get('R')).toMatchObject({ generationDelta: 3, usedDelta: { VCPU: -7 }, limits: {} });
     expect(p.providers.get('C')).toMatchObject({ generationDelta: 3, usedDelta: { VCPU: 9 } });
     expect(p.inventories.map((i) => [i.provider, Object.keys(i.after)])).toEqual([
@@ -283,9 +283,9 @@ describe('reshaper plan', () => {
     ]);
     // without moving c1 the root's VCPU is still in use
     const stay = planReshape(replacements, [requests[0]!, requests[2]!], states, ps, { missingClasses: new Set(), now: NOW });
-    expect(stay).toEqual({ kind: 'inventory_in_use', detail: "Inventory for 'VCPU' on resource provider 'R' in use." });
+    expect(stay).toEqual({ error: 'inventory_in_use', detail: "Inventory for 'VCPU' on resource provider 'R' in use." });
     expect(checkReshape([{ ...replacements[0]!, generation: 4 }], requests, states, ps)).toEqual({
-      kind: 'provider_generation',
+      error: 'provider_generation',
       detail: 'resource provider generation conflict for provider R: actual: 5, given: 4',
     });
   });

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BAREMETAL_RULES, baremetalPolicy } from '../../../functions/baremetal/policy.js';
 import { credentialsOf, policyValues } from '../../../functions/baremetal/framework/app.js';
-import type { Identity } from '../../../functions/http/types.js';
+import type { Identity } from '../../../functions/core/policy/identity.js';
 import { loadConfig } from '../../../functions/config.js';
 
 interface Oracle {
