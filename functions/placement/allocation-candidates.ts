@@ -1,6 +1,6 @@
 /**
  * GET /allocation_candidates (placement/handlers/allocation_candidate.py).
- * Thin: version, accept, policy, query schema -> request parsing and the solver
+ * Version, accept, policy, query schema -> request parsing and the solver
  * (functions/core/placement/candidates/, pure) over the warm provider snapshot -> body.
  * Nothing here scans providers: the solver walks the snapshot's indexes. Candidates
  * are advisory: a claim re-checks capacity atomically (docs/design.md).
@@ -11,6 +11,7 @@ import { GET_SCHEMAS } from '../../schemas/placement/allocation-candidates.js';
 import { namesOf, parseCandidatesQuery } from '../core/placement/candidates/request.js';
 import { solveCandidates } from '../core/placement/candidates/solver.js';
 import { renderCandidates, shapeFor } from '../core/placement/candidates/render.js';
+import { AnswerCache } from '../core/placement/candidates/answer-cache.js';
 import type { Forest } from '../core/placement/forest.js';
 import { isStandardResourceClass, isStandardTrait } from '../core/placement/standard.js';
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
@@ -18,34 +19,10 @@ import { snapshot } from '../store/placement/snapshot.js';
 import { log } from '../observability/log.js';
 import { count, millis, metrics, MetricUnit } from '../observability/powertools.js';
 
-/**
- * Answers to identical queries over an unchanged forest are identical (the solver is
- * deterministic unless randomised), so the rendered body is kept per (forest and its version,
- * microversion, raw query) — schedulers repeat the same query between claims, and any
- * write changes the forest version. Bounded by total bytes.
- */
-const CACHE_BYTES = 64 * 1024 * 1024;
-const cache = new Map<string, string>();
-let cachedBytes = 0;
-function cacheGet(key: string): string | undefined {
-  const hit = cache.get(key);
-  if (hit !== undefined) {
-    cache.delete(key);
-    cache.set(key, hit);
-  }
-  return hit;
-}
-function cachePut(key: string, body: string): void {
-  if (body.length > CACHE_BYTES / 2) return;
-  cache.set(key, body);
-  cachedBytes += body.length;
-  for (const [k, b] of cache) {
-    if (cachedBytes <= CACHE_BYTES) break;
-    cache.delete(k);
-    cachedBytes -= b.length;
-  }
-}
 import { checkAccept, forVersion, placementApp, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
+
+/** rendered answers of this process (64 MB): see core/placement/candidates/answer-cache.ts */
+const answers = new AnswerCache(64 * 1024 * 1024);
 
 /**
  * Names neither standard nor known to exist. A custom class or trait some provider in
@@ -77,8 +54,8 @@ async function list(r: PlacementRequest) {
   const started = performance.now();
   count('CandidateRequests');
   const cacheable = !r.config.randomizeAllocationCandidates && !missing.missingResourceClasses.size && !missing.missingTraits.size;
-  const key = `${forest.id}.${forest.version}|${forest.size}|${v}|${r.config.maxAllocationCandidates}|${r.http.rawQuery}`;
-  const hit = cacheable ? cacheGet(key) : undefined;
+  const key = AnswerCache.key(forest, String(v), r.config.maxAllocationCandidates, r.http.rawQuery);
+  const hit = cacheable ? answers.get(key) : undefined;
   if (hit !== undefined) {
     count('CandidateCacheHits');
     millis('CandidateLatency', performance.now() - started);
@@ -103,7 +80,7 @@ async function list(r: PlacementRequest) {
     render_ms: Math.round((performance.now() - t1) * 10) / 10,
     bytes: body.length,
   });
-  if (cacheable) cachePut(key, body);
+  if (cacheable) answers.put(key, body);
   millis('CandidateLatency', performance.now() - started);
   metrics.addMetric('CandidatesReturned', MetricUnit.Count, res.candidates.length);
   return { status: 200, headers, body };
