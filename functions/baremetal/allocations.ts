@@ -9,7 +9,8 @@
  */
 import { httpLambda } from '../http/apigw.js';
 import { Err, IronicError } from '../core/baremetal/errors.js';
-import { ALLOCATION_STATES, isoNow, type NodeRecord } from '../core/baremetal/rules.js';
+import { ALLOCATION_STATES } from '../core/baremetal/allocations.js';
+import { isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { newUuid } from '../core/compat/uuid.js';
 import { getAllocation, queryAllocations, type StoredAllocation } from '../store/baremetal/allocations.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';

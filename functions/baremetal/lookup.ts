@@ -3,7 +3,7 @@
  * checks (api_utils.get_rpc_node, check_node_policy_and_retrieve,
  * check_allocation_policy_and_retrieve, check_list_policy).
  */
-import { isHostnameSafe, isValidLogicalName, type NodeRecord } from '../core/baremetal/rules.js';
+import { isHostnameSafe, isValidLogicalName, type NodeRecord } from '../core/baremetal/records.js';
 import { isUuidLike } from '../core/compat/uuid.js';
 import { getNode, getNodeByName } from '../store/baremetal/nodes.js';
 import { getAllocation, getAllocationByName, type StoredAllocation } from '../store/baremetal/allocations.js';

@@ -6,7 +6,7 @@
  */
 import { httpLambda } from '../http/apigw.js';
 import { Err } from '../core/baremetal/errors.js';
-import { ALLOWED_TARGET_POWER_STATES, MIN_VERB_VERSIONS, POWER, S } from '../core/baremetal/rules.js';
+import { ALLOWED_TARGET_POWER_STATES, MIN_VERB_VERSIONS, POWER, S } from '../core/baremetal/states.js';
 import { setMaintenance, setPowerState, setProvisionState } from '../conductor/nodes.js';
 import { accepted, baremetalApp, buildUrl, jsonResponse, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { booleanArg, integerArg, pyStr, stringArg } from './framework/args.js';

@@ -4,7 +4,7 @@
  */
 import { httpLambda } from '../http/apigw.js';
 import { Err } from '../core/baremetal/errors.js';
-import type { NodeRecord } from '../core/baremetal/rules.js';
+import type { NodeRecord } from '../core/baremetal/records.js';
 import { changeNodeTraits } from '../conductor/nodes.js';
 import { TRAIT_JSON } from '../../schemas/baremetal/traits.js';
 import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';

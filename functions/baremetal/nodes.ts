@@ -5,7 +5,8 @@
  */
 import { httpLambda } from '../http/apigw.js';
 import { Err, IronicError } from '../core/baremetal/errors.js';
-import { ALL_STATES, INTERFACES, S, UPDATE_ALLOWED_STATES, type NodeRecord } from '../core/baremetal/rules.js';
+import { ALL_STATES, S, UPDATE_ALLOWED_STATES } from '../core/baremetal/states.js';
+import { INTERFACES, type NodeRecord } from '../core/baremetal/records.js';
 import { isUuidLike, newUuid } from '../core/compat/uuid.js';
 import { config } from '../config.js';
 import { getAllocation } from '../store/baremetal/allocations.js';

@@ -3,7 +3,8 @@
  * allocation.convert_with_links): field order, links, fields=, version gating and
  * secret masking as Ironic renders them.
  */
-import { S, type AllocationRecord, type NodeRecord } from '../core/baremetal/rules.js';
+import { S } from '../core/baremetal/states.js';
+import { type AllocationRecord, type NodeRecord } from '../core/baremetal/records.js';
 import { Err } from '../core/baremetal/errors.js';
 import { makeLink, selfLinks, type BmRequest } from './framework/app.js';
 import { V, disallowedFields } from './framework/versions.js';

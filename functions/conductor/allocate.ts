@@ -11,15 +11,8 @@
  * whose allocation was deleted or taken over can never change anything.
  */
 import { count, millis } from '../observability/powertools.js';
-import {
-  AllocationFailed,
-  allocationFailedText,
-  chooseCandidates,
-  stillSuitable,
-  unexpectedFailureText,
-  type AllocationRecord,
-  type AllocationRequest,
-} from '../core/baremetal/rules.js';
+import { AllocationFailed, allocationFailedText, chooseCandidates, stillSuitable, unexpectedFailureText, type AllocationRequest } from '../core/baremetal/allocations.js';
+import { type AllocationRecord } from '../core/baremetal/records.js';
 import { config } from '../config.js';
 import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';

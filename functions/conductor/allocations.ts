@@ -9,16 +9,9 @@
  * ./allocate.ts). Backfill (a `node` given) is synchronous and all-or-nothing.
  */
 import { Err, IronicError } from '../core/baremetal/errors.js';
-import {
-  ALLOCATION_STATES,
-  S,
-  UPDATE_ALLOWED_STATES,
-  allocationFailedText,
-  backfillProblems,
-  isValidLogicalName,
-  isoNow,
-  type NodeRecord,
-} from '../core/baremetal/rules.js';
+import { ALLOCATION_STATES, allocationFailedText, backfillProblems } from '../core/baremetal/allocations.js';
+import { S, UPDATE_ALLOWED_STATES } from '../core/baremetal/states.js';
+import { isValidLogicalName, isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { isUuidLike } from '../core/compat/uuid.js';
 import { log } from '../observability/log.js';
 import {

@@ -5,7 +5,8 @@
  * A real driver (IPMI, Redfish) would implement the same interface; the node-action
  * state machine calls it between the provision state transitions.
  */
-import { INTERFACES, powerResult, type NodeRecord } from '../core/baremetal/rules.js';
+import { INTERFACES, type NodeRecord } from '../core/baremetal/records.js';
+import { powerResult } from '../core/baremetal/states.js';
 import { config } from '../config.js';
 
 export type InterfaceName = (typeof INTERFACES)[number];

@@ -5,7 +5,8 @@
  * (cdk/statemachines/node-action.asl.json) runs the driver calls and the remaining
  * events. Every write of the execution is conditioned on still holding the lock.
  */
-import { isActionable, processEvent, provisionProgram, isoNow, VERBS, type NodeRecord } from '../core/baremetal/rules.js';
+import { isActionable, processEvent, provisionProgram, VERBS } from '../core/baremetal/states.js';
+import { isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { getNode, saveNode } from '../store/baremetal/nodes.js';
 import { type TxItem } from '../store/ddb/tx.js';
 import { backoffMs, sleep } from '../store/ddb/retry.js';

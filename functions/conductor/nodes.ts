@@ -8,19 +8,8 @@
  * hand the rest to a node-action execution (./node-actions.ts).
  */
 import { Err, IronicError } from '../core/baremetal/errors.js';
-import {
-  CONDUCTOR_UPDATE_ALLOWED,
-  DELETE_ALLOWED_STATES,
-  INTERFACES,
-  POWER,
-  S,
-  VERBS,
-  isActionable,
-  isoNow,
-  processEvent,
-  provisionProgram,
-  type NodeRecord,
-} from '../core/baremetal/rules.js';
+import { CONDUCTOR_UPDATE_ALLOWED, DELETE_ALLOWED_STATES, POWER, S, VERBS, isActionable, processEvent, provisionProgram } from '../core/baremetal/states.js';
+import { INTERFACES, isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { config } from '../config.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';

@@ -4,7 +4,7 @@
  * (store/ddb/retry.ts). Exhaustion is answered the conductor's way, as an Ironic 409.
  */
 import { IronicError, Err } from '../core/baremetal/errors.js';
-import type { NodeRecord } from '../core/baremetal/rules.js';
+import type { NodeRecord } from '../core/baremetal/records.js';
 import { config } from '../config.js';
 import { type RETRY, RetriesExhausted, withRetries } from '../store/ddb/retry.js';
 

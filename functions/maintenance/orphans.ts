@@ -8,7 +8,7 @@
  * several recoverers racing for the same allocation exactly one succeeds; every step
  * of the old execution is conditioned on exec = <old>, so it can no longer write.
  */
-import { ALLOCATION_STATES } from '../core/baremetal/rules.js';
+import { ALLOCATION_STATES } from '../core/baremetal/allocations.js';
 import { queryAllocations, takeOverAllocation } from '../store/baremetal/allocations.js';
 import { getNode, queryNodes, saveNode } from '../store/baremetal/nodes.js';
 import { executionName, executor, executorConfigured } from '../conductor/executor.js';

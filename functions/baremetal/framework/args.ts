@@ -5,7 +5,7 @@
 import { bestMatch, iterErrors, type JsonSchema } from '../../core/compat/jsonschema.js';
 import { pyRepr } from '../../core/compat/pyrepr.js';
 import { isUuidLike } from '../../core/compat/uuid.js';
-import { isValidLogicalName } from '../../core/baremetal/rules.js';
+import { isValidLogicalName } from '../../core/baremetal/records.js';
 import { Err } from '../../core/baremetal/errors.js';
 
 /** Python's '%s' % value */

@@ -13,7 +13,9 @@
  */
 import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import { queryPartition } from '../ddb/query.js';
-import { ALLOCATION_STATES, isoNow, S, type AllocationRecord, type NodeRecord } from '../../core/baremetal/rules.js';
+import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
+import { isoNow, type AllocationRecord, type NodeRecord } from '../../core/baremetal/records.js';
+import { S } from '../../core/baremetal/states.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS } from './keys.js';
 import { nodeUuidForInstance } from './nodes.js';

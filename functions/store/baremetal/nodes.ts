@@ -6,7 +6,7 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
-import { isAllocatable, type NodeRecord } from '../../core/baremetal/rules.js';
+import { isAllocatable, type NodeRecord } from '../../core/baremetal/records.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';

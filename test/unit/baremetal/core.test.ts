@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import {
-  S,
-  backfillProblems,
-  chooseCandidates,
-  isActionable,
-  isHostnameSafe,
-  isValidLogicalName,
-  processEvent,
-  provisionProgram,
-  stillSuitable,
-  AllocationFailed,
-  type CandidateNode,
-} from '../../../functions/core/baremetal/rules.js';
+import { S, isActionable, processEvent, provisionProgram } from '../../../functions/core/baremetal/states.js';
+import { backfillProblems, chooseCandidates, stillSuitable, AllocationFailed, type CandidateNode } from '../../../functions/core/baremetal/allocations.js';
+import { isHostnameSafe, isValidLogicalName } from '../../../functions/core/baremetal/records.js';
 
 const node = (over: Partial<CandidateNode> = {}): CandidateNode => ({
   uuid: over.uuid ?? Math.random().toString(16).slice(2),
