@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api } from '../harness.js';
+import { createProvider } from '../fixtures.js';
 
 let api: Api;
 
@@ -13,28 +14,6 @@ beforeAll(async () => {
   api = await startPlacement({ MAX_ALLOCATION_CANDIDATES: '-1', PLACEMENT_POLICY_MODE: 'default' });
 });
 afterAll(async () => api.close());
-
-async function provider(body: { inventories?: Record<string, Record<string, number>>; traits?: string[]; aggregates?: string[]; parent?: string }) {
-  const uuid = randomUUID();
-  const create = { name: `rp-${uuid.slice(0, 8)}`, uuid, ...(body.parent ? { parent_provider_uuid: body.parent } : {}) };
-  expect((await api.req('POST', '/resource_providers', { body: create })).status).toBe(200);
-  let gen = 0;
-  if (body.inventories) {
-    const r = await api.req('PUT', `/resource_providers/${uuid}/inventories`, { body: { resource_provider_generation: gen, inventories: body.inventories } });
-    expect(r.status).toBe(200);
-    gen = r.json.resource_provider_generation;
-  }
-  if (body.traits) {
-    const r = await api.req('PUT', `/resource_providers/${uuid}/traits`, { body: { resource_provider_generation: gen, traits: body.traits } });
-    expect(r.status).toBe(200);
-    gen = r.json.resource_provider_generation;
-  }
-  if (body.aggregates) {
-    const r = await api.req('PUT', `/resource_providers/${uuid}/aggregates`, { body: { resource_provider_generation: gen, aggregates: body.aggregates } });
-    expect(r.status).toBe(200);
-  }
-  return uuid;
-}
 
 const candidates = (qs: string, version = '1.39') => api.req('GET', `/allocation_candidates?${qs}`, { version });
 
@@ -47,9 +26,9 @@ describe('GET /allocation_candidates over the live store', () => {
 
   beforeAll(async () => {
     expect((await api.req('PUT', `/traits/${trait}`)).status).toBe(201);
-    cn = await provider({ inventories: { VCPU: { total: 4 }, MEMORY_MB: { total: 4096 } }, traits: [trait], aggregates: [agg] });
-    pf = await provider({ inventories: { SRIOV_NET_VF: { total: 2 } }, parent: cn });
-    ss = await provider({ inventories: { DISK_GB: { total: 100 } }, traits: ['MISC_SHARES_VIA_AGGREGATE'], aggregates: [agg] });
+    cn = await createProvider(api, { inventories: { VCPU: { total: 4 }, MEMORY_MB: { total: 4096 } }, traits: [trait], aggregates: [agg] });
+    pf = await createProvider(api, { inventories: { SRIOV_NET_VF: { total: 2 } }, parent: cn });
+    ss = await createProvider(api, { inventories: { DISK_GB: { total: 100 } }, traits: ['MISC_SHARES_VIA_AGGREGATE'], aggregates: [agg] });
   });
 
   it('combines a tree and a sharing provider written through the API', async () => {

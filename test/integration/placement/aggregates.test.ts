@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api } from '../harness.js';
+import { createProvider } from '../fixtures.js';
 
 // races and cold snapshot loads on a busy 2-core machine need more than vitest's 5 s default
 vi.setConfig({ testTimeout: 60_000 });
@@ -11,17 +12,12 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-async function provider(): Promise<string> {
-  const uuid = randomUUID();
-  expect((await api.req('POST', '/resource_providers', { body: { name: `rp-${uuid}`, uuid } })).status).toBe(200);
-  return uuid;
-}
 const aggs = (uuid: string) => `/resource_providers/${uuid}/aggregates`;
 const gen = async (uuid: string) => (await api.req('GET', `/resource_providers/${uuid}`)).json.generation as number;
 
 describe('provider aggregates', () => {
   it('1.1-1.18: a bare list, the generation untouched; 1.19: generation checked and bumped', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
     const old = await api.req('PUT', aggs(rp), { version: '1.18', body: [a, b] });
     expect(old.status).toBe(200);
@@ -49,7 +45,7 @@ describe('provider aggregates', () => {
   });
 
   it('lets exactly one of many racing 1.19 PUTs with the same generation win', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const lists = Array.from({ length: 8 }, () => [randomUUID(), randomUUID()]);
     const results = await Promise.all(lists.map((l) => api.req('PUT', aggs(rp), { body: { resource_provider_generation: 0, aggregates: l } })));
     const ok = results.filter((r) => r.status === 200);
@@ -60,7 +56,7 @@ describe('provider aggregates', () => {
   });
 
   it('filters the provider list by member_of: any-of, all-of, forbidden', async () => {
-    const [r1, r2, r3] = [await provider(), await provider(), await provider()];
+    const [r1, r2, r3] = [await createProvider(api), await createProvider(api), await createProvider(api)];
     const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
     await api.req('PUT', aggs(r1), { body: { resource_provider_generation: 0, aggregates: [a, b] } });
     await api.req('PUT', aggs(r2), { body: { resource_provider_generation: 0, aggregates: [b, c] } });

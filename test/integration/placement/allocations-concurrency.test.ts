@@ -9,19 +9,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api } from '../harness.js';
+import { createProvider } from '../fixtures.js';
 
 let api: Api;
 beforeAll(async () => {
   api = await startPlacement();
 });
 afterAll(async () => api.close());
-
-async function provider(inventories: Record<string, Record<string, number>>) {
-  const uuid = randomUUID();
-  expect((await api.req('POST', '/resource_providers', { body: { name: `rp-${uuid}`, uuid } })).status).toBe(200);
-  expect((await api.req('PUT', `/resource_providers/${uuid}/inventories`, { body: { resource_provider_generation: 0, inventories } })).status).toBe(200);
-  return uuid;
-}
 
 /** run `n` tasks with `parallel` workers */
 async function pool<T>(n: number, parallel: number, task: (i: number) => Promise<T>): Promise<T[]> {
@@ -37,7 +31,7 @@ async function pool<T>(n: number, parallel: number, task: (i: number) => Promise
 
 describe('claims under contention', () => {
   it('1000 claims of 1 VCPU from 50 parallel clients on a provider of 100: exactly 100 succeed', async () => {
-    const rp = await provider({ VCPU: { total: 100 } });
+    const rp = await createProvider(api, { inventories: { VCPU: { total: 100 } } });
     const project = `p-${randomUUID()}`;
     let sampling = true;
     let maxSeen = 0;
@@ -77,7 +71,7 @@ describe('claims under contention', () => {
   }, 300_000);
 
   it('two writers with the same consumer generation: one wins, the other gets a 409', async () => {
-    const rp = await provider({ VCPU: { total: 64 } });
+    const rp = await createProvider(api, { inventories: { VCPU: { total: 64 } } });
     const c = randomUUID();
     const body = (n: number, g: number | null) => ({
       allocations: { [rp]: { resources: { VCPU: n } } },
@@ -107,7 +101,7 @@ describe('claims under contention', () => {
   }, 120_000);
 
   it('before 1.28 concurrent writers of one consumer serialise: all succeed, the generation counts them', async () => {
-    const rp = await provider({ VCPU: { total: 64 } });
+    const rp = await createProvider(api, { inventories: { VCPU: { total: 64 } } });
     const c = randomUUID();
     const rs = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
@@ -122,7 +116,7 @@ describe('claims under contention', () => {
 
   it('after a random mix of concurrent claims, moves, swaps and deletes every number agrees', async () => {
     const caps = [12, 20, 7];
-    const rps = await Promise.all(caps.map((t) => provider({ VCPU: { total: t }, MEMORY_MB: { total: 4 * t } })));
+    const rps = await Promise.all(caps.map((t) => createProvider(api, { inventories: { VCPU: { total: t }, MEMORY_MB: { total: 4 * t } } })));
     const consumers = Array.from({ length: 24 }, () => randomUUID());
     const projects = ['pa', 'pb', 'pc'].map((p) => `${p}-${randomUUID()}`);
     let seed = 42;

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api } from '../harness.js';
+import { createProvider } from '../fixtures.js';
 
 let api: Api;
 const INCOMPLETE = '00000000-0000-0000-0000-000000000000';
@@ -15,14 +16,6 @@ beforeAll(async () => {
   api = await startPlacement({ LEGACY_FLAG_TTL_MS: '0' });
 });
 afterAll(async () => api.close());
-
-async function provider(inventories: Record<string, Record<string, number>>, name = `rp-${randomUUID().slice(0, 8)}`) {
-  const uuid = randomUUID();
-  expect((await api.req('POST', '/resource_providers', { body: { name, uuid } })).status).toBe(200);
-  const r = await api.req('PUT', `/resource_providers/${uuid}/inventories`, { body: { resource_provider_generation: 0, inventories } });
-  expect(r.status).toBe(200);
-  return uuid;
-}
 
 const gen = async (rp: string) => (await api.req('GET', `/resource_providers/${rp}`)).json.generation as number;
 const usage = async (rp: string) => (await api.req('GET', `/resource_providers/${rp}/usages`)).json.usages as Record<string, number>;
@@ -41,7 +34,7 @@ async function importLegacy(c: string, allocations: Record<string, Record<string
 describe('consumer generations (seed 000)', () => {
   describe('no existing allocations', () => {
     it('< 1.8: always succeeds, the consumer gets the incomplete project and user, generation 1', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const c = randomUUID();
       const r = await put(c, '1.7', { allocations: [{ resource_provider: { uuid: rp }, resources: { VCPU: 1 } }] });
       expect(r.status).toBe(204);
@@ -54,7 +47,7 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('1.8 - 1.27: always succeeds with the payload project and user', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       for (const [v, body] of [
         ['1.8', { allocations: [{ resource_provider: { uuid: rp }, resources: { VCPU: 1 } }], project_id: 'p8', user_id: 'u8' }],
         ['1.27', { allocations: dict(rp, { VCPU: 1 }), project_id: 'p27', user_id: 'u27' }],
@@ -66,7 +59,7 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('>= 1.28: consumer_generation is required and must be null', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const c = randomUUID();
       const base = { allocations: dict(rp, { VCPU: 1 }), project_id: 'p', user_id: 'u' };
       const missing = await put(c, '1.28', base);
@@ -82,7 +75,7 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('a failed first claim leaves no consumer behind (bug 1778591): null still works afterwards', async () => {
-      const rp = await provider({ VCPU: { total: 2 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 2 } } });
       const c = randomUUID();
       const over = await put(c, '1.28', { allocations: dict(rp, { VCPU: 3 }), project_id: 'p', user_id: 'u', consumer_generation: null });
       expect(over.status).toBe(409);
@@ -92,7 +85,7 @@ describe('consumer generations (seed 000)', () => {
 
   describe('allocations without a consumer record (legacy rows)', () => {
     it('are counted in provider usage but invisible as consumers, and cannot be DELETEd', async () => {
-      const rp = await provider({ VCPU: { total: 8 }, DISK_GB: { total: 100 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 }, DISK_GB: { total: 100 } } });
       const c = randomUUID();
       await importLegacy(c, { [rp]: { VCPU: 2, DISK_GB: 10 } });
       expect(await usage(rp)).toEqual({ VCPU: 2, DISK_GB: 10 });
@@ -105,8 +98,8 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('< 1.8: PUT replaces them and creates the consumer with the incomplete owner', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
-      const rp2 = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
+      const rp2 = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const c = randomUUID();
       await importLegacy(c, { [rp]: { VCPU: 3 }, [rp2]: { VCPU: 1 } });
       expect((await put(c, '1.7', { allocations: [{ resource_provider: { uuid: rp }, resources: { VCPU: 1 } }] })).status).toBe(204);
@@ -120,7 +113,7 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('1.8 - 1.27: PUT succeeds with the payload owner', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const c = randomUUID();
       await importLegacy(c, { [rp]: { VCPU: 3 } });
       expect((await put(c, '1.12', { allocations: dict(rp, { VCPU: 2 }), project_id: 'p12', user_id: 'u12' })).status).toBe(204);
@@ -129,7 +122,7 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('>= 1.28: the generation must be null ("I know these predate consumer records")', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const c = randomUUID();
       await importLegacy(c, { [rp]: { VCPU: 3 } });
       const one = await put(c, '1.28', { allocations: dict(rp, { VCPU: 2 }), project_id: 'p', user_id: 'u', consumer_generation: 0 });
@@ -143,7 +136,7 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('>= 1.28: an empty PUT with null removes them and leaves no consumer', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const c = randomUUID();
       await importLegacy(c, { [rp]: { VCPU: 3 } });
       expect((await put(c, '1.28', { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(204);
@@ -153,7 +146,7 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('POST 1.13 - 1.27 and >= 1.28 (null) replace them too', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const [a, b] = [randomUUID(), randomUUID()];
       await importLegacy(a, { [rp]: { VCPU: 1 } });
       await importLegacy(b, { [rp]: { VCPU: 1 } });
@@ -175,7 +168,7 @@ describe('consumer generations (seed 000)', () => {
 
   describe('existing consumer', () => {
     it('< 1.28: always overwrites; the generation goes up by one each time', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const c = randomUUID();
       expect((await put(c, '1.8', { allocations: [{ resource_provider: { uuid: rp }, resources: { VCPU: 1 } }], project_id: 'p', user_id: 'u' })).status).toBe(204);
       expect((await put(c, '1.27', { allocations: dict(rp, { VCPU: 2 }), project_id: 'p', user_id: 'u' })).status).toBe(204);
@@ -188,7 +181,7 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('>= 1.28: null, a stale or a future generation is a 409; the current one succeeds', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const c = randomUUID();
       const body = (g: number | null, n = 1) => ({ allocations: dict(rp, { VCPU: n }), project_id: 'p', user_id: 'u', consumer_generation: g });
       expect((await put(c, '1.28', body(null))).status).toBe(204);
@@ -211,7 +204,7 @@ describe('consumer generations (seed 000)', () => {
     });
 
     it('removing the last allocation (empty PUT, POST or DELETE) removes the consumer', async () => {
-      const rp = await provider({ VCPU: { total: 8 } });
+      const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
       for (const x of [a, b, c]) expect((await put(x, '1.28', { allocations: dict(rp, { VCPU: 1 }), project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(204);
       expect((await put(a, '1.28', { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: 1 })).status).toBe(204);
@@ -228,7 +221,7 @@ describe('consumer generations (seed 000)', () => {
 
 describe('claims', () => {
   it('checks (total - reserved) * allocation_ratio, min_unit, max_unit and step_size', async () => {
-    const rp = await provider({ VCPU: { total: 10, reserved: 2, allocation_ratio: 1.5 }, MEMORY_MB: { total: 1024, min_unit: 64, max_unit: 512, step_size: 64 } });
+    const rp = await createProvider(api, { inventories: { VCPU: { total: 10, reserved: 2, allocation_ratio: 1.5 }, MEMORY_MB: { total: 1024, min_unit: 64, max_unit: 512, step_size: 64 } } });
     const c = () => randomUUID();
     const claim = (res: Record<string, number>) => put(c(), '1.28', { allocations: dict(rp, res), project_id: 'p', user_id: 'u', consumer_generation: null });
     const constraint = `Unable to allocate inventory: Unable to create allocation for 'MEMORY_MB' on resource provider '${rp}'. The requested amount would violate inventory constraints.`;
@@ -248,8 +241,8 @@ describe('claims', () => {
   });
 
   it('answers a provider without such inventory and an unknown class as upstream', async () => {
-    const rp = await provider({ VCPU: { total: 4 } });
-    const empty = await provider({ DISK_GB: { total: 4 } });
+    const rp = await createProvider(api, { inventories: { VCPU: { total: 4 } } });
+    const empty = await createProvider(api, { inventories: { DISK_GB: { total: 4 } } });
     const claim = (allocations: unknown) => put(randomUUID(), '1.28', { allocations, project_id: 'p', user_id: 'u', consumer_generation: null });
     const none = await claim({ [empty]: { resources: { VCPU: 1, MEMORY_MB: 1 } } });
     expect(none.status).toBe(409);
@@ -267,7 +260,7 @@ describe('claims', () => {
   });
 
   it('POST checks the sum of every consumer on a provider', async () => {
-    const rp = await provider({ VCPU: { total: 4 } });
+    const rp = await createProvider(api, { inventories: { VCPU: { total: 4 } } });
     const [a, b] = [randomUUID(), randomUUID()];
     const body = (na: number, nb: number) => ({
       [a]: { allocations: dict(rp, { VCPU: na }), project_id: 'p', user_id: 'u' },
@@ -282,7 +275,7 @@ describe('claims', () => {
   });
 
   it('bumps the generation of providers it allocates on, not of those it leaves, nor on DELETE (as upstream)', async () => {
-    const [x, y] = [await provider({ VCPU: { total: 8 } }), await provider({ VCPU: { total: 8 } })];
+    const [x, y] = [await createProvider(api, { inventories: { VCPU: { total: 8 } } }), await createProvider(api, { inventories: { VCPU: { total: 8 } } })];
     const c = randomUUID();
     const [gx, gy] = [await gen(x), await gen(y)];
     expect((await put(c, '1.28', { allocations: dict(x, { VCPU: 1 }), project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(204);
@@ -297,7 +290,7 @@ describe('claims', () => {
   });
 
   it('moves usage between projects, users and consumer types when a consumer changes owner or type', async () => {
-    const rp = await provider({ VCPU: { total: 16 }, MEMORY_MB: { total: 4096 } });
+    const rp = await createProvider(api, { inventories: { VCPU: { total: 16 }, MEMORY_MB: { total: 4096 } } });
     const c = randomUUID();
     const [p1, p2] = [`p-${randomUUID()}`, `p-${randomUUID()}`];
     expect((await put(c, '1.38', { allocations: dict(rp, { VCPU: 2, MEMORY_MB: 512 }), project_id: p1, user_id: 'u1', consumer_generation: null, consumer_type: 'INSTANCE' })).status).toBe(204);
@@ -315,7 +308,7 @@ describe('claims', () => {
   });
 
   it('GET /resource_providers/{uuid}/allocations lists consumers with their generations (1.28)', async () => {
-    const rp = await provider({ VCPU: { total: 16 } });
+    const rp = await createProvider(api, { inventories: { VCPU: { total: 16 } } });
     const [a, b] = [randomUUID(), randomUUID()];
     await put(a, '1.28', { allocations: dict(rp, { VCPU: 1 }), project_id: 'p', user_id: 'u', consumer_generation: null });
     await put(b, '1.28', { allocations: dict(rp, { VCPU: 2 }), project_id: 'p', user_id: 'u', consumer_generation: null });
@@ -332,7 +325,7 @@ describe('claims', () => {
 
   it('refuses a claim that needs more than 100 transaction actions, explicitly and with nothing written', async () => {
     const rps: string[] = [];
-    for (let i = 0; i < 50; i++) rps.push(await provider({ VCPU: { total: 2 } }));
+    for (let i = 0; i < 50; i++) rps.push(await createProvider(api, { inventories: { VCPU: { total: 2 } } }));
     const c = randomUUID();
     const allocations = Object.fromEntries(rps.map((rp) => [rp, { resources: { VCPU: 1 } }]));
     const r = await put(c, '1.28', { allocations, project_id: 'p', user_id: 'u', consumer_generation: null });

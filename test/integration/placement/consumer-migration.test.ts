@@ -10,6 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startPlacement, type Api } from '../harness.js';
+import { createProvider } from '../fixtures.js';
 
 let api: Api;
 const P = 'incomplete-project';
@@ -24,22 +25,12 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-async function provider(total: number) {
-  const uuid = randomUUID();
-  await api.req('POST', '/resource_providers', { body: { name: `rp-${uuid}`, uuid } });
-  expect(
-    (await api.req('PUT', `/resource_providers/${uuid}/inventories`, { body: { resource_provider_generation: 0, inventories: { VCPU: { total }, DISK_GB: { total } } } }))
-      .status,
-  ).toBe(200);
-  return uuid;
-}
-
 const store = () => import('../../../functions/store/placement/allocations.js');
 const migration = () => import('../../../functions/maintenance/consumers.js');
 
 describe('incomplete consumer migration', () => {
   it('creates the missing records in resumable batches, then has nothing left to do', async () => {
-    const [a, b] = [await provider(10_000), await provider(10_000)];
+    const [a, b] = [await createProvider(api, { inventories: { VCPU: { total: 10_000 }, DISK_GB: { total: 10_000 } } }), await createProvider(api, { inventories: { VCPU: { total: 10_000 }, DISK_GB: { total: 10_000 } } })];
     const legacy = Array.from({ length: 120 }, (_, i) => ({
       uuid: randomUUID(),
       allocations: (i % 3 === 0 ? { [a]: { VCPU: 1, DISK_GB: 2 }, [b]: { VCPU: 1 } } : { [a]: { VCPU: 1 } }) as Record<string, Record<string, number>>,
@@ -103,7 +94,7 @@ describe('incomplete consumer migration', () => {
   }, 120_000);
 
   it('runs from the maintenance function and leaves consumers a claim already completed alone', async () => {
-    const a = await provider(100);
+    const a = await createProvider(api, { inventories: { VCPU: { total: 100 }, DISK_GB: { total: 100 } } });
     const [x, y] = [randomUUID(), randomUUID()];
     await (await store()).importLegacyAllocations([
       { uuid: x, allocations: { [a]: { VCPU: 3 } } },
@@ -125,7 +116,7 @@ describe('incomplete consumer migration', () => {
   }, 60_000);
 
   it('`npm run migrate-consumers` migrates and reports progress', async () => {
-    const a = await provider(100);
+    const a = await createProvider(api, { inventories: { VCPU: { total: 100 }, DISK_GB: { total: 100 } } });
     const ids = Array.from({ length: 7 }, () => randomUUID());
     await (await store()).importLegacyAllocations(ids.map((uuid) => ({ uuid, allocations: { [a]: { VCPU: 1 } } })));
     const { stdout } = await promisify(execFile)('node_modules/.bin/tsx', ['scripts/migrate-consumers.ts', '--batch-size', '3'], {

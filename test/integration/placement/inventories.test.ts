@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api } from '../harness.js';
 import { getProvider } from '../../../functions/store/placement/providers.js';
+import { createProvider } from '../fixtures.js';
 
 // races and cold snapshot loads on a busy 2-core machine need more than vitest's 5 s default
 vi.setConfig({ testTimeout: 60_000 });
@@ -12,18 +13,11 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-async function provider(name = `rp-${randomUUID().slice(0, 8)}`): Promise<string> {
-  const uuid = randomUUID();
-  const r = await api.req('POST', '/resource_providers', { body: { name, uuid } });
-  expect(r.status).toBe(200);
-  return uuid;
-}
-
 const inv = (uuid: string) => `/resource_providers/${uuid}/inventories`;
 
 describe('inventories', () => {
   it('applies defaults, bumps the generation and invVer on every change, and keeps usage fields', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const put = await api.req('PUT', inv(rp), {
       body: { resource_provider_generation: 0, inventories: { VCPU: { total: 8, allocation_ratio: 16 }, DISK_GB: { total: 100 } } },
     });
@@ -58,7 +52,7 @@ describe('inventories', () => {
   });
 
   it('validates capacity per microversion and refuses unknown classes, before writing anything', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const eq = { resource_provider_generation: 0, inventories: { DISK_GB: { total: 10, reserved: 10 } } };
     const old = await api.req('PUT', inv(rp), { version: '1.25', body: eq });
     expect(old.status).toBe(400);
@@ -89,7 +83,7 @@ describe('inventories', () => {
   });
 
   it('sends cache headers from 1.15, and no last-modified for an empty inventory', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const empty = await api.req('GET', inv(rp), { version: '1.15' });
     expect(empty.headers.get('cache-control')).toBe('no-cache');
     expect(empty.headers.get('last-modified')).toBeNull();
@@ -103,7 +97,7 @@ describe('inventories', () => {
   });
 
   it('lets exactly one of many racing PUTs with the same generation win, and applies it whole', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const bodies = Array.from({ length: 10 }, (_, i) => ({
       resource_provider_generation: 0,
       inventories: { VCPU: { total: 10 + i }, MEMORY_MB: { total: 1000 + i } },
@@ -122,7 +116,7 @@ describe('inventories', () => {
   });
 
   it('serialises writes without a generation (POST / DELETE one) instead of losing any', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const classes = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'PCI_DEVICE', 'SRIOV_NET_VF', 'IPV4_ADDRESS'];
     const results = await Promise.all(classes.map((rc) => api.req('POST', inv(rp), { body: { resource_class: rc, total: 4 } })));
     expect(results.map((r) => r.status)).toEqual(classes.map(() => 201));
@@ -136,7 +130,7 @@ describe('inventories', () => {
   });
 
   it('refuses to remove inventory that has allocations, allows shrinking below usage (as upstream), keeps usage', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     await api.req('PUT', inv(rp), { body: { resource_provider_generation: 0, inventories: { VCPU: { total: 8 }, DISK_GB: { total: 100 } } } });
     const consumer = randomUUID();
     const alloc = await api.req('PUT', `/allocations/${consumer}`, {
@@ -175,7 +169,7 @@ describe('inventories', () => {
 
 describe('custom resource classes used by inventory', () => {
   it('counts references so a class in use cannot be deleted, and releases them', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const rc = `CUSTOM_GOLD_${randomUUID().slice(0, 8).toUpperCase().replace(/-/g, '')}`;
     expect((await api.req('PUT', `/resource_classes/${rc}`)).status).toBe(201);
     await api.req('PUT', inv(rp), { body: { resource_provider_generation: 0, inventories: { [rc]: { total: 5 } } } });
@@ -188,7 +182,7 @@ describe('custom resource classes used by inventory', () => {
 
   it('never lets a class deletion and an inventory using it both succeed', async () => {
     for (let i = 0; i < 6; i++) {
-      const rp = await provider();
+      const rp = await createProvider(api);
       const rc = `CUSTOM_RACE_${i}_${randomUUID().slice(0, 6).toUpperCase().replace(/-/g, '')}`;
       await api.req('PUT', `/resource_classes/${rc}`);
       const [del, put] = await Promise.all([

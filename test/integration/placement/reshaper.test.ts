@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api } from '../harness.js';
+import { createProvider } from '../fixtures.js';
 
 let api: Api;
 beforeAll(async () => {
@@ -14,15 +15,6 @@ beforeAll(async () => {
 afterAll(async () => api.close());
 
 const V = '1.38';
-async function provider(inventories: Record<string, Record<string, number>>, parent?: string) {
-  const uuid = randomUUID();
-  const c = await api.req('POST', '/resource_providers', { body: { name: `rp-${uuid}`, uuid, ...(parent ? { parent_provider_uuid: parent } : {}) } });
-  expect(c.status).toBe(200);
-  if (Object.keys(inventories).length) {
-    expect((await api.req('PUT', `/resource_providers/${uuid}/inventories`, { body: { resource_provider_generation: 0, inventories } })).status).toBe(200);
-  }
-  return uuid;
-}
 const state = async (rp: string) => {
   const p = (await api.req('GET', `/resource_providers/${rp}/inventories`)).json;
   const u = (await api.req('GET', `/resource_providers/${rp}/usages`)).json;
@@ -32,10 +24,10 @@ const owner = { project_id: 'p', user_id: 'u', consumer_type: 'INSTANCE' };
 
 describe('POST /reshaper', () => {
   it('moves inventory and allocations to a child atomically, or changes nothing', async () => {
-    const root = await provider({ VCPU: { total: 8 }, DISK_GB: { total: 100 } });
+    const root = await createProvider(api, { inventories: { VCPU: { total: 8 }, DISK_GB: { total: 100 } } });
     const c = randomUUID();
     expect((await api.req('PUT', `/allocations/${c}`, { version: V, body: { allocations: { [root]: { resources: { VCPU: 4, DISK_GB: 10 } } }, ...owner, consumer_generation: null } })).status).toBe(204);
-    const child = await provider({}, root);
+    const child = await createProvider(api, { inventories: {}, parent: root });
     const before = [await state(root), await state(child)];
     const body = (childTotal: number, cg: number | null = 1) => ({
       inventories: {
@@ -71,8 +63,8 @@ describe('POST /reshaper', () => {
   it('keeps custom resource class references: a class a reshape starts using cannot be deleted', async () => {
     const cls = `CUSTOM_R${randomUUID().replace(/-/g, '').slice(0, 8).toUpperCase()}`;
     expect((await api.req('PUT', `/resource_classes/${cls}`, { version: '1.7' })).status).toBe(201);
-    const a = await provider({ VCPU: { total: 1 } });
-    const b = await provider({ VCPU: { total: 1 } });
+    const a = await createProvider(api, { inventories: { VCPU: { total: 1 } } });
+    const b = await createProvider(api, { inventories: { VCPU: { total: 1 } } });
     const r = await api.req('POST', '/reshaper', {
       version: V,
       body: {
@@ -100,12 +92,12 @@ describe('POST /reshaper', () => {
   });
 
   it('refuses a reshape that needs more than 100 transaction actions, with nothing written', async () => {
-    const root = await provider({ VCPU: { total: 100 } });
+    const root = await createProvider(api, { inventories: { VCPU: { total: 100 } } });
     const consumers = Array.from({ length: 40 }, () => randomUUID());
     for (const c of consumers) {
       expect((await api.req('PUT', `/allocations/${c}`, { version: V, body: { allocations: { [root]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null } })).status).toBe(204);
     }
-    const child = await provider({}, root);
+    const child = await createProvider(api, { inventories: {}, parent: root });
     const before = await state(root);
     const r = await api.req('POST', '/reshaper', {
       version: V,

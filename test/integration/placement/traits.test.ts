@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api } from '../harness.js';
 import { getCustomTrait } from '../../../functions/store/placement/traits.js';
+import { createProvider } from '../fixtures.js';
 
 // races and cold snapshot loads on a busy 2-core machine need more than vitest's 5 s default
 vi.setConfig({ testTimeout: 60_000 });
@@ -12,11 +13,6 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-async function provider(): Promise<string> {
-  const uuid = randomUUID();
-  expect((await api.req('POST', '/resource_providers', { body: { name: `rp-${uuid}`, uuid } })).status).toBe(200);
-  return uuid;
-}
 const tag = () => randomUUID().slice(0, 8).toUpperCase().replace(/-/g, '');
 const traitsOf = (uuid: string) => `/resource_providers/${uuid}/traits`;
 
@@ -42,7 +38,7 @@ describe('traits', () => {
     expect(all.json.traits).toContain(t);
     expect(all.json.traits.length).toBeGreaterThanOrEqual(346);
 
-    const rp = await provider();
+    const rp = await createProvider(api);
     await api.req('PUT', traitsOf(rp), { body: { resource_provider_generation: 0, traits: [t, 'HW_CPU_X86_SSE42'] } });
     const assoc = await api.req('GET', '/traits?associated=true');
     expect(assoc.json.traits).toEqual(expect.arrayContaining([t, 'HW_CPU_X86_SSE42']));
@@ -55,7 +51,7 @@ describe('traits', () => {
   });
 
   it('sets provider traits under the generation, without a bump when nothing changes', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const t = `CUSTOM_SET_${tag()}`;
     await api.req('PUT', `/traits/${t}`);
     const set = await api.req('PUT', traitsOf(rp), { body: { resource_provider_generation: 0, traits: [t, 'HW_CPU_X86_AVX', t] } });
@@ -85,7 +81,7 @@ describe('traits', () => {
   });
 
   it('releases a deleted provider’s custom traits', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const t = `CUSTOM_GONE_${tag()}`;
     await api.req('PUT', `/traits/${t}`);
     await api.req('PUT', traitsOf(rp), { body: { resource_provider_generation: 0, traits: [t] } });
@@ -95,7 +91,7 @@ describe('traits', () => {
   });
 
   it('lets exactly one of many racing trait PUTs with the same generation win', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const names = Array.from({ length: 8 }, (_, i) => `CUSTOM_RACE_${i}_${tag()}`);
     for (const n of names) await api.req('PUT', `/traits/${n}`);
     const results = await Promise.all(
@@ -114,7 +110,7 @@ describe('traits', () => {
 
   it('never lets a trait deletion and an assignment of it both succeed', async () => {
     for (let i = 0; i < 6; i++) {
-      const rp = await provider();
+      const rp = await createProvider(api);
       const t = `CUSTOM_DEL_RACE_${i}_${tag()}`;
       await api.req('PUT', `/traits/${t}`);
       const [del, put] = await Promise.all([
@@ -133,7 +129,7 @@ describe('traits', () => {
   });
 
   it('races inventories, traits and aggregates writes on one generation: exactly one wins', async () => {
-    const rp = await provider();
+    const rp = await createProvider(api);
     const results = await Promise.all([
       api.req('PUT', `/resource_providers/${rp}/inventories`, { body: { resource_provider_generation: 0, inventories: { VCPU: { total: 1 } } } }),
       api.req('PUT', traitsOf(rp), { body: { resource_provider_generation: 0, traits: ['HW_CPU_X86_AVX'] } }),
