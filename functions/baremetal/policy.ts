@@ -14,8 +14,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { PolicyEngine, type Credentials, type RuleDefault } from '../core/policy/engine.js';
-import { parsePolicyFile } from '../placement/policy.js';
-import { type PolicySettings, type BaremetalPolicyMode as ConfiguredMode } from '../config.js';
+import { ruleOverrides } from '../core/policy/file.js';
+import type { BaremetalPolicyMode, PolicySettings } from '../config.js';
 
 const SYSTEM_ADMIN = 'role:admin and system_scope:all';
 const SYSTEM_MEMBER = '(role:member and system_scope:all) or rule:service_role';
@@ -122,7 +122,6 @@ export const BAREMETAL_RULES: RuleDefault[] = [
   rule('baremetal:allocation:update', ALLOCATION_MEMBER, IS_ADMIN),
 ];
 
-export type BaremetalPolicyMode = 'noauth' | 'legacy' | 'secure-rbac';
 
 export class BaremetalPolicy {
   constructor(
@@ -147,11 +146,9 @@ export class BaremetalPolicy {
   }
 }
 
-export function baremetalPolicy(settings: PolicySettings<ConfiguredMode>, fallback: BaremetalPolicyMode = 'noauth'): BaremetalPolicy {
+export function baremetalPolicy(settings: PolicySettings<BaremetalPolicyMode>, fallback: BaremetalPolicyMode = 'noauth'): BaremetalPolicy {
   const mode: BaremetalPolicyMode = settings.mode ?? fallback;
-  let overrides: Record<string, string> = {};
-  if (settings.file) overrides = { ...overrides, ...parsePolicyFile(readFileSync(settings.file, 'utf8')) };
-  if (settings.overrides) overrides = { ...overrides, ...(JSON.parse(settings.overrides) as Record<string, string>) };
+  const overrides = ruleOverrides(settings.file ? readFileSync(settings.file, 'utf8') : undefined, settings.overrides);
   const engine = new PolicyEngine(BAREMETAL_RULES, {
     enforceNewDefaults: mode === 'secure-rbac',
     enforceScope: mode === 'secure-rbac',

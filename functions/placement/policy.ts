@@ -11,6 +11,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { PolicyEngine, type RuleDefault } from '../core/policy/engine.js';
+import { ruleOverrides } from '../core/policy/file.js';
 import { config, type PolicySettings, type PlacementPolicyMode } from '../config.js';
 
 const ADMIN_OR_SERVICE = 'rule:admin_or_service_api';
@@ -54,28 +55,9 @@ export const PLACEMENT_RULES: RuleDefault[] = [
   api('placement:reshaper:reshape', SERVICE, 'reshape inventories and allocations'),
 ];
 
-export type PolicyMode = 'default' | 'legacy-rbac' | 'secure-rbac' | 'open';
-
-/** Parse a policy file: JSON, or YAML limited to `"rule": "check"` lines. */
-export function parsePolicyFile(text: string): Record<string, string> {
-  const t = text.trim();
-  if (t.startsWith('{')) return JSON.parse(t) as Record<string, string>;
-  const out: Record<string, string> = {};
-  for (const raw of t.split('\n')) {
-    const line = raw.replace(/^\s+|\s+$/g, '');
-    if (!line || line.startsWith('#')) continue;
-    const m = /^(["']?)([^"']+)\1\s*:\s*(["']?)(.*)\3\s*$/.exec(line);
-    if (!m) throw new Error(`cannot parse policy line: ${line}`);
-    out[m[2]!] = m[4]!;
-  }
-  return out;
-}
-
 export function placementPolicy(settings: PolicySettings<PlacementPolicyMode> = config().placementPolicy): PolicyEngine {
-  const mode: PolicyMode = settings.mode ?? 'default';
-  let overrides: Record<string, string> = {};
-  if (settings.file) overrides = { ...overrides, ...parsePolicyFile(readFileSync(settings.file, 'utf8')) };
-  if (settings.overrides) overrides = { ...overrides, ...(JSON.parse(settings.overrides) as Record<string, string>) };
+  const mode: PlacementPolicyMode = settings.mode ?? 'default';
+  const overrides = ruleOverrides(settings.file ? readFileSync(settings.file, 'utf8') : undefined, settings.overrides);
   return new PolicyEngine(PLACEMENT_RULES, {
     enforceNewDefaults: mode === 'secure-rbac',
     enforceScope: true,
