@@ -30,5 +30,9 @@ export function servePlacement(port: number, host = '127.0.0.1'): Promise<Server
 
 export function serveBaremetal(port: number, host = '127.0.0.1'): Promise<Server> {
   localRunner();
-  return serve({ name: 'baremetal', routes: BAREMETAL_ROUTES, handlers: handlersOf(BAREMETAL_FAMILY_MODULES), defaultFamily: BAREMETAL_DEFAULT_FAMILY }, port, host);
+  return serve(
+    { name: 'baremetal', routes: BAREMETAL_ROUTES, handlers: handlersOf(BAREMETAL_FAMILY_MODULES), defaultFamily: BAREMETAL_DEFAULT_FAMILY },
+    port,
+    host,
+  );
 }

@@ -9,7 +9,13 @@ import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const PUBLIC = join(dirname(fileURLToPath(import.meta.url)), '..', 'functions', 'dashboard', 'public');
-const TYPES: Record<string, string> = { '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8', '.json': 'application/json', '.png': 'image/png' };
+const TYPES: Record<string, string> = {
+  '.html': 'text/html; charset=utf-8',
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.json': 'application/json',
+  '.png': 'image/png',
+};
 
 function proxy(target: string, path: string, req: IncomingMessage, res: ServerResponse) {
   const u = new URL(path, target);
@@ -28,7 +34,8 @@ export function serveDashboard(opts: { port: number; host: string; placementUrl:
   const server = createServer(async (req, res) => {
     const url = req.url ?? '/';
     if (url.startsWith('/placement/') || url === '/placement') return proxy(opts.placementUrl, url.slice('/placement'.length) || '/', req, res);
-    if (url.startsWith('/baremetal/') || url === '/baremetal') return proxy(opts.baremetalUrl || 'http://127.0.0.1:1', url.slice('/baremetal'.length) || '/', req, res);
+    if (url.startsWith('/baremetal/') || url === '/baremetal')
+      return proxy(opts.baremetalUrl || 'http://127.0.0.1:1', url.slice('/baremetal'.length) || '/', req, res);
     const path = url.split('?')[0]!;
     if (path === '/config.json') {
       res.writeHead(200, { 'content-type': 'application/json' });

@@ -45,7 +45,16 @@ export async function startDynamoDbLocal(opts: { port?: number; dataDir?: string
     throw new Error(`DynamoDB Local not found in ${JAR_DIR}: run 'npm install' (or node local/fetch-dynamodb-local.mjs)`);
   }
   const port = opts.port ?? (await freePort());
-  const args = [`-Xmx${opts.heapMb ?? 1024}m`, `-Djava.library.path=${join(JAR_DIR, 'DynamoDBLocal_lib')}`, '-jar', join(JAR_DIR, 'DynamoDBLocal.jar'), '-port', String(port), '-sharedDb', '-disableTelemetry'];
+  const args = [
+    `-Xmx${opts.heapMb ?? 1024}m`,
+    `-Djava.library.path=${join(JAR_DIR, 'DynamoDBLocal_lib')}`,
+    '-jar',
+    join(JAR_DIR, 'DynamoDBLocal.jar'),
+    '-port',
+    String(port),
+    '-sharedDb',
+    '-disableTelemetry',
+  ];
   if (opts.dataDir) {
     mkdirSync(opts.dataDir, { recursive: true });
     args.push('-dbPath', opts.dataDir);

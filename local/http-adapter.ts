@@ -40,7 +40,10 @@ function fakeContext(name: string): Context {
   };
 }
 
-export function buildEvent(api: ApiDefinition, req: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body: Buffer; remote?: string }) {
+export function buildEvent(
+  api: ApiDefinition,
+  req: { method: string; url: string; headers: Record<string, string | string[] | undefined>; body: Buffer; remote?: string },
+) {
   const url = req.url || '/';
   const q = url.indexOf('?');
   const rawPath = q < 0 ? url : url.slice(0, q);
@@ -149,7 +152,10 @@ export function serve(api: ApiDefinition, port: number, host = '127.0.0.1'): Pro
   server.on('clientError', (err: Error & { code?: string }, socket) => {
     if (!socket.writable) return socket.destroy();
     const r = api.malformed?.(err.code ?? '') ?? { status: 400, headers: { 'content-type': 'application/json' }, body: '{"message":"Bad Request"}' };
-    const head = [`HTTP/1.1 ${r.status} Bad Request`, ...Object.entries({ ...r.headers, 'content-length': String(Buffer.byteLength(r.body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}`)];
+    const head = [
+      `HTTP/1.1 ${r.status} Bad Request`,
+      ...Object.entries({ ...r.headers, 'content-length': String(Buffer.byteLength(r.body)), connection: 'close' }).map(([k, v]) => `${k}: ${v}`),
+    ];
     socket.end(`${head.join('\r\n')}\r\n\r\n${r.body}`);
   });
   server.keepAliveTimeout = 65_000;

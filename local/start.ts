@@ -54,7 +54,9 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--dashboard-port') o.dashboardPort = Number(val());
     else if (a === '--no-dashboard') o.dashboardPort = null;
     else if (a === '--help' || a === '-h') {
-      process.stdout.write('usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--ddb-port N] [--host H] [--maintenance-interval S]\n');
+      process.stdout.write(
+        'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--ddb-port N] [--host H] [--maintenance-interval S]\n',
+      );
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
   }

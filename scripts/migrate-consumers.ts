@@ -22,7 +22,9 @@ export async function migrateConsumersCommand(argv: string[]): Promise<number> {
   const force = arg('force') === 'true';
   const t0 = Date.now();
   const out = (s: string) => process.stdout.write(`${s}\n`);
-  out(`[migrate-consumers] table ${process.env.TABLE_NAME ?? 'berth'}${process.env.DDB_ENDPOINT ? ` at ${process.env.DDB_ENDPOINT}` : ''}, batches of ${batchSize}`);
+  out(
+    `[migrate-consumers] table ${process.env.TABLE_NAME ?? 'berth'}${process.env.DDB_ENDPOINT ? ` at ${process.env.DDB_ENDPOINT}` : ''}, batches of ${batchSize}`,
+  );
   const r = await migrateIncompleteConsumers({
     batchSize,
     force,

@@ -57,37 +57,84 @@ export const PLACEMENT_OPERATIONS: Record<string, OperationDoc> = {
   'GET /resource_classes': { summary: 'List resource classes', ok: [200], since: '1.2', returnsJson: true },
   'POST /resource_classes': { summary: 'Create a custom resource class', ok: [201], since: '1.2', body: RC.postResourceClass },
   'GET /resource_classes/{name}': { summary: 'Show a resource class', ok: [200], since: '1.2', returnsJson: true },
-  'PUT /resource_classes/{name}': { summary: 'Create a custom resource class unless it exists (201 created, 204 existed)', ok: [201, 204], since: '1.7' },
+  'PUT /resource_classes/{name}': {
+    summary: 'Create a custom resource class unless it exists (201 created, 204 existed)',
+    ok: [201, 204],
+    since: '1.7',
+  },
   'DELETE /resource_classes/{name}': { summary: 'Delete a custom resource class (409 while in use)', ok: [204], since: '1.2' },
   'GET /resource_providers': { summary: 'List resource providers', ok: [200], query: RP.listProvidersQuery1_18, returnsJson: true },
-  'POST /resource_providers': { summary: 'Create a resource provider (returns it from 1.20)', ok: [200], body: RP.createProviderV1_14, returnsJson: true },
+  'POST /resource_providers': {
+    summary: 'Create a resource provider (returns it from 1.20)',
+    ok: [200],
+    body: RP.createProviderV1_14,
+    returnsJson: true,
+  },
   'GET /resource_providers/{uuid}': { summary: 'Show a resource provider', ok: [200], returnsJson: true },
   'DELETE /resource_providers/{uuid}': { summary: 'Delete a resource provider (409 with children or allocations)', ok: [204] },
   'PUT /resource_providers/{uuid}': { summary: 'Rename / re-parent a resource provider', ok: [200], body: RP.updateProviderV1_14, returnsJson: true },
   'GET /resource_providers/{uuid}/inventories': { summary: "List a provider's inventories", ok: [200], returnsJson: true },
   'POST /resource_providers/{uuid}/inventories': { summary: 'Add one inventory', ok: [201], body: INV.postInventory, returnsJson: true },
-  'PUT /resource_providers/{uuid}/inventories': { summary: "Replace all of a provider's inventories (generation-guarded)", ok: [200], body: INV.putInventories, returnsJson: true },
+  'PUT /resource_providers/{uuid}/inventories': {
+    summary: "Replace all of a provider's inventories (generation-guarded)",
+    ok: [200],
+    body: INV.putInventories,
+    returnsJson: true,
+  },
   'DELETE /resource_providers/{uuid}/inventories': { summary: "Delete all of a provider's inventories (409 while in use)", ok: [204], since: '1.5' },
   'GET /resource_providers/{uuid}/inventories/{resource_class}': { summary: 'Show one inventory', ok: [200], returnsJson: true },
-  'PUT /resource_providers/{uuid}/inventories/{resource_class}': { summary: 'Update one existing inventory (generation-guarded)', ok: [200], body: INV.putInventory, returnsJson: true },
+  'PUT /resource_providers/{uuid}/inventories/{resource_class}': {
+    summary: 'Update one existing inventory (generation-guarded)',
+    ok: [200],
+    body: INV.putInventory,
+    returnsJson: true,
+  },
   'DELETE /resource_providers/{uuid}/inventories/{resource_class}': { summary: 'Delete one inventory (409 while in use)', ok: [204] },
   'GET /resource_providers/{uuid}/usages': { summary: "A provider's usage per resource class", ok: [200], returnsJson: true },
   'GET /resource_providers/{uuid}/aggregates': { summary: "A provider's aggregates", ok: [200], since: '1.1', returnsJson: true },
-  'PUT /resource_providers/{uuid}/aggregates': { summary: "Replace a provider's aggregates (generation-guarded from 1.19)", ok: [200], since: '1.1', body: AGG.putAggregatesV1_19, returnsJson: true },
+  'PUT /resource_providers/{uuid}/aggregates': {
+    summary: "Replace a provider's aggregates (generation-guarded from 1.19)",
+    ok: [200],
+    since: '1.1',
+    body: AGG.putAggregatesV1_19,
+    returnsJson: true,
+  },
   'GET /resource_providers/{uuid}/allocations': { summary: 'Allocations against a provider, by consumer', ok: [200], returnsJson: true },
   'POST /allocations': { summary: 'Set the allocations of several consumers atomically', ok: [204], since: '1.13', body: ALLOC.postAllocationsV1_38 },
   'GET /allocations/{consumer_uuid}': { summary: "A consumer's allocations", ok: [200], returnsJson: true },
-  'PUT /allocations/{consumer_uuid}': { summary: "Replace a consumer's allocations (consumer-generation-guarded from 1.28)", ok: [204], body: ALLOC.putAllocationsV1_38 },
+  'PUT /allocations/{consumer_uuid}': {
+    summary: "Replace a consumer's allocations (consumer-generation-guarded from 1.28)",
+    ok: [204],
+    body: ALLOC.putAllocationsV1_38,
+  },
   'DELETE /allocations/{consumer_uuid}': { summary: "Delete a consumer's allocations", ok: [204] },
-  'GET /allocation_candidates': { summary: 'Allocation candidates and provider summaries for a request', ok: [200], since: '1.10', query: newestCandidatesQuery, returnsJson: true },
+  'GET /allocation_candidates': {
+    summary: 'Allocation candidates and provider summaries for a request',
+    ok: [200],
+    since: '1.10',
+    query: newestCandidatesQuery,
+    returnsJson: true,
+  },
   'GET /traits': { summary: 'List traits', ok: [200], since: '1.6', query: TR.listTraitsQuery, returnsJson: true },
   'GET /traits/{name}': { summary: 'Check a trait exists', ok: [204], since: '1.6' },
   'PUT /traits/{name}': { summary: 'Create a custom trait unless it exists (201 created, 204 existed)', ok: [201, 204], since: '1.6' },
   'DELETE /traits/{name}': { summary: 'Delete a custom trait (409 while in use)', ok: [204], since: '1.6' },
   'GET /resource_providers/{uuid}/traits': { summary: "A provider's traits", ok: [200], since: '1.6', returnsJson: true },
-  'PUT /resource_providers/{uuid}/traits': { summary: "Replace a provider's traits (generation-guarded)", ok: [200], since: '1.6', body: TR.setProviderTraits, returnsJson: true },
+  'PUT /resource_providers/{uuid}/traits': {
+    summary: "Replace a provider's traits (generation-guarded)",
+    ok: [200],
+    since: '1.6',
+    body: TR.setProviderTraits,
+    returnsJson: true,
+  },
   'DELETE /resource_providers/{uuid}/traits': { summary: "Remove all of a provider's traits", ok: [204], since: '1.6' },
-  'GET /usages': { summary: 'Usage of a project (and user), by consumer type from 1.38', ok: [200], since: '1.9', query: US.usagesQuery1_38, returnsJson: true },
+  'GET /usages': {
+    summary: 'Usage of a project (and user), by consumer type from 1.38',
+    ok: [200],
+    since: '1.9',
+    query: US.usagesQuery1_38,
+    returnsJson: true,
+  },
   'POST /reshaper': { summary: 'Move inventories and allocations atomically', ok: [204], since: '1.30', body: RS.reshapeV1_38 },
 };
 
@@ -132,11 +179,27 @@ export const BAREMETAL_OPERATIONS: Record<string, OperationDoc> = {
   'GET /': { summary: 'Version document (no token needed)', ok: [200], returnsJson: true },
   'GET /openapi.json': { summary: 'This OpenAPI document', ok: [200], returnsJson: true },
   'GET /v1': { summary: 'API v1 document with the negotiated version', ok: [200], returnsJson: true },
-  'GET /v1/nodes': { summary: 'List nodes', ok: [200], query: { ...NODE_LIST, fields: 'comma-separated fields to return', detail: 'true: full records' }, returnsJson: true },
+  'GET /v1/nodes': {
+    summary: 'List nodes',
+    ok: [200],
+    query: { ...NODE_LIST, fields: 'comma-separated fields to return', detail: 'true: full records' },
+    returnsJson: true,
+  },
   'POST /v1/nodes': { summary: 'Enroll a node', ok: [201], body: NODES.createNode, returnsJson: true },
   'GET /v1/nodes/detail': { summary: 'List nodes with every field', ok: [200], query: NODE_LIST, returnsJson: true },
-  'GET /v1/nodes/{node}': { summary: 'Show a node (by uuid or name)', ok: [200], query: { fields: 'comma-separated fields to return' }, returnsJson: true },
-  'PATCH /v1/nodes/{node}': { summary: 'Update a node (JSON Patch)', ok: [200], query: { reset_interfaces: 'true: reset interfaces to the new driver’s defaults' }, body: PATCH_OPS(NODES.NODE_PATCH_FIELDS), returnsJson: true },
+  'GET /v1/nodes/{node}': {
+    summary: 'Show a node (by uuid or name)',
+    ok: [200],
+    query: { fields: 'comma-separated fields to return' },
+    returnsJson: true,
+  },
+  'PATCH /v1/nodes/{node}': {
+    summary: 'Update a node (JSON Patch)',
+    ok: [200],
+    query: { reset_interfaces: 'true: reset interfaces to the new driver’s defaults' },
+    body: PATCH_OPS(NODES.NODE_PATCH_FIELDS),
+    returnsJson: true,
+  },
   'DELETE /v1/nodes/{node}': { summary: 'Delete a node', ok: [204] },
   'GET /v1/nodes/{node}/traits': { summary: "A node's traits", ok: [200], since: '1.37', returnsJson: true },
   'PUT /v1/nodes/{node}/traits': { summary: "Replace a node's traits", ok: [204], since: '1.37', body: BMT.nodeTraitsBody },
@@ -149,7 +212,10 @@ export const BAREMETAL_OPERATIONS: Record<string, OperationDoc> = {
     ok: [202],
     body: {
       type: 'object',
-      properties: { target: { type: 'string', enum: ['power on', 'power off', 'rebooting', 'soft power off', 'soft rebooting'] }, timeout: { type: 'integer', minimum: 1 } },
+      properties: {
+        target: { type: 'string', enum: ['power on', 'power off', 'rebooting', 'soft power off', 'soft rebooting'] },
+        timeout: { type: 'integer', minimum: 1 },
+      },
       required: ['target'],
       additionalProperties: false,
     },
@@ -177,18 +243,49 @@ export const BAREMETAL_OPERATIONS: Record<string, OperationDoc> = {
     body: { type: 'object', properties: { reason: { type: 'string' } }, additionalProperties: false },
   },
   'DELETE /v1/nodes/{node}/maintenance': { summary: 'Take a node out of maintenance', ok: [202] },
-  'GET /v1/nodes/{node}/allocation': { summary: "The node's allocation", ok: [200], since: '1.52', query: { fields: 'comma-separated fields to return' }, returnsJson: true },
+  'GET /v1/nodes/{node}/allocation': {
+    summary: "The node's allocation",
+    ok: [200],
+    since: '1.52',
+    query: { fields: 'comma-separated fields to return' },
+    returnsJson: true,
+  },
   'DELETE /v1/nodes/{node}/allocation': { summary: "Delete the node's allocation", ok: [204], since: '1.52' },
   'GET /v1/allocations': {
     summary: 'List allocations',
     ok: [200],
     since: '1.52',
-    query: { node: 'uuid or name of the node', resource_class: 'only of this class', state: 'allocating, active or error', owner: 'only of this owner (1.60)', fields: 'comma-separated fields to return', ...LIST },
+    query: {
+      node: 'uuid or name of the node',
+      resource_class: 'only of this class',
+      state: 'allocating, active or error',
+      owner: 'only of this owner (1.60)',
+      fields: 'comma-separated fields to return',
+      ...LIST,
+    },
     returnsJson: true,
   },
-  'POST /v1/allocations': { summary: 'Create an allocation (asynchronous: allocating → active or error)', ok: [201], since: '1.52', body: BMA.createAllocation, returnsJson: true },
-  'GET /v1/allocations/{allocation}': { summary: 'Show an allocation (by uuid or name)', ok: [200], since: '1.52', query: { fields: 'comma-separated fields to return' }, returnsJson: true },
-  'PATCH /v1/allocations/{allocation}': { summary: 'Update an allocation (JSON Patch; 1.57)', ok: [200], since: '1.57', body: PATCH_OPS(BMA.ALLOCATION_PATCH_FIELDS), returnsJson: true },
+  'POST /v1/allocations': {
+    summary: 'Create an allocation (asynchronous: allocating → active or error)',
+    ok: [201],
+    since: '1.52',
+    body: BMA.createAllocation,
+    returnsJson: true,
+  },
+  'GET /v1/allocations/{allocation}': {
+    summary: 'Show an allocation (by uuid or name)',
+    ok: [200],
+    since: '1.52',
+    query: { fields: 'comma-separated fields to return' },
+    returnsJson: true,
+  },
+  'PATCH /v1/allocations/{allocation}': {
+    summary: 'Update an allocation (JSON Patch; 1.57)',
+    ok: [200],
+    since: '1.57',
+    body: PATCH_OPS(BMA.ALLOCATION_PATCH_FIELDS),
+    returnsJson: true,
+  },
   'DELETE /v1/allocations/{allocation}': { summary: 'Delete an allocation (frees its node)', ok: [204], since: '1.52' },
 };
 
@@ -217,7 +314,10 @@ const API = {
               status: { type: 'integer' },
               title: { type: 'string' },
               detail: { type: 'string' },
-              code: { type: 'string', examples: ['placement.undefined_code', 'placement.concurrent_update', 'placement.inventory.inuse', 'placement.duplicate_name'] },
+              code: {
+                type: 'string',
+                examples: ['placement.undefined_code', 'placement.concurrent_update', 'placement.inventory.inuse', 'placement.duplicate_name'],
+              },
               request_id: { type: 'string' },
             },
             required: ['status', 'title', 'detail'],
@@ -226,7 +326,18 @@ const API = {
       },
       required: ['errors'],
     },
-    errorStatuses: { 400: 'Bad request (schema, query or microversion format)', 401: 'No or invalid token', 403: 'Policy does not allow it', 404: 'Not found (or not at this microversion)', 405: 'Method not allowed (Allow header lists the others)', 406: 'Microversion out of range, or not acceptable', 409: 'Conflict: generation mismatch, capacity exceeded, in use, duplicate', 413: 'Request body too large (MAX_BODY_BYTES)', 414: 'Query string too long', 415: 'Not application/json' },
+    errorStatuses: {
+      400: 'Bad request (schema, query or microversion format)',
+      401: 'No or invalid token',
+      403: 'Policy does not allow it',
+      404: 'Not found (or not at this microversion)',
+      405: 'Method not allowed (Allow header lists the others)',
+      406: 'Microversion out of range, or not acceptable',
+      409: 'Conflict: generation mismatch, capacity exceeded, in use, duplicate',
+      413: 'Request body too large (MAX_BODY_BYTES)',
+      414: 'Query string too long',
+      415: 'Not application/json',
+    },
   },
   baremetal: {
     routes: BAREMETAL_ROUTES,
@@ -249,13 +360,26 @@ const API = {
           contentMediaType: 'application/json',
           contentSchema: {
             type: 'object',
-            properties: { faultstring: { type: 'string' }, faultcode: { type: 'string', enum: ['Client', 'Server'] }, debuginfo: { type: ['string', 'null'] } },
+            properties: {
+              faultstring: { type: 'string' },
+              faultcode: { type: 'string', enum: ['Client', 'Server'] },
+              debuginfo: { type: ['string', 'null'] },
+            },
           },
         },
       },
       required: ['error_message'],
     },
-    errorStatuses: { 400: 'Invalid input', 401: 'No or invalid token', 403: 'Policy does not allow it', 404: 'Not found', 405: 'Method not allowed', 406: 'API version out of range or too old for this', 409: 'Conflict: node locked, state transition not allowed, duplicate name', 413: 'Request body too large (MAX_BODY_BYTES)' },
+    errorStatuses: {
+      400: 'Invalid input',
+      401: 'No or invalid token',
+      403: 'Policy does not allow it',
+      404: 'Not found',
+      405: 'Method not allowed',
+      406: 'API version out of range or too old for this',
+      409: 'Conflict: node locked, state transition not allowed, duplicate name',
+      413: 'Request body too large (MAX_BODY_BYTES)',
+    },
   },
 } as const;
 
@@ -292,7 +416,13 @@ function pathParams(path: string): Json[] {
 function queryParams(q: z.ZodType | Record<string, string> | undefined): Json[] {
   if (!q) return [];
   if (!('safeParse' in q)) {
-    return Object.entries(q as Record<string, string>).map(([name, description]) => ({ name, in: 'query', required: false, description, schema: { type: 'string' } }));
+    return Object.entries(q as Record<string, string>).map(([name, description]) => ({
+      name,
+      in: 'query',
+      required: false,
+      description,
+      schema: { type: 'string' },
+    }));
   }
   const js = schemaOf(q as z.ZodType);
   const required = new Set((js.required as string[] | undefined) ?? []);
@@ -307,7 +437,9 @@ function queryParams(q: z.ZodType | Record<string, string> | undefined): Json[] 
       name,
       in: 'query',
       required: false,
-      description: m ? `Also \`${name}<suffix>\` for a granular request group, the suffix matching \`${m[2]}\`.` : `Any parameter matching \`${pattern}\`.`,
+      description: m
+        ? `Also \`${name}<suffix>\` for a granular request group, the suffix matching \`${m[2]}\`.`
+        : `Any parameter matching \`${pattern}\`.`,
       schema,
     });
   }
@@ -389,10 +521,21 @@ export function buildOpenApi(api: ApiName): Json {
     paths,
     components: {
       securitySchemes: {
-        token: { type: 'apiKey', in: 'header', name: 'X-Auth-Token', description: 'Keystone token (locally, noauth2: `admin`); with the JWT authorizer, an `Authorization: Bearer` token instead' },
+        token: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'X-Auth-Token',
+          description: 'Keystone token (locally, noauth2: `admin`); with the JWT authorizer, an `Authorization: Bearer` token instead',
+        },
       },
       parameters: {
-        ApiVersion: { name: a.versionHeader.name, in: 'header', required: false, description: a.versionHeader.description, schema: { type: 'string', examples: [a.versionHeader.example] } },
+        ApiVersion: {
+          name: a.versionHeader.name,
+          in: 'header',
+          required: false,
+          description: a.versionHeader.description,
+          schema: { type: 'string', examples: [a.versionHeader.example] },
+        },
       },
       schemas,
       responses,

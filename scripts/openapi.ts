@@ -30,7 +30,10 @@ for (const api of ['placement', 'baremetal'] as ApiName[]) {
     process.stdout.write(`[openapi] ${api}: OUT OF DATE — run npm run openapi\n`);
   } else {
     writeFileSync(file, text);
-    const ops = Object.values(JSON.parse(text).paths as Record<string, object>).reduce((n, p) => n + Object.keys(p).filter((k) => k !== 'parameters').length, 0);
+    const ops = Object.values(JSON.parse(text).paths as Record<string, object>).reduce(
+      (n, p) => n + Object.keys(p).filter((k) => k !== 'parameters').length,
+      0,
+    );
     process.stdout.write(`[openapi] ${api}: wrote ${file} (${ops} operations)\n`);
   }
 }

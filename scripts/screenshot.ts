@@ -22,7 +22,12 @@ process.env.LOG_LEVEL ??= 'ERROR';
 async function call(base: string, method: string, path: string, body: unknown, headers: Record<string, string>, want: number): Promise<any> {
   const r = await fetch(base + path, {
     method,
-    headers: { 'x-auth-token': 'admin', accept: 'application/json', ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...headers },
+    headers: {
+      'x-auth-token': 'admin',
+      accept: 'application/json',
+      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...headers,
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await r.text();
@@ -41,8 +46,14 @@ async function seed(placementUrl: string, baremetalUrl: string) {
   // a shared storage pool for rack A
   const pool = randomUUID();
   await P('POST', '/resource_providers', { name: 'ceph-pool-a', uuid: pool });
-  await P('PUT', `/resource_providers/${pool}/inventories`, { resource_provider_generation: 0, inventories: { DISK_GB: { total: 20000, reserved: 500 }, CUSTOM_NVME_IOPS: { total: 400000 } } });
-  await P('PUT', `/resource_providers/${pool}/traits`, { resource_provider_generation: 1, traits: ['MISC_SHARES_VIA_AGGREGATE', 'STORAGE_DISK_SSD'] });
+  await P('PUT', `/resource_providers/${pool}/inventories`, {
+    resource_provider_generation: 0,
+    inventories: { DISK_GB: { total: 20000, reserved: 500 }, CUSTOM_NVME_IOPS: { total: 400000 } },
+  });
+  await P('PUT', `/resource_providers/${pool}/traits`, {
+    resource_provider_generation: 1,
+    traits: ['MISC_SHARES_VIA_AGGREGATE', 'STORAGE_DISK_SSD'],
+  });
   await P('PUT', `/resource_providers/${pool}/aggregates`, { resource_provider_generation: 2, aggregates: [rack.a] });
 
   // where instances land: NUMA nodes (and one GPU), with their host and whether the host is in rack A
@@ -51,9 +62,15 @@ async function seed(placementUrl: string, baremetalUrl: string) {
     const host = randomUUID();
     const inA = h <= 2;
     await P('POST', '/resource_providers', { name: `compute-${String(h).padStart(2, '0')}.${inA ? 'rack-a' : 'rack-b'}`, uuid: host });
-    await P('PUT', `/resource_providers/${host}/inventories`, { resource_provider_generation: 0, inventories: { DISK_GB: { total: 1800, reserved: 100 } } });
+    await P('PUT', `/resource_providers/${host}/inventories`, {
+      resource_provider_generation: 0,
+      inventories: { DISK_GB: { total: 1800, reserved: 100 } },
+    });
     await P('PUT', `/resource_providers/${host}/aggregates`, { resource_provider_generation: 1, aggregates: [inA ? rack.a : rack.b] });
-    await P('PUT', `/resource_providers/${host}/traits`, { resource_provider_generation: 2, traits: [inA ? 'CUSTOM_RACK_A' : 'CUSTOM_RACK_B', 'COMPUTE_VOLUME_MULTI_ATTACH'] });
+    await P('PUT', `/resource_providers/${host}/traits`, {
+      resource_provider_generation: 2,
+      traits: [inA ? 'CUSTOM_RACK_A' : 'CUSTOM_RACK_B', 'COMPUTE_VOLUME_MULTI_ATTACH'],
+    });
     for (let n = 0; n < 2; n++) {
       const numa = randomUUID();
       slots.push({ uuid: numa, host, rackA: inA, gpu: false });
@@ -62,13 +79,19 @@ async function seed(placementUrl: string, baremetalUrl: string) {
         resource_provider_generation: 0,
         inventories: { VCPU: { total: 32, allocation_ratio: 4.0 }, MEMORY_MB: { total: 262144, reserved: 4096 } },
       });
-      await P('PUT', `/resource_providers/${numa}/traits`, { resource_provider_generation: 1, traits: ['HW_CPU_X86_AVX2', 'HW_CPU_X86_AVX512F', 'HW_NUMA_ROOT'] });
+      await P('PUT', `/resource_providers/${numa}/traits`, {
+        resource_provider_generation: 1,
+        traits: ['HW_CPU_X86_AVX2', 'HW_CPU_X86_AVX512F', 'HW_NUMA_ROOT'],
+      });
     }
     if (h === 3) {
       const gpu = randomUUID();
       await P('POST', '/resource_providers', { name: 'compute-03-gpu0', uuid: gpu, parent_provider_uuid: host });
       await P('PUT', `/resource_providers/${gpu}/inventories`, { resource_provider_generation: 0, inventories: { VGPU: { total: 8 } } });
-      await P('PUT', `/resource_providers/${gpu}/traits`, { resource_provider_generation: 1, traits: ['HW_GPU_API_VULKAN', 'HW_GPU_MAX_DISPLAY_HEADS_4'] });
+      await P('PUT', `/resource_providers/${gpu}/traits`, {
+        resource_provider_generation: 1,
+        traits: ['HW_GPU_API_VULKAN', 'HW_GPU_MAX_DISPLAY_HEADS_4'],
+      });
       slots.push({ uuid: gpu, host, rackA: false, gpu: true });
     }
   }
@@ -85,12 +108,27 @@ async function seed(placementUrl: string, baremetalUrl: string) {
         : { [slot.uuid]: { resources: { VCPU: vcpus, MEMORY_MB: vcpus * 4096 } } };
       // rack A's disks come from the shared pool, the others' from the host
       allocations[slot.rackA ? pool : slot.host] = { resources: { DISK_GB: 40 * (1 + (c % 3)) } };
-      await P('PUT', `/allocations/${randomUUID()}`, { allocations, project_id: project, user_id: `${project}-deployer`, consumer_generation: null, consumer_type: 'INSTANCE' }, 204);
+      await P(
+        'PUT',
+        `/allocations/${randomUUID()}`,
+        { allocations, project_id: project, user_id: `${project}-deployer`, consumer_generation: null, consumer_type: 'INSTANCE' },
+        204,
+      );
     }
   }
   // bare metal: five nodes, two allocated
   for (let n = 1; n <= 5; n++) {
-    const node = await B('POST', '/v1/nodes', { driver: 'fake-hardware', name: `bm-${String(n).padStart(2, '0')}`, resource_class: n <= 3 ? 'baremetal-large' : 'baremetal-gpu', properties: { cpus: 64, memory_mb: 524288 } }, 201);
+    const node = await B(
+      'POST',
+      '/v1/nodes',
+      {
+        driver: 'fake-hardware',
+        name: `bm-${String(n).padStart(2, '0')}`,
+        resource_class: n <= 3 ? 'baremetal-large' : 'baremetal-gpu',
+        properties: { cpus: 64, memory_mb: 524288 },
+      },
+      201,
+    );
     for (const target of ['manage', 'provide']) {
       await B('PUT', `/v1/nodes/${node.uuid}/states/provision`, { target }, 202);
       await waitFor(async () => (await B('GET', `/v1/nodes/${node.uuid}`)).target_provision_state === null);
@@ -98,7 +136,10 @@ async function seed(placementUrl: string, baremetalUrl: string) {
     await B('PUT', `/v1/nodes/${node.uuid}/states/power`, { target: 'power off' }, 202);
     await waitFor(async () => (await B('GET', `/v1/nodes/${node.uuid}`)).power_state === 'power off');
   }
-  for (const [name, rc] of [['hpc-job-17', 'baremetal-large'], ['render-farm-2', 'baremetal-gpu']]) {
+  for (const [name, rc] of [
+    ['hpc-job-17', 'baremetal-large'],
+    ['render-farm-2', 'baremetal-gpu'],
+  ]) {
     const a = await B('POST', '/v1/allocations', { name, resource_class: rc }, 201);
     await waitFor(async () => (await B('GET', `/v1/allocations/${a.uuid}`)).state !== 'allocating');
   }
@@ -114,10 +155,29 @@ async function waitFor(check: () => Promise<boolean>, ms = 20_000) {
 
 async function main() {
   const { startStack } = await import('../local/start.js');
-  const stack = await startStack({ fresh: true, placementPort: 0, baremetalPort: 0, dashboardPort: 0, host: '127.0.0.1', maintenanceInterval: 0, dataDir: '' });
+  const stack = await startStack({
+    fresh: true,
+    placementPort: 0,
+    baremetalPort: 0,
+    dashboardPort: 0,
+    host: '127.0.0.1',
+    maintenanceInterval: 0,
+    dataDir: '',
+  });
   try {
     await seed(stack.placementUrl, stack.baremetalUrl);
-    const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'] });
+    const browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
     try {
       const page = await browser.newPage({ viewport: { width: 1280, height: 900 }, deviceScaleFactor: 1 });
       await page.goto(stack.dashboardUrl);

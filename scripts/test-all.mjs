@@ -1,5 +1,8 @@
 #!/usr/bin/env node
 // `npm test`: every test the repository has.
+//  0. the fast checks, before anything starts DynamoDB Local: type checking (tsc),
+//     the linter and formatter (Biome, biome.json) and the import rule
+//     (scripts/check-layers.mjs); any failure stops the run here;
 //  1. vitest: unit (pure core, schemas, CDK template, state machine) and integration
 //     (real handlers behind the local API Gateway adapter, against DynamoDB Local);
 //  2. Placement's own gabbi conformance files listed in conformance/passing.txt,
@@ -35,7 +38,26 @@ function counts(text) {
 
 let passed = 0;
 let failed = 0;
-let problems = [];
+const problems = [];
+
+if (!args.includes('--skip-checks')) {
+  const checks = [
+    ['typecheck', join(root, 'node_modules/.bin/tsc'), ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']],
+    ['lint', join(root, 'node_modules/.bin/biome'), ['ci', '--colors=off', '.']],
+    ['layers', process.execPath, [join(root, 'scripts/check-layers.mjs')]],
+  ];
+  for (const [name, cmd, argv] of checks) {
+    const t0 = Date.now();
+    const r = await run(cmd, argv);
+    process.stdout.write(`[check] ${name}: ${r.code === 0 ? 'ok' : 'FAILED'} (${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+    if (r.code === 0) passed++;
+    else failed++;
+  }
+  if (failed) {
+    process.stdout.write(`\n[test] the fast checks failed: fix them first (npm run check)\n\n${passed} passed, ${failed} failed\n`);
+    process.exit(1);
+  }
+}
 
 if (only !== 'conformance') {
   const r = await run(join(root, 'node_modules/.bin/vitest'), ['run']);

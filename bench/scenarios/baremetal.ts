@@ -93,18 +93,26 @@ async function raceCase(ctx: BenchContext, api: Client, label: string, nodes: nu
   const byNode = new Map(active.map((a) => [a.node_uuid, a.uuid]));
   const consistent = listed.every((n) => n.instance_uuid === byNode.get(n.uuid) && n.allocation_uuid === n.instance_uuid);
   const pass =
-    active.length === nodes &&
-    errors.length === allocations - nodes &&
-    booked.size === nodes &&
-    uuids.every((u) => booked.has(u)) &&
-    consistent;
+    active.length === nodes && errors.length === allocations - nodes && booked.size === nodes && uuids.every((u) => booked.has(u)) && consistent;
   const stats = { ...reserveStats };
   ctx.say(
     `${allocations} allocations / ${nodes} nodes: settled in ${(settleMs / 1000).toFixed(2)} s (POSTs answered in ${(postMs / 1000).toFixed(2)} s); ` +
       `${active.length} active, ${errors.length} error, ${nodes - booked.size} nodes unbooked, consistent=${consistent} -> ${pass ? 'PASS' : 'FAIL'}`,
   );
-  ctx.say(`  reservation transactions: ${stats.attempts} (won ${stats.won}, lost ${stats.taken}, busy ${stats.busy}), refreshes ${stats.refreshes}, find steps ${stats.find}, reserve steps ${stats.reserveCalls}, fail steps ${stats.failed}`);
-  ctx.emit({ case: label, nodes, allocations, settle_ms: Math.round(settleMs), post_ms: Math.round(postMs), active: active.length, error: errors.length, pass, stats });
+  ctx.say(
+    `  reservation transactions: ${stats.attempts} (won ${stats.won}, lost ${stats.taken}, busy ${stats.busy}), refreshes ${stats.refreshes}, find steps ${stats.find}, reserve steps ${stats.reserveCalls}, fail steps ${stats.failed}`,
+  );
+  ctx.emit({
+    case: label,
+    nodes,
+    allocations,
+    settle_ms: Math.round(settleMs),
+    post_ms: Math.round(postMs),
+    active: active.length,
+    error: errors.length,
+    pass,
+    stats,
+  });
   return pass;
 }
 

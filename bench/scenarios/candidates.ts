@@ -105,7 +105,14 @@ async function sequential(ctx: BenchContext, label: string, qs: string, n: numbe
     compute_p50_ms: compute.p50,
     refresh_p50_ms: compute.refresh,
   };
-  ctx.emit({ kind: 'latency', key: `${label}/seq`, requests: n, ...figures, loadavg1: r1(loadavg()[0]!), headline: { p50_ms: figures.p50_ms, p95_ms: figures.p95_ms } });
+  ctx.emit({
+    kind: 'latency',
+    key: `${label}/seq`,
+    requests: n,
+    ...figures,
+    loadavg1: r1(loadavg()[0]!),
+    headline: { p50_ms: figures.p50_ms, p95_ms: figures.p95_ms },
+  });
   ctx.say(
     `${label}: p50 ${figures.p50_ms} ms, p95 ${figures.p95_ms} ms (min ${figures.min_ms}) over ${n}; ${figures.candidates} candidates, ` +
       `${(figures.bytes / 1e6).toFixed(2)} MB; of which solve+render p50 ${compute.p50} ms, snapshot refresh p50 ${compute.refresh} ms (load ${r1(loadavg()[0]!)})`,
@@ -120,8 +127,23 @@ async function throughput(ctx: BenchContext, label: string, qs: string, n: numbe
   const wall = (performance.now() - t0) / 1000;
   const ok = res.filter((r) => r.status === 200);
   const rps = r1(ok.length / wall);
-  const p50 = r1(pct(ok.map((r) => r.ms), 50));
-  ctx.emit({ kind: 'throughput', key: `${label}/c${c}`, concurrency: c, requests: n, ok: ok.length, wall_s: r1(wall), rps, p50_ms: p50, headline: { rps } });
+  const p50 = r1(
+    pct(
+      ok.map((r) => r.ms),
+      50,
+    ),
+  );
+  ctx.emit({
+    kind: 'throughput',
+    key: `${label}/c${c}`,
+    concurrency: c,
+    requests: n,
+    ok: ok.length,
+    wall_s: r1(wall),
+    rps,
+    p50_ms: p50,
+    headline: { rps },
+  });
   ctx.say(`${label}: c=${c} ${rps} req/s (${ok.length}/${n} ok, p50 ${p50} ms)`);
 }
 
@@ -198,7 +220,15 @@ async function load(ctx: BenchContext, providers: Parameters<typeof import('../.
   const t0 = performance.now();
   const res = await bulkLoadProviders(providers, { concurrency: 8 });
   const s = (performance.now() - t0) / 1000;
-  ctx.emit({ kind: 'load', key: `load/${providers.length}`, providers: res.providers, batches: res.batches, retries: res.retries, wall_s: r1(s), providers_per_s: r1(res.providers / s) });
+  ctx.emit({
+    kind: 'load',
+    key: `load/${providers.length}`,
+    providers: res.providers,
+    batches: res.batches,
+    retries: res.retries,
+    wall_s: r1(s),
+    providers_per_s: r1(res.providers / s),
+  });
   ctx.say(`bulk-loaded ${res.providers} providers in ${r1(s)} s (${r1(res.providers / s)}/s, ${res.retries} throttled batches retried)`);
 }
 
@@ -232,8 +262,18 @@ async function runNested(ctx: BenchContext) {
   for (let t = 0; t < trees; t++) {
     const id = (s: string) => ({ uuid: randomUUID(), name: `${s}${t}-${randomUUID().slice(0, 8)}` });
     const cn = { ...id('cn'), inventories: { DISK_GB: { total: 20480 } }, traits: ['COMPUTE_VOLUME_MULTI_ATTACH'] };
-    const n0 = { ...id('numa0-'), parent: cn.uuid, inventories: { VCPU: { total: 4, reserved: 2 }, MEMORY_MB: { total: 2048, min_unit: 512, step_size: 256 } }, traits: ['HW_NUMA_ROOT'] };
-    const n1 = { ...id('numa1-'), parent: cn.uuid, inventories: { VCPU: { total: 4 }, MEMORY_MB: { total: 2048, min_unit: 256, max_unit: 1024 } }, traits: ['HW_NUMA_ROOT', 'CUSTOM_FOO'] };
+    const n0 = {
+      ...id('numa0-'),
+      parent: cn.uuid,
+      inventories: { VCPU: { total: 4, reserved: 2 }, MEMORY_MB: { total: 2048, min_unit: 512, step_size: 256 } },
+      traits: ['HW_NUMA_ROOT'],
+    };
+    const n1 = {
+      ...id('numa1-'),
+      parent: cn.uuid,
+      inventories: { VCPU: { total: 4 }, MEMORY_MB: { total: 2048, min_unit: 256, max_unit: 1024 } },
+      traits: ['HW_NUMA_ROOT', 'CUSTOM_FOO'],
+    };
     providers.push(
       cn,
       n0,
@@ -248,7 +288,13 @@ async function runNested(ctx: BenchContext) {
   await get(ctx.stack.placementUrl, NESTED, '1.39');
   const f = await sequential(ctx, 'nested/upstream', NESTED, 30);
   if (f.candidates !== 2 * trees) ctx.say(`nested/upstream: CHECK FAILED: ${f.candidates} candidates, expected ${2 * trees}`);
-  ctx.emit({ kind: 'check', key: 'nested/upstream/count', result: f.candidates === 2 * trees ? 'PASS' : 'FAIL', candidates: f.candidates, expected: 2 * trees });
+  ctx.emit({
+    kind: 'check',
+    key: 'nested/upstream/count',
+    result: f.candidates === 2 * trees ? 'PASS' : 'FAIL',
+    candidates: f.candidates,
+    expected: 2 * trees,
+  });
   await sequential(ctx, 'nested/upstream_limit5', `${NESTED}&limit=5`, 50);
   await sequential(ctx, 'nested/granular_isolate', NESTED_ISOLATE, 30);
   await throughput(ctx, 'nested/upstream', NESTED, 200);
@@ -271,7 +317,12 @@ async function runWide(ctx: BenchContext) {
     const created: string[] = [];
     const make = async (name: string, inventories: Record<string, Record<string, number>>, parent?: string) => {
       const uuid = randomUUID();
-      const c = await api('POST', '/resource_providers', { name: `${name}-${uuid.slice(0, 6)}`, uuid, ...(parent ? { parent_provider_uuid: parent } : {}) }, '1.20');
+      const c = await api(
+        'POST',
+        '/resource_providers',
+        { name: `${name}-${uuid.slice(0, 6)}`, uuid, ...(parent ? { parent_provider_uuid: parent } : {}) },
+        '1.20',
+      );
       if (c.status !== 200) throw new Error(`create: ${c.status}`);
       const i = await api('PUT', `/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories });
       if (i.status !== 200) throw new Error(`inventory: ${i.status} ${JSON.stringify(i.json)}`);
@@ -282,10 +333,21 @@ async function runWide(ctx: BenchContext) {
       const cn = await make(`compute${i}`, { VCPU: { total: 8 }, MEMORY_MB: { total: 4096 }, DISK_GB: { total: 500 } });
       for (let j = 0; j < pfs; j++) await make(`compute${i}:PF${j}`, { CUSTOM_VF: { total: vfs, max_unit: vfs } }, cn);
     }
-    const qs = 'resources=DISK_GB:20,MEMORY_MB:2048,VCPU:2&' + Array.from({ length: groups }, (_, g) => `resources${g}=CUSTOM_VF:1`).join('&') + '&group_policy=none&limit=1000';
+    const qs =
+      'resources=DISK_GB:20,MEMORY_MB:2048,VCPU:2&' +
+      Array.from({ length: groups }, (_, g) => `resources${g}=CUSTOM_VF:1`).join('&') +
+      '&group_policy=none&limit=1000';
     const f = await sequential(ctx, label, qs, 20, '1.38');
     const pass = f.candidates === expected && f.p50_ms <= 100;
-    ctx.emit({ kind: 'check', key: `${label}/check`, result: pass ? 'PASS' : 'FAIL', candidates: f.candidates, expected, p50_ms: f.p50_ms, target_ms: 100 });
+    ctx.emit({
+      kind: 'check',
+      key: `${label}/check`,
+      result: pass ? 'PASS' : 'FAIL',
+      candidates: f.candidates,
+      expected,
+      p50_ms: f.p50_ms,
+      target_ms: 100,
+    });
     for (const u of created.reverse()) await api('DELETE', `/resource_providers/${u}`);
   }
 }

@@ -123,7 +123,10 @@ function installMeter() {
       (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'INDEXES';
       const out = await next(args);
       const cc = (out.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const list = (Array.isArray(cc) ? cc : cc ? [cc] : []) as Array<{ CapacityUnits?: number; GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }> }>;
+      const list = (Array.isArray(cc) ? cc : cc ? [cc] : []) as Array<{
+        CapacityUnits?: number;
+        GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
+      }>;
       const isRead = READS.has(String(context.commandName));
       meter.requests++;
       for (const c of list) {
@@ -257,9 +260,19 @@ async function claimsScenario(ctx: BenchContext) {
     kind: 'meta',
     key: 'claims/capacity-units',
     source: 'ReturnConsumedCapacity (DynamoDB Local reports it)',
-    per_claim_reported: { read_units: avg((c) => c.read), write_units: avg((c) => c.write), of_which_index_units: avg((c) => c.index), requests: avg((c) => c.requests) },
+    per_claim_reported: {
+      read_units: avg((c) => c.read),
+      write_units: avg((c) => c.write),
+      of_which_index_units: avg((c) => c.index),
+      requests: avg((c) => c.requests),
+    },
     item_bytes: { ...sizes, log: logSize },
-    per_claim_on_aws_from_item_sizes: { read_units: readRcu, table_write_units: tableWcu, index_write_units: indexWcu, write_units: tableWcu + indexWcu },
+    per_claim_on_aws_from_item_sizes: {
+      read_units: readRcu,
+      table_write_units: tableWcu,
+      index_write_units: indexWcu,
+      write_units: tableWcu + indexWcu,
+    },
   };
   ctx.emit(capRec);
   ctx.say(
@@ -274,7 +287,8 @@ async function claimsScenario(ctx: BenchContext) {
   const up = await measured(() => req('GET', '/usages?project_id=bench-project', undefined, '1.38'));
   const consumers = u.value.json?.usages?.VCPU;
   const lat: number[] = [];
-  for (let i = 0; i < (ctx.quick ? 20 : 100); i++) lat.push((await req('GET', '/usages?project_id=bench-project&user_id=bench-user', undefined, '1.9')).ms);
+  for (let i = 0; i < (ctx.quick ? 20 : 100); i++)
+    lat.push((await req('GET', '/usages?project_id=bench-project&user_id=bench-user', undefined, '1.9')).ms);
   ctx.emit({
     kind: 'latency',
     key: 'usages/project-user',
@@ -322,7 +336,8 @@ async function contentionRun(ctx: BenchContext, guard: 'capacity' | 'generation'
     const used = (await req('GET', `/resource_providers/${rp}/usages`)).json.usages.VCPU;
     const total9 = (await req('GET', `/usages?project_id=${project}`, undefined, '1.9')).json.usages.VCPU ?? 0;
     const expected = Math.min(total, 1000);
-    const pass = granted === expected && used === expected && total9 === expected && maxSeen <= total && res.every((r) => r.status === 204 || r.status === 409);
+    const pass =
+      granted === expected && used === expected && total9 === expected && maxSeen <= total && res.every((r) => r.status === 204 || r.status === 409);
     const lat = res.filter((r) => r.status === 204).map((r) => r.ms);
     const rec = {
       kind: 'check',

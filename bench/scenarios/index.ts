@@ -5,4 +5,10 @@ import { perfHarnessCandidatesScenario, perfHarnessScenario } from './perf-harne
 import { baremetalRaceScenario } from './baremetal.js';
 import { candidatesScenarios } from './candidates.js';
 
-export const SCENARIOS: Scenario[] = [...claimScenarios, perfHarnessScenario, baremetalRaceScenario, ...candidatesScenarios, perfHarnessCandidatesScenario];
+export const SCENARIOS: Scenario[] = [
+  ...claimScenarios,
+  perfHarnessScenario,
+  baremetalRaceScenario,
+  ...candidatesScenarios,
+  perfHarnessCandidatesScenario,
+];

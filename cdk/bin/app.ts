@@ -17,7 +17,9 @@ const stack = new BerthStack(app, app.node.tryGetContext('stackName') ?? 'Berth'
   identity: {
     mode: identity,
     jwtIssuer: app.node.tryGetContext('jwtIssuer'),
-    jwtAudience: String(app.node.tryGetContext('jwtAudience') ?? '').split(',').filter(Boolean),
+    jwtAudience: String(app.node.tryGetContext('jwtAudience') ?? '')
+      .split(',')
+      .filter(Boolean),
     claimMapping: app.node.tryGetContext('claimMapping'),
     keystoneUrl: app.node.tryGetContext('keystoneUrl'),
     keystoneUsername: app.node.tryGetContext('keystoneUsername'),

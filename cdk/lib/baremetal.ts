@@ -91,7 +91,11 @@ export class BaremetalApi extends Construct {
   readonly steps = new Map<string, BerthFunction>();
   readonly machines = new Map<Machine, sfn.StateMachine>();
 
-  constructor(scope: Construct, id: string, private readonly props: BaremetalProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: BaremetalProps,
+  ) {
     super(scope, id);
     const { table } = props;
 

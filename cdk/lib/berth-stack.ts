@@ -11,7 +11,7 @@ import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
@@ -48,7 +48,6 @@ export interface BerthStackProps extends StackProps {
   /** retain the table on stack deletion (default true) */
   retainData?: boolean;
 }
-
 
 export class BerthStack extends Stack {
   readonly table: dynamodb.TableV2;
@@ -105,7 +104,10 @@ export class BerthStack extends Stack {
     if (identity.claimMapping) env.JWT_CLAIM_MAPPING = identity.claimMapping;
 
     // ---------------------------------------------------------------- Placement
-    const accessLogs = new logs.LogGroup(this, 'PlacementAccessLogs', { retention: logs.RetentionDays.ONE_MONTH, removalPolicy: RemovalPolicy.DESTROY });
+    const accessLogs = new logs.LogGroup(this, 'PlacementAccessLogs', {
+      retention: logs.RetentionDays.ONE_MONTH,
+      removalPolicy: RemovalPolicy.DESTROY,
+    });
     this.placementApi = new apigw.HttpApi(this, 'PlacementApi', {
       apiName: `${id}-placement`,
       description: 'OpenStack Placement API (Berth)',
@@ -149,7 +151,12 @@ export class BerthStack extends Stack {
     });
     acknowledgePublicRoute(fallback);
 
-    const baremetal = new BaremetalApi(this, 'Baremetal', { table: this.table, authorizer, environment: identity.claimMapping ? { JWT_CLAIM_MAPPING: identity.claimMapping } : {}, configureStage: (api, lg) => this.configureStage(api, lg, props.throttle) });
+    const baremetal = new BaremetalApi(this, 'Baremetal', {
+      table: this.table,
+      authorizer,
+      environment: identity.claimMapping ? { JWT_CLAIM_MAPPING: identity.claimMapping } : {},
+      configureStage: (api, lg) => this.configureStage(api, lg, props.throttle),
+    });
     new CfnOutput(this, 'BaremetalUrl', { value: baremetal.url });
 
     // ---------------------------------------------------------------- maintenance
@@ -177,7 +184,11 @@ export class BerthStack extends Stack {
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${maintenanceId}.Arn>:*]`,
       reason: 'The scheduler may invoke the maintenance function and its versions only.',
     });
-    new Dashboard(this, 'Dashboard', { placementApi: this.placementApi, baremetalApi: baremetal.api, auth: identity.mode === 'jwt' ? 'bearer' : 'token' });
+    new Dashboard(this, 'Dashboard', {
+      placementApi: this.placementApi,
+      baremetalApi: baremetal.api,
+      auth: identity.mode === 'jwt' ? 'bearer' : 'token',
+    });
     new CfnOutput(this, 'PlacementUrl', { value: this.placementApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
   }

@@ -83,24 +83,42 @@ export class Dashboard extends Construct {
     }
 
     acknowledge(this.bucket, [
-      ['AwsSolutions-S1', 'The bucket only holds the dashboard’s public static files (three files and config.json); CloudFront is the only reader (OAC), so access logs would record only CloudFront’s fetches.'],
+      [
+        'AwsSolutions-S1',
+        'The bucket only holds the dashboard’s public static files (three files and config.json); CloudFront is the only reader (OAC), so access logs would record only CloudFront’s fetches.',
+      ],
     ]);
     acknowledge(this.distribution, [
       ['AwsSolutions-CFR1', 'The dashboard is an operator tool with no geographic audience restriction; the APIs it calls are authenticated.'],
-      ['AwsSolutions-CFR2', 'Static files only: every call with data goes to the authenticated APIs (which have their own throttling), so a WAF adds cost without protecting anything.'],
+      [
+        'AwsSolutions-CFR2',
+        'Static files only: every call with data goes to the authenticated APIs (which have their own throttling), so a WAF adds cost without protecting anything.',
+      ],
       ['AwsSolutions-CFR3', 'Static files only; API calls are logged by the APIs’ access logs.'],
-      ['AwsSolutions-CFR4', 'The distribution uses its default *.cloudfront.net certificate (no custom domain), whose security policy cannot be raised; give it a custom domain with an ACM certificate to enforce TLSv1.2_2021 (set below).'],
+      [
+        'AwsSolutions-CFR4',
+        'The distribution uses its default *.cloudfront.net certificate (no custom domain), whose security policy cannot be raised; give it a custom domain with an ACM certificate to enforce TLSv1.2_2021 (set below).',
+      ],
     ]);
     // the BucketDeployment's provider function (aws-cdk-lib's own code): object-level
     // wildcards on the CDK asset bucket (read) and on this site bucket (sync), nothing else
     const stack = Stack.of(this);
     const siteArn = `<${stack.getLogicalId(this.bucket.node.defaultChild as s3.CfnBucket)}.Arn>/*`;
     const deployer = stack.node.findAll().filter((c) => c.node.path.includes('/Custom::CDKBucketDeployment'));
-    const why = 'CDK’s BucketDeployment copies the dashboard’s files from the CDK asset bucket into the site bucket: S3 object-level wildcards on those two buckets only.';
+    const why =
+      'CDK’s BucketDeployment copies the dashboard’s files from the CDK asset bucket into the site bucket: S3 object-level wildcards on those two buckets only.';
     for (const c of deployer) {
       acknowledge(
         c,
-        ['Action::s3:GetObject*', 'Action::s3:GetBucket*', 'Action::s3:List*', 'Action::s3:DeleteObject*', 'Action::s3:Abort*', 'Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*', `Resource::${siteArn}`].map((e) => [`AwsSolutions-IAM5[${e}]`, why]),
+        [
+          'Action::s3:GetObject*',
+          'Action::s3:GetBucket*',
+          'Action::s3:List*',
+          'Action::s3:DeleteObject*',
+          'Action::s3:Abort*',
+          'Resource::arn:<AWS::Partition>:s3:::cdk-hnb659fds-assets-<AWS::AccountId>-<AWS::Region>/*',
+          `Resource::${siteArn}`,
+        ].map((e) => [`AwsSolutions-IAM5[${e}]`, why]),
       );
     }
 

@@ -86,7 +86,10 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
     { actions: [PUT], keys: ['LOG#*'] },
   ],
   inventories: [...PROVIDER_WRITE, ...CATALOG],
-  aggregates: [{ actions: [GET, UPDATE], keys: ['RP#*'] }, { actions: [PUT], keys: ['LOG#*'] }],
+  aggregates: [
+    { actions: [GET, UPDATE], keys: ['RP#*'] },
+    { actions: [PUT], keys: ['LOG#*'] },
+  ],
   traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS'] }],
   allocations: CLAIM,
   reshaper: [...CLAIM, ...PROVIDER_WRITE],

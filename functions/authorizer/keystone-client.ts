@@ -32,7 +32,10 @@ export class KeystoneValidator {
   private serviceToken: { value: string; until: number } | undefined;
   private readonly cache = new Map<string, Cached>();
 
-  constructor(private readonly cfg: KeystoneConfig, private readonly fetchFn: typeof fetch = fetch) {}
+  constructor(
+    private readonly cfg: KeystoneConfig,
+    private readonly fetchFn: typeof fetch = fetch,
+  ) {}
 
   private async request(path: string, init: RequestInit): Promise<Response> {
     const ctl = new AbortController();

@@ -163,7 +163,17 @@ async function list(r: BmRequest) {
   if (owner !== undefined && r.minor < V.ALLOCATION_OWNER) throw Err.notAcceptable();
   if (owner !== undefined && requestor !== undefined && owner !== requestor) throw Err.notAuthorized();
   if (requestor !== undefined) owner = requestor;
-  return collection(r, { node: nodeArg, resourceClass: q.resource_class, state: q.state, owner, marker, limit: limitArg, sortKey: q.sort_key ?? 'id', sortDir: q.sort_dir ?? 'asc', fields });
+  return collection(r, {
+    node: nodeArg,
+    resourceClass: q.resource_class,
+    state: q.state,
+    owner,
+    marker,
+    limit: limitArg,
+    sortKey: q.sort_key ?? 'id',
+    sortDir: q.sort_dir ?? 'asc',
+    fields,
+  });
 }
 
 interface CollectionQuery {

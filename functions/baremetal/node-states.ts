@@ -27,7 +27,13 @@ function bodyArgs(r: BmRequest, allowed: string[], required: string[] = []): Rec
 
 function typesArg(name: string, v: unknown, kinds: Array<'null' | 'dict' | 'str' | 'list'>): void {
   const ok = kinds.some((k) =>
-    k === 'null' ? v === null || v === undefined : k === 'dict' ? v !== null && typeof v === 'object' && !Array.isArray(v) : k === 'list' ? Array.isArray(v) : typeof v === 'string',
+    k === 'null'
+      ? v === null || v === undefined
+      : k === 'dict'
+        ? v !== null && typeof v === 'object' && !Array.isArray(v)
+        : k === 'list'
+          ? Array.isArray(v)
+          : typeof v === 'string',
   );
   if (!ok) {
     const names = kinds.map((k) => `<class '${k === 'null' ? 'NoneType' : k}'>`).join(', ');
@@ -53,16 +59,20 @@ async function power(r: BmRequest) {
   const args = bodyArgs(r, ['target', 'timeout'], ['target']);
   const target = stringArg('target', args.target)!;
   const timeout = integerArg('timeout', args.timeout);
-  await setPowerState(() => nodeWithPolicy(r, 'baremetal:node:set_power_state', ident), target, (node) => {
-    if (([POWER.SOFT_REBOOT, POWER.SOFT_POWER_OFF] as string[]).includes(target) || timeout) {
-      if (r.minor < V.SOFT_POWER_OFF) throw Err.notAcceptable();
-    }
-    if (timeout !== undefined && timeout < 1) throw Err.invalid('timeout has to be positive integer');
-    if (!ALLOWED_TARGET_POWER_STATES.includes(target)) throw Err.invalidStateRequested(target, ident, node.power_state);
-    if (node.provision_state === S.CLEANWAIT || node.provision_state === S.CLEANING) {
-      throw Err.invalidStateRequested(target, ident, node.provision_state);
-    }
-  });
+  await setPowerState(
+    () => nodeWithPolicy(r, 'baremetal:node:set_power_state', ident),
+    target,
+    (node) => {
+      if (([POWER.SOFT_REBOOT, POWER.SOFT_POWER_OFF] as string[]).includes(target) || timeout) {
+        if (r.minor < V.SOFT_POWER_OFF) throw Err.notAcceptable();
+      }
+      if (timeout !== undefined && timeout < 1) throw Err.invalid('timeout has to be positive integer');
+      if (!ALLOWED_TARGET_POWER_STATES.includes(target)) throw Err.invalidStateRequested(target, ident, node.power_state);
+      if (node.provision_state === S.CLEANWAIT || node.provision_state === S.CLEANING) {
+        throw Err.invalidStateRequested(target, ident, node.provision_state);
+      }
+    },
+  );
   statesLocation(r, ident);
   return accepted();
 }
@@ -104,7 +114,7 @@ async function provision(r: BmRequest) {
         if (target !== 'clean') throw Err.invalid('disable_ramdisk is supported only with manual cleaning');
       }
       if (cleanSteps && target !== 'clean') throw Err.invalid('"clean_steps" is only valid when setting target provision state to clean');
-      if (deploySteps && deploySteps.length) {
+      if (deploySteps?.length) {
         if (r.minor < 69) throw Err.notAcceptable('Request not acceptable. The minimal required API version should be 1.69');
         if (target !== S.ACTIVE && target !== 'rebuild') {
           throw Err.invalid('"deploy_steps" is only valid when setting target provision state to active or rebuild');
@@ -114,7 +124,7 @@ async function provision(r: BmRequest) {
         throw Err.invalid('"rescue_password" is only valid when setting target provision state to rescue');
       }
       if (target === 'clean' && !cleanSteps?.length) throw Err.invalid('"clean_steps" is required when setting target provision state to clean');
-      if (target === 'rescue' && !(rescuePassword && rescuePassword.trim())) {
+      if (target === 'rescue' && !rescuePassword?.trim()) {
         throw Err.invalid('A non-empty "rescue_password" is required when setting target provision state to rescue');
       }
     },
@@ -140,5 +150,3 @@ export const routes: FamilyRoutes = {
   '/v1/nodes/{node}/maintenance': { PUT: (r) => maintenance(r, true), DELETE: (r) => maintenance(r, false) },
 };
 export const handler = httpLambda(baremetalApp(routes), 'baremetal-node-states');
-
-

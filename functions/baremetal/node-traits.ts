@@ -62,7 +62,7 @@ async function put(r: BmRequest) {
     );
   }
   if (trait) {
-    if (r.http.body && r.http.body.trim() && Object.keys((body as object) ?? {}).length) throw Err.invalid('No body should be provided when adding a trait');
+    if (r.http.body?.trim() && Object.keys((body as object) ?? {}).length) throw Err.invalid('No body should be provided when adding a trait');
     await writeTraits(r, ident, 'baremetal:node:traits:set', (n) => [...n.traits, trait]);
     r.headers.location = buildUrl(r, 'nodes', `${ident}/traits/${trait}`);
   } else {

@@ -22,8 +22,17 @@ import { NODE_DEFAULT_LIST_FIELDS, nextLink, nodeSanitizer, nodeView, ownerTarge
 
 const RESERVED_NAMES = ['maintenance', 'management', 'states', 'vendor_passthru', 'detail', 'validate'];
 const INVALID_SORT_KEYS = [
-  'properties', 'driver_info', 'extra', 'instance_info', 'driver_internal_info', 'clean_step', 'deploy_step',
-  'raid_config', 'target_raid_config', 'traits', 'network_data',
+  'properties',
+  'driver_info',
+  'extra',
+  'instance_info',
+  'driver_internal_info',
+  'clean_step',
+  'deploy_step',
+  'raid_config',
+  'target_raid_config',
+  'traits',
+  'network_data',
 ];
 const VALID_FAULTS = ['power failure', 'clean failure', 'rescue abort failure'];
 /** CONF.api.project_admin_can_manage_own_nodes (default True) */
@@ -85,9 +94,27 @@ async function create(r: BmRequest) {
 // ------------------------------------------------------------------ list
 
 const LIST_ARGS = [
-  'chassis_uuid', 'instance_uuid', 'associated', 'maintenance', 'retired', 'provision_state', 'marker', 'limit',
-  'sort_key', 'sort_dir', 'driver', 'resource_class', 'fault', 'conductor_group', 'conductor', 'owner',
-  'description_contains', 'lessee', 'project', 'shard', 'sharded',
+  'chassis_uuid',
+  'instance_uuid',
+  'associated',
+  'maintenance',
+  'retired',
+  'provision_state',
+  'marker',
+  'limit',
+  'sort_key',
+  'sort_dir',
+  'driver',
+  'resource_class',
+  'fault',
+  'conductor_group',
+  'conductor',
+  'owner',
+  'description_contains',
+  'lessee',
+  'project',
+  'shard',
+  'sharded',
 ];
 
 function notAcceptableBelow(r: BmRequest, value: unknown, minor: number): void {
@@ -194,7 +221,25 @@ async function listNodes(r: BmRequest, detailEndpoint: boolean) {
   return jsonResponse(200, body);
 }
 
-const NODE_SORT_KEYS = ['uuid', 'created_at', 'updated_at', 'provision_state', 'power_state', 'driver', 'maintenance', 'instance_uuid', 'last_error', 'maintenance_reason', 'target_power_state', 'target_provision_state', 'provision_updated_at', 'reservation', 'console_enabled', 'inspection_started_at', 'inspection_finished_at'];
+const NODE_SORT_KEYS = [
+  'uuid',
+  'created_at',
+  'updated_at',
+  'provision_state',
+  'power_state',
+  'driver',
+  'maintenance',
+  'instance_uuid',
+  'last_error',
+  'maintenance_reason',
+  'target_power_state',
+  'target_provision_state',
+  'provision_updated_at',
+  'reservation',
+  'console_enabled',
+  'inspection_started_at',
+  'inspection_finished_at',
+];
 
 // ------------------------------------------------------------------ show
 
@@ -281,31 +326,31 @@ async function update(r: BmRequest) {
   const saved = await updateNode(
     () => nodeWithPolicies(r, rules, ident),
     async (cur) => {
-    const removeOnly = patch.length === 1 && patch[0]!.op === 'remove' && patch[0]!.path === '/instance_uuid';
-    if (cur.maintenance && removeOnly) {
-      // always allowed in maintenance
-    } else if (cur.target_provision_state && !UPDATE_ALLOWED_STATES.includes(cur.provision_state)) {
-      throw Err.conflict(`Node ${ident} can not be updated while a state transition is in progress.`);
-    } else if (cur.provision_state === S.INSPECTING && r.minor >= V.INSPECT_WAIT) {
-      throw Err.conflict(`Cannot update node "${cur.uuid}" while it is in state "${S.INSPECTING}".`);
-    } else if (patchValues(patch, '/owner').length) {
-      if (cur.provision_state === S.ACTIVE && !r.allowed('baremetal:node:update_owner_provisioned', ownerTarget('node', cur.owner, cur.lessee))) {
-        throw Err.conflict(`Cannot update owner of node "${cur.uuid}" while it is in state "${S.ACTIVE}".`);
-      }
-      if (cur.allocation_uuid) {
-        const alloc = await getAllocation(cur.allocation_uuid);
-        if (alloc?.owner) {
-          throw Err.conflict(`Cannot update owner of node "${cur.uuid}" while it is allocated to an allocation with an  owner.`);
+      const removeOnly = patch.length === 1 && patch[0]!.op === 'remove' && patch[0]!.path === '/instance_uuid';
+      if (cur.maintenance && removeOnly) {
+        // always allowed in maintenance
+      } else if (cur.target_provision_state && !UPDATE_ALLOWED_STATES.includes(cur.provision_state)) {
+        throw Err.conflict(`Node ${ident} can not be updated while a state transition is in progress.`);
+      } else if (cur.provision_state === S.INSPECTING && r.minor >= V.INSPECT_WAIT) {
+        throw Err.conflict(`Cannot update node "${cur.uuid}" while it is in state "${S.INSPECTING}".`);
+      } else if (patchValues(patch, '/owner').length) {
+        if (cur.provision_state === S.ACTIVE && !r.allowed('baremetal:node:update_owner_provisioned', ownerTarget('node', cur.owner, cur.lessee))) {
+          throw Err.conflict(`Cannot update owner of node "${cur.uuid}" while it is in state "${S.ACTIVE}".`);
+        }
+        if (cur.allocation_uuid) {
+          const alloc = await getAllocation(cur.allocation_uuid);
+          if (alloc?.owner) {
+            throw Err.conflict(`Cannot update owner of node "${cur.uuid}" while it is allocated to an allocation with an  owner.`);
+          }
         }
       }
-    }
-    const names = patchValues(patch, '/name');
-    if (names.length) checkNames(r, names, (n) => `Node ${ident}: Cannot change name to invalid name '${n}'`);
-    const patched = applyPatch(patchableDict(cur), patch);
-    for (const k of Object.keys(patched)) if (!(k in (NODE_PATCH_JSON.properties as object))) delete patched[k];
-    validateNodeDict('patch', patched, NODE_PATCH_JSON);
-    if (patched.chassis_uuid) throw Err.invalid(`Chassis ${patched.chassis_uuid} could not be found.`);
-    return patched;
+      const names = patchValues(patch, '/name');
+      if (names.length) checkNames(r, names, (n) => `Node ${ident}: Cannot change name to invalid name '${n}'`);
+      const patched = applyPatch(patchableDict(cur), patch);
+      for (const k of Object.keys(patched)) if (!(k in (NODE_PATCH_JSON.properties as object))) delete patched[k];
+      validateNodeDict('patch', patched, NODE_PATCH_JSON);
+      if (patched.chassis_uuid) throw Err.invalid(`Chassis ${patched.chassis_uuid} could not be found.`);
+      return patched;
     },
     { resetInterfaces: resetInterfaces === true, patchable: Object.keys(NODE_PATCH_JSON.properties) },
   );
@@ -334,4 +379,3 @@ export const routes: FamilyRoutes = {
   '/v1/nodes/{node}': { GET: show, PATCH: update, DELETE: remove },
 };
 export const handler = httpLambda(baremetalApp(routes), 'baremetal-nodes');
-

@@ -117,11 +117,12 @@ export const BAREMETAL_RULES: RuleDefault[] = [
   rule('baremetal:allocation:list_all', SYSTEM_READER, 'rule:baremetal:allocation:get and is_admin_project:True'),
   rule('baremetal:allocation:create', ALLOCATION_CREATOR, 'rule:is_admin and is_admin_project:True'),
   rule('baremetal:allocation:create_restricted', SYSTEM_MEMBER, 'rule:baremetal:allocation:create'),
-  rule('baremetal:allocation:create_pre_rbac', '(rule:is_member and role:baremetal_admin) or (is_admin_project:True and role:admin)', undefined, ['project']),
+  rule('baremetal:allocation:create_pre_rbac', '(rule:is_member and role:baremetal_admin) or (is_admin_project:True and role:admin)', undefined, [
+    'project',
+  ]),
   rule('baremetal:allocation:delete', ALLOCATION_MEMBER, IS_ADMIN),
   rule('baremetal:allocation:update', ALLOCATION_MEMBER, IS_ADMIN),
 ];
-
 
 export class BaremetalPolicy {
   constructor(

@@ -4,7 +4,7 @@
  * secret masking as Ironic renders them.
  */
 import { S } from '../core/baremetal/states.js';
-import { type AllocationRecord, type NodeRecord } from '../core/baremetal/records.js';
+import type { AllocationRecord, NodeRecord } from '../core/baremetal/records.js';
 import { Err } from '../core/baremetal/errors.js';
 import { makeLink, selfLinks, type BmRequest } from './framework/app.js';
 import { V, disallowedFields } from './framework/versions.js';
@@ -77,11 +77,40 @@ const API_FULFILLED = ['allocation_uuid', 'chassis_uuid', 'conductor'];
 export const NODE_DEFAULT_LIST_FIELDS = ['instance_uuid', 'maintenance', 'power_state', 'provision_state', 'uuid', 'name'];
 
 const SANITIZE_KEYS = [
-  'adminpass', 'admin_pass', 'password', 'admin_password', 'auth_token', 'new_pass', 'auth_password', 'secret_uuid', 'secret',
-  'sys_pswd', 'token', 'configdrive', 'chappassword', 'encrypted_key', 'private_key', 'fernetkey', 'sslkey', 'passphrase',
-  'cephclusterfsid', 'octaviaheartbeatkey', 'rabbitcookie', 'cephmanilaclientkey', 'pacemakerremoteauthkey', 'designaterndckey',
-  'cephadminkey', 'heatauthencryptionkey', 'cephclientkey', 'keystonecredential', 'barbicansimplecryptokek', 'cephrgwkey',
-  'swifthashsuffix', 'migrationsshkey', 'cephmdskey', 'cephmonkey',
+  'adminpass',
+  'admin_pass',
+  'password',
+  'admin_password',
+  'auth_token',
+  'new_pass',
+  'auth_password',
+  'secret_uuid',
+  'secret',
+  'sys_pswd',
+  'token',
+  'configdrive',
+  'chappassword',
+  'encrypted_key',
+  'private_key',
+  'fernetkey',
+  'sslkey',
+  'passphrase',
+  'cephclusterfsid',
+  'octaviaheartbeatkey',
+  'rabbitcookie',
+  'cephmanilaclientkey',
+  'pacemakerremoteauthkey',
+  'designaterndckey',
+  'cephadminkey',
+  'heatauthencryptionkey',
+  'cephclientkey',
+  'keystonecredential',
+  'barbicansimplecryptokek',
+  'cephrgwkey',
+  'swifthashsuffix',
+  'migrationsshkey',
+  'cephmdskey',
+  'cephmonkey',
 ];
 
 /** strutils.mask_dict_password (key-based masking) */
@@ -249,7 +278,13 @@ export function allocationView(r: BmRequest, a: AllocationRecord, fields?: strin
 }
 
 /** collection.list_convert_with_links' next link */
-export function nextLink(r: BmRequest, resource: string, items: Array<{ uuid: string }>, limit: number, args: Record<string, string>): string | undefined {
+export function nextLink(
+  r: BmRequest,
+  resource: string,
+  items: Array<{ uuid: string }>,
+  limit: number,
+  args: Record<string, string>,
+): string | undefined {
   if (!items.length || items.length !== limit) return undefined;
   const q = Object.entries(args)
     .map(([k, v]) => `${k}=${v}&`)

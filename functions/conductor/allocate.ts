@@ -11,8 +11,15 @@
  * whose allocation was deleted or taken over can never change anything.
  */
 import { count, millis } from '../observability/powertools.js';
-import { AllocationFailed, allocationFailedText, chooseCandidates, stillSuitable, unexpectedFailureText, type AllocationRequest } from '../core/baremetal/allocations.js';
-import { type AllocationRecord } from '../core/baremetal/records.js';
+import {
+  AllocationFailed,
+  allocationFailedText,
+  chooseCandidates,
+  stillSuitable,
+  unexpectedFailureText,
+  type AllocationRequest,
+} from '../core/baremetal/allocations.js';
+import type { AllocationRecord } from '../core/baremetal/records.js';
 import { config } from '../config.js';
 import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';

@@ -83,7 +83,10 @@ async function startAllocation(rec: StoredAllocation, clientUuid: boolean): Prom
   try {
     await executor().start('allocation', rec.exec, executionInput(rec, rec.exec));
   } catch (e) {
-    log.error('allocation execution did not start; orphan recovery will resume it', { allocation: rec.uuid, error: String((e as Error)?.message ?? e) });
+    log.error('allocation execution did not start; orphan recovery will resume it', {
+      allocation: rec.uuid,
+      error: String((e as Error)?.message ?? e),
+    });
   }
   return rec;
 }
@@ -118,10 +121,7 @@ async function backfill(rec: StoredAllocation, first: NodeRecord): Promise<Store
  * handler's patch, re-applied on every attempt); the write is conditional on the
  * version read.
  */
-export async function updateAllocation(
-  load: Load<StoredAllocation>,
-  change: (cur: StoredAllocation) => StoredAllocation,
-): Promise<StoredAllocation> {
+export async function updateAllocation(load: Load<StoredAllocation>, change: (cur: StoredAllocation) => StoredAllocation): Promise<StoredAllocation> {
   return retrying(async () => {
     const cur = await load();
     const next = change(cur);

@@ -5,7 +5,7 @@
  * A real driver (IPMI, Redfish) would implement the same interface; the node-action
  * state machine calls it between the provision state transitions.
  */
-import { INTERFACES, type NodeRecord } from '../core/baremetal/records.js';
+import type { INTERFACES, NodeRecord } from '../core/baremetal/records.js';
 import { powerResult } from '../core/baremetal/states.js';
 import { config } from '../config.js';
 

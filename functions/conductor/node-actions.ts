@@ -8,7 +8,7 @@
 import { isActionable, processEvent, provisionProgram, VERBS } from '../core/baremetal/states.js';
 import { isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { getNode, saveNode } from '../store/baremetal/nodes.js';
-import { type TxItem } from '../store/ddb/tx.js';
+import type { TxItem } from '../store/ddb/tx.js';
 import { backoffMs, sleep } from '../store/ddb/retry.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
 import { log } from '../observability/log.js';
@@ -181,4 +181,3 @@ export function causeText(error: NodeActionInput['error']): string {
 export function firstProvisionEvent(target: string): string {
   return VERBS[target] ?? target;
 }
-

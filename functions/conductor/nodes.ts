@@ -8,7 +8,16 @@
  * hand the rest to a node-action execution (./node-actions.ts).
  */
 import { Err, IronicError } from '../core/baremetal/errors.js';
-import { CONDUCTOR_UPDATE_ALLOWED, DELETE_ALLOWED_STATES, POWER, S, VERBS, isActionable, processEvent, provisionProgram } from '../core/baremetal/states.js';
+import {
+  CONDUCTOR_UPDATE_ALLOWED,
+  DELETE_ALLOWED_STATES,
+  POWER,
+  S,
+  VERBS,
+  isActionable,
+  processEvent,
+  provisionProgram,
+} from '../core/baremetal/states.js';
 import { INTERFACES, isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { config } from '../config.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
@@ -174,13 +183,16 @@ async function applyNodeUpdate(
       );
     }
   }
-  if (updatingDriver && resetInterfaces) for (const f of INTERFACE_FIELDS) if (!changedIfaces.includes(f)) (n as unknown as Record<string, unknown>)[f] = null;
+  if (updatingDriver && resetInterfaces)
+    for (const f of INTERFACE_FIELDS) if (!changedIfaces.includes(f)) (n as unknown as Record<string, unknown>)[f] = null;
   if (updatingDriver || changedIfaces.length) Object.assign(n, checkInterfaces(driver, n));
   // instance_uuid
   if (n.instance_uuid && n.instance_uuid !== cur.instance_uuid && cur.instance_uuid) throw Err.nodeAssociated(cur.uuid, cur.instance_uuid);
   if (n.instance_uuid) n.instance_uuid = n.instance_uuid.toLowerCase();
   if (n.resource_class !== cur.resource_class && cur.resource_class && !CONDUCTOR_UPDATE_ALLOWED.includes(cur.provision_state)) {
-    throw Err.conflict(`Node ${cur.uuid} can not have resource_class updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states.`);
+    throw Err.conflict(
+      `Node ${cur.uuid} can not have resource_class updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states.`,
+    );
   }
   const extra = [];
   if (!n.instance_uuid && cur.instance_uuid && cur.allocation_uuid) {

@@ -40,11 +40,7 @@ export function compare(a: Version, b: Version): number {
 }
 
 /** Pull the requested version for `service` out of lowercased request headers. */
-export function headerVersion(
-  headers: Record<string, string | undefined>,
-  service: string,
-  legacyHeaders: string[] = [],
-): string | undefined {
+export function headerVersion(headers: Record<string, string | undefined>, service: string, legacyHeaders: string[] = []): string | undefined {
   const std = headers['openstack-api-version'];
   if (std !== undefined) {
     const entries = std.split(',').reverse();
@@ -65,7 +61,12 @@ export function headerVersion(
 export class VersionRange {
   readonly min: Version;
   readonly max: Version;
-  constructor(readonly service: string, min: string, max: string, readonly legacyHeaders: string[] = []) {
+  constructor(
+    readonly service: string,
+    min: string,
+    max: string,
+    readonly legacyHeaders: string[] = [],
+  ) {
     this.min = parseVersionString(min);
     this.max = parseVersionString(max);
   }
@@ -85,7 +86,10 @@ export class VersionRange {
 
 /** A request's version with the comparisons handlers need. */
 export class RequestVersion implements Version {
-  constructor(readonly major: number, readonly minor: number) {}
+  constructor(
+    readonly major: number,
+    readonly minor: number,
+  ) {}
   static of(v: Version): RequestVersion {
     return new RequestVersion(v.major, v.minor);
   }

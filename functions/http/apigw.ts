@@ -57,45 +57,47 @@ export function toResult(res: HttpResponse): APIGatewayProxyStructuredResultV2 {
 
 /** Wrap an App as a Lambda handler (API Gateway HTTP API, payload v2). */
 export function httpLambda(app: App, name: string) {
-  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>({ timeoutEarlyInMillis: 0 })
-    .use(captureLambdaHandler(tracer, { captureResponse: false }))
-    // never log the event (it carries X-Auth-Token and the body), whatever POWERTOOLS_LOGGER_LOG_EVENT says
-    .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
-    .use({
-      // publish EMF metrics only when the request recorded some (most requests do not)
-      after: async () => {
-        if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-      },
-      onError: async () => {
-        if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
-      },
-    })
-    .use({
-      // the last line of defence: anything that escaped the API's own error
-      // handling is logged with its request and answered as a 500.
-      onError: async (request) => {
-        log.error('unhandled error', { fn: name, error: String(request.error?.stack ?? request.error) });
-        request.response = {
-          statusCode: 500,
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ errors: [{ status: 500, title: 'Internal Server Error', detail: 'internal error' }] }),
-        };
-      },
-    })
-    .handler(async (event) => {
-      const req = toHttpRequest(event);
-      logger.appendKeys({ request_id: req.requestId });
-      tracer.putAnnotation('request_id', req.requestId);
-      const started = Date.now();
-      const res = await app(req);
-      log.info('request', {
-        fn: name,
-        request_id: req.requestId,
-        method: req.method,
-        path: req.path,
-        status: res.status,
-        ms: Date.now() - started,
-      });
-      return toResult(res);
-    });
+  return (
+    middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, Context>({ timeoutEarlyInMillis: 0 })
+      .use(captureLambdaHandler(tracer, { captureResponse: false }))
+      // never log the event (it carries X-Auth-Token and the body), whatever POWERTOOLS_LOGGER_LOG_EVENT says
+      .use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }))
+      .use({
+        // publish EMF metrics only when the request recorded some (most requests do not)
+        after: async () => {
+          if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+        },
+        onError: async () => {
+          if (metrics.hasStoredMetrics()) metrics.publishStoredMetrics();
+        },
+      })
+      .use({
+        // the last line of defence: anything that escaped the API's own error
+        // handling is logged with its request and answered as a 500.
+        onError: async (request) => {
+          log.error('unhandled error', { fn: name, error: String(request.error?.stack ?? request.error) });
+          request.response = {
+            statusCode: 500,
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ errors: [{ status: 500, title: 'Internal Server Error', detail: 'internal error' }] }),
+          };
+        },
+      })
+      .handler(async (event) => {
+        const req = toHttpRequest(event);
+        logger.appendKeys({ request_id: req.requestId });
+        tracer.putAnnotation('request_id', req.requestId);
+        const started = Date.now();
+        const res = await app(req);
+        log.info('request', {
+          fn: name,
+          request_id: req.requestId,
+          method: req.method,
+          path: req.path,
+          status: res.status,
+          ms: Date.now() - started,
+        });
+        return toResult(res);
+      })
+  );
 }

@@ -29,13 +29,15 @@ export function noauthIdentity(headers: Record<string, string>): Identity | unde
  * claims that the configured mapping turns into the same shape.
  */
 export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record<string, unknown>) => Identity): Identity | undefined {
-  const a = req.authorizer as
-    | { lambda?: Record<string, unknown>; jwt?: { claims?: Record<string, unknown> } }
-    | undefined;
+  const a = req.authorizer as { lambda?: Record<string, unknown>; jwt?: { claims?: Record<string, unknown> } } | undefined;
   if (!a) return undefined;
   if (a.lambda) {
     const l = a.lambda;
-    const roles = Array.isArray(l.roles) ? (l.roles as string[]) : String(l.roles ?? '').split(',').filter(Boolean);
+    const roles = Array.isArray(l.roles)
+      ? (l.roles as string[])
+      : String(l.roles ?? '')
+          .split(',')
+          .filter(Boolean);
     return {
       userId: l.userId ? String(l.userId) : undefined,
       projectId: l.projectId ? String(l.projectId) : undefined,
@@ -43,7 +45,12 @@ export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record
       systemScope: l.systemScope ? String(l.systemScope) : undefined,
       projectName: l.projectName ? String(l.projectName) : undefined,
       projectDomainId: l.projectDomainId ? String(l.projectDomainId) : undefined,
-      isAdminProject: l.isAdminProject === 'true' || l.isAdminProject === true ? true : l.isAdminProject === 'false' || l.isAdminProject === false ? false : undefined,
+      isAdminProject:
+        l.isAdminProject === 'true' || l.isAdminProject === true
+          ? true
+          : l.isAdminProject === 'false' || l.isAdminProject === false
+            ? false
+            : undefined,
       source: 'keystone',
     };
   }

@@ -9,7 +9,17 @@ import type { HttpResponse } from '../http/types.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/aggregates.js';
 import { setProviderAggregates } from '../store/placement/aggregates.js';
-import { checkAccept, extractJson, httpDate, jsonResponse, placementApp, requireJsonContent, requireVersion, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
+import {
+  checkAccept,
+  extractJson,
+  jsonResponse,
+  placementApp,
+  requireJsonContent,
+  requireVersion,
+  type FamilyRoutes,
+  type PlacementRequest,
+  cacheHeaders,
+} from './framework/app.js';
 import { ErrorCodes, conflict } from './framework/errors.js';
 import { providerNotFound, providerOr404 } from './provider-lookup.js';
 
@@ -24,10 +34,7 @@ function send(r: PlacementRequest, aggregates: string[], generation: number): Ht
 }
 
 function generationConflict() {
-  return conflict(
-    "Resource provider's generation already changed. Please update the generation and try again.",
-    ErrorCodes.CONCURRENT_UPDATE,
-  );
+  return conflict("Resource provider's generation already changed. Please update the generation and try again.", ErrorCodes.CONCURRENT_UPDATE);
 }
 
 async function get(r: PlacementRequest) {

@@ -19,7 +19,16 @@ import { snapshot } from '../store/placement/snapshot.js';
 import { log } from '../observability/log.js';
 import { count, millis, metrics, MetricUnit } from '../observability/powertools.js';
 
-import { checkAccept, forVersion, placementApp, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
+import {
+  checkAccept,
+  forVersion,
+  placementApp,
+  requireVersion,
+  validateQuery,
+  type FamilyRoutes,
+  type PlacementRequest,
+  cacheHeaders,
+} from './framework/app.js';
 
 /** rendered answers of this process (64 MB): see core/placement/candidates/answer-cache.ts */
 const answers = new AnswerCache(64 * 1024 * 1024);

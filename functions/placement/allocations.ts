@@ -26,7 +26,7 @@ import {
   type FamilyRoutes,
   type PlacementRequest,
 } from './framework/app.js';
-import { ErrorCodes, PlacementError, badRequest, conflict, notFound } from './framework/errors.js';
+import { ErrorCodes, type PlacementError, badRequest, conflict, notFound } from './framework/errors.js';
 import { lastModified } from './views.js';
 
 const A = 'placement:allocations';

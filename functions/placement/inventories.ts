@@ -4,7 +4,6 @@
  * every write is one generation-guarded transaction (functions/store/placement/inventories.ts).
  */
 import { httpLambda } from '../http/apigw.js';
-import type { HttpResponse } from '../http/types.js';
 import type { Inventory, ProviderRecord } from '../core/placement/model.js';
 import {
   applyInventoryChange,
@@ -20,7 +19,16 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/inventories.js';
 import { writeInventories } from '../store/placement/inventories.js';
 import { missingResourceClasses } from '../store/placement/catalog.js';
-import { checkAccept, extractJson, httpDate, jsonResponse, placementApp, requireJsonContent, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
+import {
+  checkAccept,
+  extractJson,
+  jsonResponse,
+  placementApp,
+  requireJsonContent,
+  type FamilyRoutes,
+  type PlacementRequest,
+  cacheHeaders,
+} from './framework/app.js';
 import { ErrorCodes, PlacementError, badRequest, conflict, notFound } from './framework/errors.js';
 import { providerOr404 } from './provider-lookup.js';
 import { providerUrl } from './views.js';
@@ -80,10 +88,7 @@ async function create(r: PlacementRequest) {
   if ('error' in res) {
     switch (res.error) {
       case 'exists':
-        throw conflict(
-          `Update conflict: Inventory of class ${rc} already exists on resource provider ${uuid}.`,
-          ErrorCodes.CONCURRENT_UPDATE,
-        );
+        throw conflict(`Update conflict: Inventory of class ${rc} already exists on resource provider ${uuid}.`, ErrorCodes.CONCURRENT_UPDATE);
       case 'unknown_class':
         throw unable(`No such resource class ${res.name}.`);
       default:
@@ -169,10 +174,7 @@ async function removeOne(r: PlacementRequest) {
         throw notFound(`${prefix}No inventory of class ${rc} found for delete`);
       case 'in_use':
         // upstream reports an in-use class here with the concurrent-update code
-        throw conflict(
-          `Unable to delete inventory of class ${rc}: ${inventoryInUseMessage(res.classes, uuid)}`,
-          ErrorCodes.CONCURRENT_UPDATE,
-        );
+        throw conflict(`Unable to delete inventory of class ${rc}: ${inventoryInUseMessage(res.classes, uuid)}`, ErrorCodes.CONCURRENT_UPDATE);
       default:
         throw writeFailure(res, uuid, `Unable to delete inventory of class ${rc}: `);
     }
@@ -221,7 +223,10 @@ function writeFailure(res: { error: string; classes?: string[] }, uuid: string, 
     case 'in_use':
       return conflict(`${prefix}${inventoryInUseMessage(res.classes ?? [], uuid)}`, ErrorCodes.INVENTORY_INUSE);
     default:
-      return conflict(`${prefix}Another thread concurrently updated the resource provider data. Please retry your update`, ErrorCodes.CONCURRENT_UPDATE);
+      return conflict(
+        `${prefix}Another thread concurrently updated the resource provider data. Please retry your update`,
+        ErrorCodes.CONCURRENT_UPDATE,
+      );
   }
 }
 

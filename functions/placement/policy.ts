@@ -35,18 +35,14 @@ export const PLACEMENT_RULES: RuleDefault[] = [
     scopeTypes: PROJECT,
     description: 'Project reader, admin or service.',
   },
-  ...['list', 'create', 'show', 'update', 'delete'].map((a) =>
-    api(`placement:resource_providers:${a}`, ADMIN_OR_SERVICE, `${a} resource providers`),
-  ),
+  ...['list', 'create', 'show', 'update', 'delete'].map((a) => api(`placement:resource_providers:${a}`, ADMIN_OR_SERVICE, `${a} resource providers`)),
   ...['list', 'create', 'show', 'update', 'delete'].map((a) =>
     api(`placement:resource_providers:inventories:${a}`, ADMIN_OR_SERVICE, `${a} inventories`),
   ),
   ...['list', 'update'].map((a) => api(`placement:resource_providers:aggregates:${a}`, ADMIN_OR_SERVICE, `${a} aggregates`)),
   ...['list', 'update', 'delete'].map((a) => api(`placement:resource_providers:traits:${a}`, ADMIN_OR_SERVICE, `${a} provider traits`)),
   ...['list', 'show', 'update', 'delete'].map((a) => api(`placement:traits:${a}`, ADMIN_OR_SERVICE, `${a} traits`)),
-  ...['list', 'create', 'show', 'update', 'delete'].map((a) =>
-    api(`placement:resource_classes:${a}`, ADMIN_OR_SERVICE, `${a} resource classes`),
-  ),
+  ...['list', 'create', 'show', 'update', 'delete'].map((a) => api(`placement:resource_classes:${a}`, ADMIN_OR_SERVICE, `${a} resource classes`)),
   ...['manage', 'list', 'update', 'delete'].map((a) => api(`placement:allocations:${a}`, ADMIN_OR_SERVICE, `${a} allocations`)),
   api('placement:resource_providers:allocations:list', ADMIN_OR_SERVICE, 'list a provider’s allocations'),
   api('placement:resource_providers:usages', ADMIN_OR_SERVICE, 'show a provider’s usages'),

@@ -10,8 +10,16 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/reshaper.js';
 import { reshape } from '../store/placement/reshaper.js';
 import { RetriesExhausted } from '../store/ddb/retry.js';
-import { extractJson, forVersion, placementApp, requireJsonContent, requireVersion, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
-import { ErrorCodes, PlacementError, badRequest, conflict } from './framework/errors.js';
+import {
+  extractJson,
+  forVersion,
+  placementApp,
+  requireJsonContent,
+  requireVersion,
+  type FamilyRoutes,
+  type PlacementRequest,
+} from './framework/app.js';
+import { ErrorCodes, type PlacementError, badRequest, conflict } from './framework/errors.js';
 import { CONCURRENT_UPDATE_TEXT, consumerRequests } from './allocations.js';
 
 function reshapeError(f: ReshapeFailure): PlacementError {

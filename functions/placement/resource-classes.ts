@@ -5,7 +5,6 @@
  * create from 1.7.
  */
 import { httpLambda } from '../http/apigw.js';
-import type { HttpResponse } from '../http/types.js';
 import { STANDARD_RESOURCE_CLASSES, isStandardResourceClass } from '../core/placement/standard.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-classes.js';
@@ -17,7 +16,17 @@ import {
   renameCustomResourceClass,
   type CustomResourceClass,
 } from '../store/placement/resource-classes.js';
-import { checkAccept, extractJson, httpDate, jsonResponse, placementApp, requireJsonContent, requireVersion, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
+import {
+  checkAccept,
+  extractJson,
+  jsonResponse,
+  placementApp,
+  requireJsonContent,
+  requireVersion,
+  type FamilyRoutes,
+  type PlacementRequest,
+  cacheHeaders,
+} from './framework/app.js';
 import { badRequest, conflict, notFound } from './framework/errors.js';
 
 const P = 'placement:resource_classes';

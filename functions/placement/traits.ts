@@ -12,7 +12,18 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/traits.js';
 import { createCustomTrait, deleteCustomTrait, getCustomTrait, listCustomTraits, setProviderTraits } from '../store/placement/traits.js';
 import { snapshot } from '../store/placement/snapshot.js';
-import { checkAccept, extractJson, httpDate, jsonResponse, placementApp, requireJsonContent, requireVersion, validateQuery, type FamilyRoutes, type PlacementRequest, cacheHeaders } from './framework/app.js';
+import {
+  checkAccept,
+  extractJson,
+  jsonResponse,
+  placementApp,
+  requireJsonContent,
+  requireVersion,
+  validateQuery,
+  type FamilyRoutes,
+  type PlacementRequest,
+  cacheHeaders,
+} from './framework/app.js';
 import { ErrorCodes, badRequest, conflict, notFound } from './framework/errors.js';
 import { providerOr404, providerNotFound } from './provider-lookup.js';
 
@@ -149,10 +160,7 @@ async function setTraits(r: PlacementRequest) {
       case 'not_found':
         throw providerNotFound(uuid);
       case 'generation':
-        throw conflict(
-          "Resource provider's generation already changed. Please update the generation and try again.",
-          ErrorCodes.CONCURRENT_UPDATE,
-        );
+        throw conflict("Resource provider's generation already changed. Please update the generation and try again.", ErrorCodes.CONCURRENT_UPDATE);
       case 'unknown_traits':
         throw badRequest(`No such trait ${res.names.join(', ')}`);
     }

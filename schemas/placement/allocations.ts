@@ -18,6 +18,7 @@ export const CONSUMER_TYPE_PATTERN = RC_PATTERN;
 /** common.GROUP_PAT_1_33 */
 const GROUP_PAT_1_33 = '[a-zA-Z0-9_-]{1,64}';
 
+// biome-ignore lint/suspicious/noExplicitAny: hand-written JSON Schema fragments, checked by the validator, not by TypeScript
 type Json = Record<string, any>;
 const copy = <T>(v: T): T => structuredClone(v);
 

@@ -59,28 +59,25 @@ export const postInventory = exact(
 const inventoryRecord = z.strictObject({ resource_provider_generation: z.int().optional(), ...fields });
 
 /** PUT_INVENTORY_SCHEMA: PUT /resource_providers/{uuid}/inventories */
-export const putInventories = exact(
-  z.strictObject({ resource_provider_generation: z.int(), inventories: z.record(z.string(), inventoryRecord) }),
-  {
-    type: 'object',
-    properties: {
-      resource_provider_generation: { type: 'integer' },
-      inventories: {
-        type: 'object',
-        patternProperties: {
-          [RC_PATTERN]: {
-            type: 'object',
-            properties: baseProperties(),
-            required: ['total'],
-            additionalProperties: false,
-          },
+export const putInventories = exact(z.strictObject({ resource_provider_generation: z.int(), inventories: z.record(z.string(), inventoryRecord) }), {
+  type: 'object',
+  properties: {
+    resource_provider_generation: { type: 'integer' },
+    inventories: {
+      type: 'object',
+      patternProperties: {
+        [RC_PATTERN]: {
+          type: 'object',
+          properties: baseProperties(),
+          required: ['total'],
+          additionalProperties: false,
         },
       },
     },
-    required: ['resource_provider_generation', 'inventories'],
-    additionalProperties: false,
   },
-);
+  required: ['resource_provider_generation', 'inventories'],
+  additionalProperties: false,
+});
 
 export type PutInventory = z.infer<typeof putInventory>;
 export type PostInventory = z.infer<typeof postInventory>;

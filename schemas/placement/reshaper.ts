@@ -6,14 +6,9 @@
 import * as z from 'zod';
 import { exact, jsonSchemaOf } from '../json-schema.js';
 import { putInventories } from './inventories.js';
-import {
-  POST_ALLOCATIONS_V1_28,
-  POST_ALLOCATIONS_V1_34,
-  POST_ALLOCATIONS_V1_38,
-  UUID_PATTERN,
-  type PostAllocations,
-} from './allocations.js';
+import { POST_ALLOCATIONS_V1_28, POST_ALLOCATIONS_V1_34, POST_ALLOCATIONS_V1_38, UUID_PATTERN, type PostAllocations } from './allocations.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: hand-written JSON Schema fragments, checked by the validator, not by TypeScript
 type Json = Record<string, any>;
 
 function schema(postAllocations: Json): Json {

@@ -50,13 +50,16 @@ export async function importCommand(args: string[]): Promise<number> {
   const file = args.find((a) => !a.startsWith('--'));
   if (!file) throw new Error('usage: berth import FILE');
   const doc = JSON.parse(readFileSync(file, 'utf8'));
-  if (doc?.format !== DUMP_FORMAT || doc.version !== 1 || !Array.isArray(doc.items)) throw new Error(`${file} is not a berth dump (format ${DUMP_FORMAT}, version 1)`);
+  if (doc?.format !== DUMP_FORMAT || doc.version !== 1 || !Array.isArray(doc.items))
+    throw new Error(`${file} is not a berth dump (format ${DUMP_FORMAT}, version 1)`);
   const { fromDumpItem, importItems } = await import('../../functions/store/placement/dump.js');
   const items = doc.items.map(fromDumpItem);
   const bar = progressBar('[berth import] items');
   const r = await importItems(items, { onProgress: (done, total) => bar.update(done, total) });
   bar.finish(`${r.retries} retries`);
-  process.stdout.write(`[berth import] imported ${r.items} items (${r.providers} providers) from ${file} (exported from table ${doc.table} at ${doc.exportedAt})\n`);
+  process.stdout.write(
+    `[berth import] imported ${r.items} items (${r.providers} providers) from ${file} (exported from table ${doc.table} at ${doc.exportedAt})\n`,
+  );
   return 0;
 }
 
@@ -73,15 +76,28 @@ export async function importLegacyCommand(args: string[]): Promise<number> {
   if (!file) throw new Error('usage: berth import-legacy FILE');
   const raw = parseYaml(readFileSync(file, 'utf8'));
   const r = legacyFile.safeParse(Array.isArray(raw) ? raw : raw?.consumers);
-  if (!r.success) throw new Error(`${file} is not a legacy allocation file:\n${r.error.issues.slice(0, 5).map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  if (!r.success)
+    throw new Error(
+      `${file} is not a legacy allocation file:\n${r.error.issues
+        .slice(0, 5)
+        .map((i) => `  ${i.path.join('.')}: ${i.message}`)
+        .join('\n')}`,
+    );
   const consumers = r.data.map((c) => ({
     uuid: c.consumer.toLowerCase(),
-    allocations: Object.fromEntries(Object.entries(c.allocations).map(([rp, a]) => [rp.toLowerCase(), 'resources' in a && typeof a.resources === 'object' ? a.resources : (a as Record<string, number>)])),
+    allocations: Object.fromEntries(
+      Object.entries(c.allocations).map(([rp, a]) => [
+        rp.toLowerCase(),
+        'resources' in a && typeof a.resources === 'object' ? a.resources : (a as Record<string, number>),
+      ]),
+    ),
   }));
   const { importLegacyAllocations } = await import('../../functions/store/placement/allocations.js');
   process.stderr.write(`[berth import-legacy] raising the legacy flag and waiting for running APIs to notice (LEGACY_FLAG_TTL_MS)…\n`);
   const t0 = Date.now();
   await importLegacyAllocations(consumers);
-  process.stdout.write(`[berth import-legacy] imported the allocations of ${consumers.length} consumer(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s; now run \`berth migrate-consumers\`\n`);
+  process.stdout.write(
+    `[berth import-legacy] imported the allocations of ${consumers.length} consumer(s) in ${((Date.now() - t0) / 1000).toFixed(1)} s; now run \`berth migrate-consumers\`\n`,
+  );
   return 0;
 }

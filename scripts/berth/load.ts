@@ -136,7 +136,9 @@ export async function loadCommand(args: string[]): Promise<number> {
   const names = new Set(forest.all().map((p) => p.name));
   const clash = providers.filter((p) => forest.get(p.uuid) || names.has(p.name));
   if (clash.length && !force) {
-    throw new Error(`${clash.length} provider(s) already exist (e.g. ${clash[0]!.name} / ${clash[0]!.uuid}); the bulk loader would overwrite them — use the API, or --force`);
+    throw new Error(
+      `${clash.length} provider(s) already exist (e.g. ${clash[0]!.name} / ${clash[0]!.uuid}); the bulk loader would overwrite them — use the API, or --force`,
+    );
   }
   let created = 0;
   for (const rc of doc.resource_classes ?? []) if (await createCustomResourceClass(rc)) created++;

@@ -27,7 +27,7 @@ export function renderTree(forest: Forest, from?: ProviderRecord[]): string {
     const inner = top ? '' : `${prefix}${last ? '    ' : '│   '}`;
     const kids = forest.children(p.uuid).sort(byName);
     for (const r of rest) out.push(`${inner}${kids.length ? '│ ' : '  '} ${r}`);
-    kids.forEach((c, i) => walk(c, inner, i === kids.length - 1, false));
+    for (const [i, c] of kids.entries()) walk(c, inner, i === kids.length - 1, false);
   };
   const roots = (from ?? forest.roots()).sort(byName);
   roots.forEach((r, i) => {

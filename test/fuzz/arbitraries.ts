@@ -22,7 +22,25 @@ export interface Pools {
 }
 
 export const LONE_SURROGATES = ['\ud800', 'a\udc00b', '\udfff', 'x\ud83d'];
-export const UNICODE_EDGE = ['', ' ', '\u0000', 'é', '\u202e', '\ufeff', '😀', '𝔘', 'a'.repeat(256), '\u00ff', '%', '%zz', '../..', '\\', '"', "'", '<script>'];
+export const UNICODE_EDGE = [
+  '',
+  ' ',
+  '\u0000',
+  'é',
+  '\u202e',
+  '\ufeff',
+  '😀',
+  '𝔘',
+  'a'.repeat(256),
+  '\u00ff',
+  '%',
+  '%zz',
+  '../..',
+  '\\',
+  '"',
+  "'",
+  '<script>',
+];
 
 /** Strings bad input is made of. */
 export const nastyString: fc.Arbitrary<string> = fc.oneof(
@@ -35,7 +53,23 @@ export const nastyString: fc.Arbitrary<string> = fc.oneof(
 
 /** Integers around every boundary a handler or DynamoDB might mishandle. */
 export const edgeInt: fc.Arbitrary<number> = fc.oneof(
-  fc.constantFrom(0, -1, 1, 2147483647, 2147483648, -2147483648, -2147483649, 4294967296, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 1e21, 1e300, -1e300),
+  fc.constantFrom(
+    0,
+    -1,
+    1,
+    2147483647,
+    2147483648,
+    -2147483648,
+    -2147483649,
+    4294967296,
+    2 ** 53 - 1,
+    2 ** 53,
+    2 ** 53 + 2,
+    -(2 ** 53),
+    1e21,
+    1e300,
+    -1e300,
+  ),
   fc.integer({ min: -2_147_483_648, max: 2_147_483_647 }),
   fc.double({ noNaN: true }),
 );
@@ -60,7 +94,7 @@ export const rawNumber = fc.constantFrom(...RAW_NUMBERS).map((s) => `${RAW_MARK}
 
 export function renderJson(doc: Json): string {
   const s = JSON.stringify(doc) ?? 'null';
-  return s.replace(new RegExp(`"\\\\u0001RAW\\\\u0001([^"]*)\\\\u0001RAW\\\\u0001"`, 'g'), '$1');
+  return s.replace(/"\\u0001RAW\\u0001([^"]*)\\u0001RAW\\u0001"/g, '$1');
 }
 
 function resolve(root: Schema, s: Schema): Schema {
@@ -93,10 +127,17 @@ export function fromSchema(schema: Schema, pools: Pools, root: Schema = schema, 
   const s = resolve(root, schema);
   if (depth > 6) return fc.constant(null);
   const alts = s.anyOf ?? s.oneOf;
-  if (Array.isArray(alts) && alts.length) return fc.oneof(...alts.map((a: Schema) => fromSchema({ ...s, anyOf: undefined, oneOf: undefined, ...a }, pools, root, depth + 1)));
+  if (Array.isArray(alts) && alts.length)
+    return fc.oneof(...alts.map((a: Schema) => fromSchema({ ...s, anyOf: undefined, oneOf: undefined, ...a }, pools, root, depth + 1)));
   if ('const' in s) return fc.constant(s.const);
   if (Array.isArray(s.enum)) return fc.constantFrom(...s.enum);
-  const types: string[] = Array.isArray(s.type) ? s.type : s.type ? [s.type] : s.properties || s.patternProperties ? ['object'] : ['string', 'integer', 'object'];
+  const types: string[] = Array.isArray(s.type)
+    ? s.type
+    : s.type
+      ? [s.type]
+      : s.properties || s.patternProperties
+        ? ['object']
+        : ['string', 'integer', 'object'];
   return fc.oneof(...types.map((t) => typed(t, s, pools, root, depth)));
 }
 
@@ -120,10 +161,9 @@ function typed(t: string, s: Schema, pools: Pools, root: Schema, depth: number):
     case 'object': {
       const props: Record<string, Schema> = s.properties ?? {};
       const required = new Set<string>(s.required ?? []);
-      const known = fc.record(
-        Object.fromEntries(Object.entries(props).map(([k, v]) => [k, fromSchema(v, pools, root, depth + 1)])),
-        { requiredKeys: [...required].filter((k) => k in props) },
-      );
+      const known = fc.record(Object.fromEntries(Object.entries(props).map(([k, v]) => [k, fromSchema(v, pools, root, depth + 1)])), {
+        requiredKeys: [...required].filter((k) => k in props),
+      });
       const patterned = Object.entries((s.patternProperties ?? {}) as Record<string, Schema>).map(([p, v]) =>
         fc.dictionary(stringFor({ pattern: p }, pools), fromSchema(v, pools, root, depth + 1), { minKeys: s.minProperties ? 1 : 0, maxKeys: 3 }),
       );
@@ -161,9 +201,13 @@ const mutation: fc.Arbitrary<(x: Json) => Json> = fc.oneof(
   rawNumber.map((v) => () => v),
   fc.constantFrom(...LONE_SURROGATES).map((v) => () => v),
   fc.constant((x: Json) => (x && typeof x === 'object' && !Array.isArray(x) ? Object.fromEntries(Object.entries(x).slice(1)) : x)),
-  fc.tuple(nastyString, anyJson).map(([k, v]) => (x: Json) => (x && typeof x === 'object' && !Array.isArray(x) ? { ...x, [k]: v } : [x, v])),
+  fc.tuple(nastyString, anyJson).map(
+    ([k, v]) =>
+      (x: Json) =>
+        x && typeof x === 'object' && !Array.isArray(x) ? { ...x, [k]: v } : [x, v],
+  ),
   fc.constant((x: Json) => [x]),
-  fc.constant((x: Json) => (typeof x === 'string' ? `${x}\ud800` : JSON.stringify(x) ?? 'null')),
+  fc.constant((x: Json) => (typeof x === 'string' ? `${x}\ud800` : (JSON.stringify(x) ?? 'null'))),
 );
 
 /** A schema-derived document, then 0–2 mutations. */
@@ -187,24 +231,29 @@ export function rawBody(schemas: Schema[], pools: Pools): fc.Arbitrary<Buffer | 
     { weight: 1, arbitrary: fc.constant(undefined) },
     {
       weight: 2,
-      arbitrary: fc.constantFrom(
-        '',
-        '{',
-        '{"a":',
-        'null',
-        '[]',
-        '"x"',
-        '{"name": "\\ud800"}',
-        '{"a": 1, "a": 2}',
-        'NaN',
-        '{"x": Infinity}',
-        '\ufeff{}',
-        '{}garbage',
-        '[' .repeat(5000) + ']'.repeat(5000),
-      ).map((s) => Buffer.from(s, 'utf8')),
+      arbitrary: fc
+        .constantFrom(
+          '',
+          '{',
+          '{"a":',
+          'null',
+          '[]',
+          '"x"',
+          '{"name": "\\ud800"}',
+          '{"a": 1, "a": 2}',
+          'NaN',
+          '{"x": Infinity}',
+          '\ufeff{}',
+          '{}garbage',
+          '['.repeat(5000) + ']'.repeat(5000),
+        )
+        .map((s) => Buffer.from(s, 'utf8')),
     },
     { weight: 1, arbitrary: fc.uint8Array({ maxLength: 64 }).map((a) => Buffer.from(a)) },
-    { weight: 1, arbitrary: fc.constantFrom(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), Buffer.from([0xed, 0xa0, 0x80])) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]), Buffer.from([0xed, 0xa0, 0x80])),
+    },
   );
 }
 
@@ -223,7 +272,8 @@ export function encodeSegment(s: string): string {
   let out = '';
   for (const ch of s) {
     const cp = ch.codePointAt(0)!;
-    if (cp >= 0xd800 && cp <= 0xdfff) out += `%${(0xe0 | (cp >> 12)).toString(16)}%${(0x80 | ((cp >> 6) & 0x3f)).toString(16)}%${(0x80 | (cp & 0x3f)).toString(16)}`.toUpperCase();
+    if (cp >= 0xd800 && cp <= 0xdfff)
+      out += `%${(0xe0 | (cp >> 12)).toString(16)}%${(0x80 | ((cp >> 6) & 0x3f)).toString(16)}%${(0x80 | (cp & 0x3f)).toString(16)}`.toUpperCase();
     else out += encodeURIComponent(ch);
   }
   return out;
@@ -238,7 +288,10 @@ export function queryString(keys: Record<string, fc.Arbitrary<string>>): fc.Arbi
   );
   return fc.oneof(
     { weight: 10, arbitrary: fc.array(pair, { maxLength: 4 }).map((ps) => ps.map(([k, v]) => `${encodeSegment(k)}=${encodeSegment(v)}`).join('&')) },
-    { weight: 1, arbitrary: fc.constantFrom('a=%FF', 'a=%ED%A0%80', '&&&', '=', 'a', '%', 'a=1&a=2', 'a=' + 'x'.repeat(9000), 'a=' + 'x'.repeat(20000)) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom('a=%FF', 'a=%ED%A0%80', '&&&', '=', 'a', '%', 'a=1&a=2', 'a=' + 'x'.repeat(9000), 'a=' + 'x'.repeat(20000)),
+    },
   );
 }
 

@@ -16,7 +16,20 @@ import { ALLOCATION_JSON } from '../../schemas/baremetal/allocations.js';
 import { BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
 import { calls, denied, installRecorder } from '../integration/security/ddb-recorder.js';
 import { baremetalRules } from '../../cdk/lib/permissions.js';
-import { describeReq, fc, fuzzSettings, fuzzTimeout, gatewayError, newStats, runFuzz, send, stateDiff, tableState, type RawReq, type RawRes } from './harness.js';
+import {
+  describeReq,
+  fc,
+  fuzzSettings,
+  fuzzTimeout,
+  gatewayError,
+  newStats,
+  runFuzz,
+  send,
+  stateDiff,
+  tableState,
+  type RawReq,
+  type RawRes,
+} from './harness.js';
 import { anyJson, bodyDoc, headerValue, nastyString, pathSegment, queryString, rawBody, renderJson, type Pools } from './arbitraries.js';
 
 let api: BmApi;
@@ -39,10 +52,27 @@ const patchDoc = (fields: readonly string[]) =>
   fc.array(
     fc.record(
       {
-        op: fc.oneof({ weight: 6, arbitrary: fc.constantFrom('add', 'replace', 'remove') }, { weight: 1, arbitrary: fc.constantFrom('move', 'copy', 'test', 'bogus') }),
+        op: fc.oneof(
+          { weight: 6, arbitrary: fc.constantFrom('add', 'replace', 'remove') },
+          { weight: 1, arbitrary: fc.constantFrom('move', 'copy', 'test', 'bogus') },
+        ),
         path: fc.oneof(
           { weight: 6, arbitrary: fc.constantFrom(...fields).map((f) => `/${f}`) },
-          { weight: 2, arbitrary: fc.constantFrom('/extra/a', '/properties/cpus', '/instance_info/x', '/driver_info/ipmi_address', '/uuid', '/provision_state', '/', '', 'name', '/extra/a/b/c') },
+          {
+            weight: 2,
+            arbitrary: fc.constantFrom(
+              '/extra/a',
+              '/properties/cpus',
+              '/instance_info/x',
+              '/driver_info/ipmi_address',
+              '/uuid',
+              '/provision_state',
+              '/',
+              '',
+              'name',
+              '/extra/a/b/c',
+            ),
+          },
           { weight: 1, arbitrary: nastyString },
         ),
         value: anyJson,
@@ -60,13 +90,25 @@ function bodiesFor(method: string, path: string): fc.Arbitrary<unknown> | undefi
     case 'PATCH /v1/nodes/{node}':
       return patchDoc([...NODE_PATCH_FIELDS, 'driver', 'maintenance', 'protected', 'protected_reason']);
     case 'PUT /v1/nodes/{node}/traits':
-      return bodyDoc([{ type: 'object', properties: { traits: { type: 'array', items: { type: 'string', pattern: '^CUSTOM_[A-Z0-9_]+$' } } } }], pools);
+      return bodyDoc(
+        [{ type: 'object', properties: { traits: { type: 'array', items: { type: 'string', pattern: '^CUSTOM_[A-Z0-9_]+$' } } } }],
+        pools,
+      );
     case 'PUT /v1/nodes/{node}/states/power':
-      return fc.record({ target: fc.oneof(fc.constantFrom('power on', 'power off', 'rebooting', 'soft power off', 'bogus'), nastyString), timeout: fc.oneof(fc.constantFrom(1, 0, -1, 2147483648, 2 ** 53 + 2), anyJson) }, { requiredKeys: ['target'] });
+      return fc.record(
+        {
+          target: fc.oneof(fc.constantFrom('power on', 'power off', 'rebooting', 'soft power off', 'bogus'), nastyString),
+          timeout: fc.oneof(fc.constantFrom(1, 0, -1, 2147483648, 2 ** 53 + 2), anyJson),
+        },
+        { requiredKeys: ['target'] },
+      );
     case 'PUT /v1/nodes/{node}/states/provision':
       return fc.record(
         {
-          target: fc.oneof(fc.constantFrom('manage', 'provide', 'active', 'deleted', 'rebuild', 'inspect', 'clean', 'adopt', 'abort', 'rescue', 'unrescue', 'bogus'), nastyString),
+          target: fc.oneof(
+            fc.constantFrom('manage', 'provide', 'active', 'deleted', 'rebuild', 'inspect', 'clean', 'adopt', 'abort', 'rescue', 'unrescue', 'bogus'),
+            nastyString,
+          ),
           configdrive: anyJson,
           clean_steps: anyJson,
           disable_ramdisk: anyJson,
@@ -84,11 +126,58 @@ function bodiesFor(method: string, path: string): fc.Arbitrary<unknown> | undefi
   }
 }
 
-const NODE_LIST_KEYS = ['chassis_uuid', 'instance_uuid', 'associated', 'maintenance', 'retired', 'provision_state', 'marker', 'limit', 'sort_key', 'sort_dir', 'driver', 'resource_class', 'fault', 'conductor_group', 'conductor', 'owner', 'lessee', 'description_contains', 'fields', 'detail', 'shard', 'sharded', 'parent_node', 'include_children'];
+const NODE_LIST_KEYS = [
+  'chassis_uuid',
+  'instance_uuid',
+  'associated',
+  'maintenance',
+  'retired',
+  'provision_state',
+  'marker',
+  'limit',
+  'sort_key',
+  'sort_dir',
+  'driver',
+  'resource_class',
+  'fault',
+  'conductor_group',
+  'conductor',
+  'owner',
+  'lessee',
+  'description_contains',
+  'fields',
+  'detail',
+  'shard',
+  'sharded',
+  'parent_node',
+  'include_children',
+];
 const ALLOC_LIST_KEYS = ['node', 'resource_class', 'state', 'marker', 'limit', 'sort_key', 'sort_dir', 'fields', 'owner'];
 const queryValue = () =>
   fc.oneof(
-    { weight: 3, arbitrary: fc.constantFrom('true', 'false', 'True', '1', '0', '-1', '2147483648', '99999999999999999999', 'asc', 'desc', 'name', 'uuid', 'id', 'created_at', 'available', 'name,uuid', 'bogus', '') },
+    {
+      weight: 3,
+      arbitrary: fc.constantFrom(
+        'true',
+        'false',
+        'True',
+        '1',
+        '0',
+        '-1',
+        '2147483648',
+        '99999999999999999999',
+        'asc',
+        'desc',
+        'name',
+        'uuid',
+        'id',
+        'created_at',
+        'available',
+        'name,uuid',
+        'bogus',
+        '',
+      ),
+    },
     { weight: 2, arbitrary: uuidPool() },
     { weight: 1, arbitrary: nastyString },
   );
@@ -100,16 +189,33 @@ const queryKeys = (path: string): Record<string, fc.Arbitrary<string>> => {
 const VERSIONS = ['1.1', '1.2', '1.20', '1.31', '1.37', '1.50', '1.52', '1.58', '1.60', '1.65', '1.69', '1.75', '1.78', '1.80', 'latest'];
 const identity: fc.Arbitrary<Record<string, string>> = fc.oneof(
   { weight: 10, arbitrary: fc.constant({}) },
-  { weight: 1, arbitrary: fc.constantFrom<Record<string, string>>({ 'x-project-id': 'proj-a', 'x-roles': 'member,reader' }, { 'openstack-system-scope': 'all', 'x-roles': 'admin' }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Record<string, string>>(
+      { 'x-project-id': 'proj-a', 'x-roles': 'member,reader' },
+      { 'openstack-system-scope': 'all', 'x-roles': 'admin' },
+    ),
+  },
   { weight: 1, arbitrary: fc.record({ 'x-project-id': headerValue, 'x-roles': headerValue }) },
 );
 
 function caseFor(route: { path: string; methods: readonly string[] }): fc.Arbitrary<RawReq> {
   const segs = route.path.split('/').filter(Boolean);
   const path = fc
-    .tuple(...segs.map((s) => (s === '{node}' || s === '{allocation}' ? pathSegment(identPool()) : s === '{trait}' ? pathSegment(fc.constantFrom(...TRAITS, 'lower')) : fc.constant(s))))
+    .tuple(
+      ...segs.map((s) =>
+        s === '{node}' || s === '{allocation}'
+          ? pathSegment(identPool())
+          : s === '{trait}'
+            ? pathSegment(fc.constantFrom(...TRAITS, 'lower'))
+            : fc.constant(s),
+      ),
+    )
     .map((xs) => `/${xs.join('/')}`);
-  const method = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(...route.methods) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'POST', 'PATCH', 'DELETE', 'HEAD') });
+  const method = fc.oneof(
+    { weight: 12, arbitrary: fc.constantFrom(...route.methods) },
+    { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'POST', 'PATCH', 'DELETE', 'HEAD') },
+  );
   return method.chain((method) => {
     const body = bodiesFor(method, route.path);
     return fc
@@ -117,11 +223,23 @@ function caseFor(route: { path: string; methods: readonly string[] }): fc.Arbitr
         method: fc.constant(method),
         path,
         query: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 2, arbitrary: queryString(queryKeys(route.path)) }),
-        version: fc.oneof({ weight: 10, arbitrary: fc.constantFrom(...VERSIONS) }, { weight: 10, arbitrary: fc.constantFrom('latest', '1.80', '1.75', '1.60') }, { weight: 1, arbitrary: fc.constantFrom('', '1.0', '1.81', '2.1', 'x', '1.') }, { weight: 1, arbitrary: headerValue }),
-        contentType: fc.oneof({ weight: 10, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/plain', '') }),
+        version: fc.oneof(
+          { weight: 10, arbitrary: fc.constantFrom(...VERSIONS) },
+          { weight: 10, arbitrary: fc.constantFrom('latest', '1.80', '1.75', '1.60') },
+          { weight: 1, arbitrary: fc.constantFrom('', '1.0', '1.81', '2.1', 'x', '1.') },
+          { weight: 1, arbitrary: headerValue },
+        ),
+        contentType: fc.oneof(
+          { weight: 10, arbitrary: fc.constant('application/json') },
+          { weight: 1, arbitrary: fc.constantFrom('text/plain', '') },
+        ),
         id: identity,
         body: body
-          ? fc.oneof({ weight: 6, arbitrary: body.map((d) => Buffer.from(renderJson(d))) }, { weight: 2, arbitrary: rawBody([], pools) }, { weight: 1, arbitrary: fc.constant(undefined) })
+          ? fc.oneof(
+              { weight: 6, arbitrary: body.map((d) => Buffer.from(renderJson(d))) },
+              { weight: 2, arbitrary: rawBody([], pools) },
+              { weight: 1, arbitrary: fc.constant(undefined) },
+            )
           : fc.oneof({ weight: 4, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: rawBody([], pools) }),
       })
       .map((c): RawReq => {
@@ -153,7 +271,8 @@ beforeAll(async () => {
   await installRecorder(); // every DynamoDB request, checked against the bare-metal IAM rules below
   table = process.env.TABLE_NAME!;
   endpoint = process.env.DDB_ENDPOINT!;
-  for (let i = 0; i < 3; i++) ids.nodes.push((await availableNode(api, { name: ids.names[i], resource_class: 'fuzz-rc' }, { traits: ['CUSTOM_FUZZ'] })).uuid);
+  for (let i = 0; i < 3; i++)
+    ids.nodes.push((await availableNode(api, { name: ids.names[i], resource_class: 'fuzz-rc' }, { traits: ['CUSTOM_FUZZ'] })).uuid);
   const a = await api.req('POST', '/v1/allocations', { body: { resource_class: 'fuzz-rc', name: 'alloc-fuzz' } });
   if (a.status !== 201) throw new Error(`allocation failed: ${a.text}`);
   ids.allocations.push(a.json.uuid);
@@ -161,44 +280,69 @@ beforeAll(async () => {
   pools = {
     uuid: uuidPool(),
     upper: fc.oneof(fc.constantFrom(...TRAITS, 'FUZZ_RC'), nastyString),
-    custom: fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...TRAITS) }, { weight: 1, arbitrary: fc.stringMatching(/^CUSTOM_[A-Z0-9_]{1,12}$/) }, { weight: 1, arbitrary: nastyString }),
-    text: fc.oneof({ weight: 3, arbitrary: fc.constantFrom('fake-hardware', 'fuzz-rc', 'proj-a', ...ids.names, ids.nodes[0]!, 'CUSTOM_FUZZ') }, { weight: 2, arbitrary: nastyString }),
+    custom: fc.oneof(
+      { weight: 4, arbitrary: fc.constantFrom(...TRAITS) },
+      { weight: 1, arbitrary: fc.stringMatching(/^CUSTOM_[A-Z0-9_]{1,12}$/) },
+      { weight: 1, arbitrary: nastyString },
+    ),
+    text: fc.oneof(
+      { weight: 3, arbitrary: fc.constantFrom('fake-hardware', 'fuzz-rc', 'proj-a', ...ids.names, ids.nodes[0]!, 'CUSTOM_FUZZ') },
+      { weight: 2, arbitrary: nastyString },
+    ),
   };
 });
 afterAll(async () => {
   await api?.close();
 });
 
-it('every route: no 5xx, and a refused request changes nothing', async () => {
-  const stats = newStats();
-  await api.settle();
-  let state = await tableState(endpoint, table);
-  const arb = fc.oneof(
-    { weight: 30, arbitrary: fc.constantFrom(...BAREMETAL_ROUTES).chain((r) => caseFor(r)) },
-    { weight: 1, arbitrary: fc.array(pathSegment(fc.constantFrom('v1', 'nodes', 'allocations', 'x')), { minLength: 1, maxLength: 5 }).map((s): RawReq => ({ method: 'GET', path: `/${s.join('/')}`, headers: { 'x-openstack-ironic-api-version': 'latest' } })) },
-  );
-  await runFuzz('baremetal', arb, settings, stats, async (req) => {
-    stats.cases++;
-    const res = await send(api.url, req);
-    stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
-    const what = describeReq(req, res);
-    if (res.status >= 500) throw new Error(`5xx: ${what}`);
-    if (process.env.FUZZ_DEBUG) process.stdout.write(`[case] ${what.slice(0, 300)}\n`);
-    if (res.status < 400) await api.settle();
-    const after = await tableState(endpoint, table);
-    if (res.status >= 400) {
-      if (after !== state) throw new Error(`state changed after ${what}\n${stateDiff(state, after)}`);
-      checkErrorFormat(req, res, what);
-    }
-    state = after;
-  });
-  expect(stats.cases).toBeGreaterThanOrEqual(settings.runs);
-}, fuzzTimeout(settings));
+it(
+  'every route: no 5xx, and a refused request changes nothing',
+  async () => {
+    const stats = newStats();
+    await api.settle();
+    let state = await tableState(endpoint, table);
+    const arb = fc.oneof(
+      { weight: 30, arbitrary: fc.constantFrom(...BAREMETAL_ROUTES).chain((r) => caseFor(r)) },
+      {
+        weight: 1,
+        arbitrary: fc
+          .array(pathSegment(fc.constantFrom('v1', 'nodes', 'allocations', 'x')), { minLength: 1, maxLength: 5 })
+          .map((s): RawReq => ({ method: 'GET', path: `/${s.join('/')}`, headers: { 'x-openstack-ironic-api-version': 'latest' } })),
+      },
+    );
+    await runFuzz('baremetal', arb, settings, stats, async (req) => {
+      stats.cases++;
+      const res = await send(api.url, req);
+      stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
+      const what = describeReq(req, res);
+      if (res.status >= 500) throw new Error(`5xx: ${what}`);
+      if (process.env.FUZZ_DEBUG) process.stdout.write(`[case] ${what.slice(0, 300)}\n`);
+      if (res.status < 400) await api.settle();
+      const after = await tableState(endpoint, table);
+      if (res.status >= 400) {
+        if (after !== state) throw new Error(`state changed after ${what}\n${stateDiff(state, after)}`);
+        checkErrorFormat(req, res, what);
+      }
+      state = after;
+    });
+    expect(stats.cases).toBeGreaterThanOrEqual(settings.runs);
+  },
+  fuzzTimeout(settings),
+);
 
 it('lone surrogates and deep nesting in a body are a 400, and nothing is stored', async () => {
-  for (const raw of ['{"driver": "fake-hardware", "name": "\\ud800"}', '{"driver": "fake-hardware", "extra": {"\\udc00": 1}}', `{"driver": "fake-hardware", "extra": ${'{"a":'.repeat(200)}1${'}'.repeat(200)}}`]) {
+  for (const raw of [
+    '{"driver": "fake-hardware", "name": "\\ud800"}',
+    '{"driver": "fake-hardware", "extra": {"\\udc00": 1}}',
+    `{"driver": "fake-hardware", "extra": ${'{"a":'.repeat(200)}1${'}'.repeat(200)}}`,
+  ]) {
     const before = await tableState(endpoint, table);
-    const r = await send(api.url, { method: 'POST', path: '/v1/nodes', headers: { 'x-openstack-ironic-api-version': 'latest', 'content-type': 'application/json' }, body: Buffer.from(raw) });
+    const r = await send(api.url, {
+      method: 'POST',
+      path: '/v1/nodes',
+      headers: { 'x-openstack-ironic-api-version': 'latest', 'content-type': 'application/json' },
+      body: Buffer.from(raw),
+    });
     if (r.status !== 400 || !r.text.includes('Malformed JSON')) throw new Error(`expected 400 Malformed JSON, got ${r.status} ${r.text}`);
     if ((await tableState(endpoint, table)) !== before) throw new Error('state changed');
   }
@@ -209,6 +353,14 @@ it('lone surrogates and deep nesting in a body are a 400, and nothing is stored'
 it('every DynamoDB request of the bare-metal functions stays on bare-metal items (their IAM rules)', () => {
   expect(calls.length).toBeGreaterThan(100);
   // families and steps run in one process here: check against the union of their actions
-  const all = baremetalRules(['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem']);
+  const all = baremetalRules([
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    'dynamodb:ConditionCheckItem',
+  ]);
   expect(denied(calls, { '(outside a request)': all })).toEqual([]);
 });

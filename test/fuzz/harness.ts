@@ -57,10 +57,12 @@ export async function tableState(endpoint: string, table: string): Promise<strin
   } while (start);
   const key = (i: Record<string, AttributeValue>) => `${i.pk?.S}\u0000${i.sk?.S}`;
   items.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
-  return JSON.stringify(items, (_k, v) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v));
+  return JSON.stringify(items, (_k, v) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : 1))) : v,
+  );
 }
 
-let clients = new Map<string, DynamoDBClient>();
+const clients = new Map<string, DynamoDBClient>();
 function tableClient(endpoint: string): DynamoDBClient {
   let c = clients.get(endpoint);
   if (!c) {
@@ -111,7 +113,10 @@ export function newStats(): CaseStats {
 }
 
 export function report(name: string, s: FuzzSettings, st: CaseStats): string {
-  const statuses = [...st.byStatus.entries()].sort(([a], [b]) => a - b).map(([k, v]) => `${k}:${v}`).join(' ');
+  const statuses = [...st.byStatus.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([k, v]) => `${k}:${v}`)
+    .join(' ');
   const line = `[fuzz] ${name}: ${st.cases} generated cases in ${((Date.now() - st.started) / 1000).toFixed(1)} s (seed ${s.seed}, runs ${s.runs}) statuses ${statuses}`;
   process.stdout.write(`${line}\n`);
   return line;
@@ -131,7 +136,13 @@ export function describeReq(r: RawReq, res?: RawRes): string {
  * failure without shrinking: every case costs HTTP round trips) and throw a readable
  * error naming the case and the seed to replay it.
  */
-export async function runFuzz(name: string, arb: fc.Arbitrary<RawReq>, s: FuzzSettings, stats: CaseStats, step: (r: RawReq) => Promise<void>): Promise<void> {
+export async function runFuzz(
+  name: string,
+  arb: fc.Arbitrary<RawReq>,
+  s: FuzzSettings,
+  stats: CaseStats,
+  step: (r: RawReq) => Promise<void>,
+): Promise<void> {
   const wrapped = async (r: RawReq) => {
     try {
       await step(r);
@@ -144,7 +155,9 @@ export async function runFuzz(name: string, arb: fc.Arbitrary<RawReq>, s: FuzzSe
   report(name, s, stats);
   if (out.failed) {
     const err = out.errorInstance as Error | undefined;
-    throw new Error(`[fuzz] ${name} failed after ${out.numRuns} cases (replay: FUZZ_SEED=${s.seed}, case ${out.numRuns}):\n${String(err?.message ?? err).slice(0, 4000)}`);
+    throw new Error(
+      `[fuzz] ${name} failed after ${out.numRuns} cases (replay: FUZZ_SEED=${s.seed}, case ${out.numRuns}):\n${String(err?.message ?? err).slice(0, 4000)}`,
+    );
   }
 }
 

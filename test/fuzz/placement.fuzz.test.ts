@@ -21,7 +21,20 @@ import * as alloc from '../../schemas/placement/allocations.js';
 import * as tr from '../../schemas/placement/traits.js';
 import * as resh from '../../schemas/placement/reshaper.js';
 import { PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
-import { describeReq, fc, fuzzSettings, fuzzTimeout, gatewayError, newStats, runFuzz, send, stateDiff, tableState, type RawReq, type RawRes } from './harness.js';
+import {
+  describeReq,
+  fc,
+  fuzzSettings,
+  fuzzTimeout,
+  gatewayError,
+  newStats,
+  runFuzz,
+  send,
+  stateDiff,
+  tableState,
+  type RawReq,
+  type RawRes,
+} from './harness.js';
 import { encodeSegment, headerValue, nastyString, pathSegment, queryString, rawBody, type Pools } from './arbitraries.js';
 import { resetConfig } from '../../functions/config.js';
 
@@ -37,7 +50,16 @@ const pools: Pools = {
   uuid: fc.oneof(
     { weight: 6, arbitrary: fc.constantFrom(ids.root, ids.child, ids.other, ids.consumer, ids.agg) },
     { weight: 2, arbitrary: fc.uuid() },
-    { weight: 1, arbitrary: fc.constantFrom(ids.root.toUpperCase(), ids.root.replace(/-/g, ''), 'not-a-uuid', '00000000-0000-0000-0000-000000000000', `${ids.root}x`) },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        ids.root.toUpperCase(),
+        ids.root.replace(/-/g, ''),
+        'not-a-uuid',
+        '00000000-0000-0000-0000-000000000000',
+        `${ids.root}x`,
+      ),
+    },
     { weight: 1, arbitrary: nastyString },
   ),
   upper: fc.oneof(
@@ -67,19 +89,54 @@ const BODIES: Record<string, Record<string, unknown>[]> = {
   'PUT /resource_providers/{uuid}/inventories/{resource_class}': zs(inv.putInventory),
   'PUT /resource_providers/{uuid}/aggregates': zs(agg.putAggregatesV1_1, agg.putAggregatesV1_19),
   'POST /allocations': zs(alloc.postAllocationsV1_13, alloc.postAllocationsV1_28, alloc.postAllocationsV1_34, alloc.postAllocationsV1_38),
-  'PUT /allocations/{consumer_uuid}': zs(alloc.putAllocationsList, alloc.putAllocationsListV1_8, alloc.putAllocationsV1_12, alloc.putAllocationsV1_28, alloc.putAllocationsV1_34, alloc.putAllocationsV1_38),
+  'PUT /allocations/{consumer_uuid}': zs(
+    alloc.putAllocationsList,
+    alloc.putAllocationsListV1_8,
+    alloc.putAllocationsV1_12,
+    alloc.putAllocationsV1_28,
+    alloc.putAllocationsV1_34,
+    alloc.putAllocationsV1_38,
+  ),
   'PUT /resource_providers/{uuid}/traits': zs(tr.setProviderTraits),
   'POST /reshaper': zs(resh.reshape, resh.reshapeV1_34, resh.reshapeV1_38),
 };
 
 const resourcesValue = fc.oneof(
-  fc.constantFrom('VCPU:1', 'VCPU:1,MEMORY_MB:512', `${CLASS}:1`, 'VCPU:0', 'VCPU:-1', 'VCPU:2147483648', 'VCPU:99999999999999999999', 'VCPU', ':1', 'VCPU:1,VCPU:2', 'NOPE:1', 'VCPU:1.5', ''),
+  fc.constantFrom(
+    'VCPU:1',
+    'VCPU:1,MEMORY_MB:512',
+    `${CLASS}:1`,
+    'VCPU:0',
+    'VCPU:-1',
+    'VCPU:2147483648',
+    'VCPU:99999999999999999999',
+    'VCPU',
+    ':1',
+    'VCPU:1,VCPU:2',
+    'NOPE:1',
+    'VCPU:1.5',
+    '',
+  ),
   nastyString,
 );
-const traitsValue = fc.oneof(fc.constantFrom('HW_CPU_X86_AVX', `!${TRAIT}`, `in:${TRAIT},HW_CPU_X86_AVX`, '!', 'in:', 'HW_CPU_X86_AVX,!HW_CPU_X86_AVX', 'NOPE'), nastyString);
-const memberOf = fc.oneof(fc.constantFrom(ids.agg, `in:${ids.agg},${randomUUID()}`, `!${ids.agg}`, `!in:${ids.agg}`, 'in:', 'in:nope'), pools.uuid, nastyString);
+const traitsValue = fc.oneof(
+  fc.constantFrom('HW_CPU_X86_AVX', `!${TRAIT}`, `in:${TRAIT},HW_CPU_X86_AVX`, '!', 'in:', 'HW_CPU_X86_AVX,!HW_CPU_X86_AVX', 'NOPE'),
+  nastyString,
+);
+const memberOf = fc.oneof(
+  fc.constantFrom(ids.agg, `in:${ids.agg},${randomUUID()}`, `!${ids.agg}`, `!in:${ids.agg}`, 'in:', 'in:nope'),
+  pools.uuid,
+  nastyString,
+);
 const QUERY: Record<string, Record<string, fc.Arbitrary<string>>> = {
-  '/resource_providers': { name: pools.text, uuid: pools.uuid, member_of: memberOf, resources: resourcesValue, in_tree: pools.uuid, required: traitsValue },
+  '/resource_providers': {
+    name: pools.text,
+    uuid: pools.uuid,
+    member_of: memberOf,
+    resources: resourcesValue,
+    in_tree: pools.uuid,
+    required: traitsValue,
+  },
   '/allocation_candidates': {
     resources: resourcesValue,
     resources1: resourcesValue,
@@ -94,8 +151,15 @@ const QUERY: Record<string, Record<string, fc.Arbitrary<string>>> = {
     root_required: traitsValue,
     same_subtree: fc.constantFrom('_X', '_X,1', '', 'x'),
   },
-  '/traits': { name: fc.oneof(fc.constantFrom('startswith:CUSTOM', `in:${TRAIT},HW_CPU_X86_AVX`, 'in:', 'startswith:', 'bogus'), nastyString), associated: fc.constantFrom('true', 'false', 'yes', '') },
-  '/usages': { project_id: fc.oneof(fc.constantFrom('project-a', 'project-b'), nastyString), user_id: fc.oneof(fc.constantFrom('user-a'), nastyString), consumer_type: fc.oneof(fc.constantFrom('INSTANCE', 'all', 'unknown', 'lower'), nastyString) },
+  '/traits': {
+    name: fc.oneof(fc.constantFrom('startswith:CUSTOM', `in:${TRAIT},HW_CPU_X86_AVX`, 'in:', 'startswith:', 'bogus'), nastyString),
+    associated: fc.constantFrom('true', 'false', 'yes', ''),
+  },
+  '/usages': {
+    project_id: fc.oneof(fc.constantFrom('project-a', 'project-b'), nastyString),
+    user_id: fc.oneof(fc.constantFrom('user-a'), nastyString),
+    consumer_type: fc.oneof(fc.constantFrom('INSTANCE', 'all', 'unknown', 'lower'), nastyString),
+  },
   '/resource_providers/{uuid}/inventories': {},
 };
 
@@ -106,16 +170,61 @@ const PARAM: Record<string, fc.Arbitrary<string>> = {
   resource_class: pools.upper,
 };
 
-const VERSIONS = ['latest', '1.0', '1.1', '1.2', '1.5', '1.7', '1.8', '1.10', '1.12', '1.13', '1.14', '1.15', '1.17', '1.19', '1.20', '1.21', '1.22', '1.25', '1.28', '1.31', '1.33', '1.34', '1.36', '1.37', '1.38', '1.39'];
+const VERSIONS = [
+  'latest',
+  '1.0',
+  '1.1',
+  '1.2',
+  '1.5',
+  '1.7',
+  '1.8',
+  '1.10',
+  '1.12',
+  '1.13',
+  '1.14',
+  '1.15',
+  '1.17',
+  '1.19',
+  '1.20',
+  '1.21',
+  '1.22',
+  '1.25',
+  '1.28',
+  '1.31',
+  '1.33',
+  '1.34',
+  '1.36',
+  '1.37',
+  '1.38',
+  '1.39',
+];
 const versionHeader = fc.oneof(
   { weight: 12, arbitrary: fc.constantFrom(...VERSIONS).map((v) => `placement ${v}`) },
-  { weight: 1, arbitrary: fc.constantFrom('placement 1.40', 'placement 2.0', 'placement 1.x', 'placement', 'compute 1.2', 'placement 1.99999999999999999999', '') },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom(
+      'placement 1.40',
+      'placement 2.0',
+      'placement 1.x',
+      'placement',
+      'compute 1.2',
+      'placement 1.99999999999999999999',
+      '',
+    ),
+  },
   { weight: 1, arbitrary: headerValue },
 );
 const identity: fc.Arbitrary<Record<string, string>> = fc.oneof(
   { weight: 12, arbitrary: fc.constant({ 'x-auth-token': 'admin' }) },
   { weight: 1, arbitrary: fc.constant({}) },
-  { weight: 1, arbitrary: fc.constantFrom<Record<string, string>>({ 'x-auth-token': 'user', 'x-roles': 'reader', 'x-project-id': 'project-a' }, { 'x-auth-token': 'user', 'x-roles': 'admin', 'openstack-system-scope': 'all' }, { 'x-auth-token': 'user' }) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom<Record<string, string>>(
+      { 'x-auth-token': 'user', 'x-roles': 'reader', 'x-project-id': 'project-a' },
+      { 'x-auth-token': 'user', 'x-roles': 'admin', 'openstack-system-scope': 'all' },
+      { 'x-auth-token': 'user' },
+    ),
+  },
   { weight: 1, arbitrary: fc.record({ 'x-auth-token': headerValue, 'x-roles': headerValue, 'x-project-id': headerValue }) },
 );
 
@@ -125,18 +234,34 @@ interface Spec {
 }
 function caseFor(route: Spec): fc.Arbitrary<RawReq> {
   const segs = route.path.split('/').filter(Boolean);
-  const path = fc.tuple(...segs.map((s) => (s.startsWith('{') ? pathSegment(PARAM[s.slice(1, -1)] ?? pools.text) : fc.constant(s)))).map((xs) => `/${xs.join('/')}`);
+  const path = fc
+    .tuple(...segs.map((s) => (s.startsWith('{') ? pathSegment(PARAM[s.slice(1, -1)] ?? pools.text) : fc.constant(s))))
+    .map((xs) => `/${xs.join('/')}`);
   const keys = QUERY[route.path] ?? {};
   return fc
     .record({
-      method: fc.oneof({ weight: 10, arbitrary: fc.constantFrom(...route.methods) }, { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS') }),
+      method: fc.oneof(
+        { weight: 10, arbitrary: fc.constantFrom(...route.methods) },
+        { weight: 1, arbitrary: fc.constantFrom('GET', 'PUT', 'POST', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS') },
+      ),
       path,
       query: fc.oneof({ weight: 2, arbitrary: fc.constant('') }, { weight: 3, arbitrary: queryString(keys) }),
       version: versionHeader,
-      accept: fc.oneof({ weight: 8, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/html', '*/*', 'application/xml', '') }, { weight: 1, arbitrary: headerValue }),
-      contentType: fc.oneof({ weight: 8, arbitrary: fc.constant('application/json') }, { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=latin-1', '') }, { weight: 1, arbitrary: headerValue }),
+      accept: fc.oneof(
+        { weight: 8, arbitrary: fc.constant('application/json') },
+        { weight: 1, arbitrary: fc.constantFrom('text/html', '*/*', 'application/xml', '') },
+        { weight: 1, arbitrary: headerValue },
+      ),
+      contentType: fc.oneof(
+        { weight: 8, arbitrary: fc.constant('application/json') },
+        { weight: 1, arbitrary: fc.constantFrom('text/plain', 'application/json; charset=latin-1', '') },
+        { weight: 1, arbitrary: headerValue },
+      ),
       id: identity,
-      body: fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 4, arbitrary: rawBody(BODIES[`PUT ${route.path}`] ?? BODIES[`POST ${route.path}`] ?? [], pools) }),
+      body: fc.oneof(
+        { weight: 1, arbitrary: fc.constant(undefined) },
+        { weight: 4, arbitrary: rawBody(BODIES[`PUT ${route.path}`] ?? BODIES[`POST ${route.path}`] ?? [], pools) },
+      ),
     })
     .map((c) => {
       const headers: Record<string, string> = { ...c.id };
@@ -192,11 +317,20 @@ beforeAll(async () => {
   await ok('POST', '/resource_providers', { name: 'fuzz-root', uuid: ids.root });
   await ok('POST', '/resource_providers', { name: 'fuzz-child', uuid: ids.child, parent_provider_uuid: ids.root });
   await ok('POST', '/resource_providers', { name: 'fuzz-other', uuid: ids.other });
-  await ok('PUT', `/resource_providers/${ids.root}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 64 }, MEMORY_MB: { total: 65536 }, [CLASS]: { total: 10 } } });
+  await ok('PUT', `/resource_providers/${ids.root}/inventories`, {
+    resource_provider_generation: 0,
+    inventories: { VCPU: { total: 64 }, MEMORY_MB: { total: 65536 }, [CLASS]: { total: 10 } },
+  });
   await ok('PUT', `/resource_providers/${ids.child}/inventories`, { resource_provider_generation: 0, inventories: { DISK_GB: { total: 1000 } } });
   await ok('PUT', `/resource_providers/${ids.root}/traits`, { resource_provider_generation: 1, traits: ['HW_CPU_X86_AVX', TRAIT] });
   await ok('PUT', `/resource_providers/${ids.root}/aggregates`, { resource_provider_generation: 2, aggregates: [ids.agg] });
-  await ok('PUT', `/allocations/${ids.consumer}`, { allocations: { [ids.root]: { resources: { VCPU: 2 } }, [ids.child]: { resources: { DISK_GB: 10 } } }, project_id: 'project-a', user_id: 'user-a', consumer_generation: null, consumer_type: 'INSTANCE' });
+  await ok('PUT', `/allocations/${ids.consumer}`, {
+    allocations: { [ids.root]: { resources: { VCPU: 2 } }, [ids.child]: { resources: { DISK_GB: 10 } } },
+    project_id: 'project-a',
+    user_id: 'user-a',
+    consumer_generation: null,
+    consumer_type: 'INSTANCE',
+  });
 });
 afterAll(async () => {
   if (saved === undefined) delete process.env.PLACEMENT_POLICY_MODE;
@@ -205,34 +339,52 @@ afterAll(async () => {
   await api?.close();
 });
 
-it(`every route: no 5xx, and a refused request changes nothing (${settings.runs} cases, seed ${settings.seed})`, async () => {
-  const stats = newStats();
-  let state = await tableState(endpoint, table);
-  const anyRoute = fc.constantFrom(...PLACEMENT_ROUTES).chain((r) => caseFor(r));
-  const unknownPath = fc.tuple(fc.array(pathSegment(pools.text), { minLength: 1, maxLength: 4 }), fc.constantFrom('GET', 'POST', 'PUT')).map(
-    ([segs, method]): RawReq => ({ method, path: `/${segs.join('/')}`, headers: { 'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', accept: 'application/json' } }),
-  );
-  await runFuzz('placement', fc.oneof({ weight: 20, arbitrary: anyRoute }, { weight: 1, arbitrary: unknownPath }), settings, stats, async (req) => {
-    stats.cases++;
-    const res = await send(api.url, req);
-    stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
-    const what = describeReq(req, res);
-    if (res.status >= 500) throw new Error(`5xx: ${what}`);
-    const after = await tableState(endpoint, table);
-    if (res.status >= 400) {
-      if (after !== state) throw new Error(`state changed after ${what}\n${stateDiff(state, after)}`);
-      checkErrorFormat(req, res, what);
-    }
-    state = after;
-  });
-  expect(stats.cases).toBeGreaterThanOrEqual(settings.runs);
-}, fuzzTimeout(settings));
+it(
+  `every route: no 5xx, and a refused request changes nothing (${settings.runs} cases, seed ${settings.seed})`,
+  async () => {
+    const stats = newStats();
+    let state = await tableState(endpoint, table);
+    const anyRoute = fc.constantFrom(...PLACEMENT_ROUTES).chain((r) => caseFor(r));
+    const unknownPath = fc.tuple(fc.array(pathSegment(pools.text), { minLength: 1, maxLength: 4 }), fc.constantFrom('GET', 'POST', 'PUT')).map(
+      ([segs, method]): RawReq => ({
+        method,
+        path: `/${segs.join('/')}`,
+        headers: { 'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', accept: 'application/json' },
+      }),
+    );
+    await runFuzz('placement', fc.oneof({ weight: 20, arbitrary: anyRoute }, { weight: 1, arbitrary: unknownPath }), settings, stats, async (req) => {
+      stats.cases++;
+      const res = await send(api.url, req);
+      stats.byStatus.set(res.status, (stats.byStatus.get(res.status) ?? 0) + 1);
+      const what = describeReq(req, res);
+      if (res.status >= 500) throw new Error(`5xx: ${what}`);
+      const after = await tableState(endpoint, table);
+      if (res.status >= 400) {
+        if (after !== state) throw new Error(`state changed after ${what}\n${stateDiff(state, after)}`);
+        checkErrorFormat(req, res, what);
+      }
+      state = after;
+    });
+    expect(stats.cases).toBeGreaterThanOrEqual(settings.runs);
+  },
+  fuzzTimeout(settings),
+);
 
 it('lone surrogates in stored strings are a 4xx, never a 500, and nothing is stored', async () => {
   for (const name of ['\ud800', 'a\udc00', 'x\ud83d']) {
     const body = Buffer.from(`{"name": ${JSON.stringify(name)}}`);
     const before = await tableState(endpoint, table);
-    const r = await send(api.url, { method: 'POST', path: '/resource_providers', headers: { 'x-auth-token': 'admin', 'openstack-api-version': 'placement latest', 'content-type': 'application/json', accept: 'application/json' }, body });
+    const r = await send(api.url, {
+      method: 'POST',
+      path: '/resource_providers',
+      headers: {
+        'x-auth-token': 'admin',
+        'openstack-api-version': 'placement latest',
+        'content-type': 'application/json',
+        accept: 'application/json',
+      },
+      body,
+    });
     expect(r.status, r.text).toBe(400);
     expect(await tableState(endpoint, table)).toBe(before);
   }

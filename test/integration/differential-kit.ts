@@ -134,7 +134,13 @@ export interface RoundResult {
 }
 
 /** the rounds (or only `--round K`), a dot or X each, a summary line; exit 1 on any mismatch */
-export async function runRounds(opts: { rounds: number; seed: number; what: string; round: (ri: number) => Promise<RoundResult>; statuses: Record<string, number> }): Promise<never> {
+export async function runRounds(opts: {
+  rounds: number;
+  seed: number;
+  what: string;
+  round: (ri: number) => Promise<RoundResult>;
+  statuses: Record<string, number>;
+}): Promise<never> {
   process.env.LOG_LEVEL ??= 'warn';
   let compared = 0;
   let mismatches = 0;
@@ -148,7 +154,9 @@ export async function runRounds(opts: { rounds: number; seed: number; what: stri
     for (const [k, n] of Object.entries(res.known)) known[k] = (known[k] ?? 0) + n;
     process.stdout.write(res.mismatch ? 'X' : '.');
   }
-  console.log(`\nseed ${opts.seed}: ${opts.rounds} rounds, ${compared} requests compared, ${mismatches} rounds with a mismatch; known differences ${JSON.stringify(known)}`);
+  console.log(
+    `\nseed ${opts.seed}: ${opts.rounds} rounds, ${compared} requests compared, ${mismatches} rounds with a mismatch; known differences ${JSON.stringify(known)}`,
+  );
   console.log(`${opts.what} statuses: ${JSON.stringify(Object.fromEntries(Object.entries(opts.statuses).sort()))}`);
   process.exit(mismatches ? 1 : 0);
 }

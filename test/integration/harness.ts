@@ -9,7 +9,11 @@ import { ensureTable } from '../../local/ddb-local.js';
 
 export interface Api {
   url: string;
-  req(method: string, path: string, opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; version?: string; token?: string }): Promise<Res>;
+  req(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; version?: string; token?: string },
+  ): Promise<Res>;
   close(): Promise<void>;
 }
 

@@ -53,10 +53,6 @@ export function patchValues(patch: PatchOp[], path: string): unknown[] {
 
 class PatchConflict extends Error {}
 
-function unescape(part: string): string {
-  return part.replace(/~1/g, '/').replace(/~0/g, '~');
-}
-
 function index(part: string, len: number, allowEnd: boolean): number | '-' {
   if (part === '-' && allowEnd) return '-';
   if (!/^(0|[1-9][0-9]*)$/.test(part)) throw new PatchConflict(`'${part}' is not a valid sequence index`);
@@ -74,7 +70,7 @@ function toLast(doc: unknown, path: string): { parent: unknown; part: string } {
       const i = index(p, cur.length, false) as number;
       cur = cur[i];
     } else if (cur !== null && typeof cur === 'object') {
-      if (!Object.prototype.hasOwnProperty.call(cur, p)) throw new PatchConflict(`member '${p}' not found in ${pyRepr(cur)}`);
+      if (!Object.hasOwn(cur, p)) throw new PatchConflict(`member '${p}' not found in ${pyRepr(cur)}`);
       cur = (cur as Record<string, unknown>)[p];
     } else {
       throw new PatchConflict(`unable to fully resolve json pointer ${path}, part ${p}`);
@@ -90,7 +86,7 @@ function applyOne(doc: Record<string, unknown>, op: PatchOp): void {
       const i = index(part, parent.length, false) as number;
       parent.splice(i, 1);
     } else if (parent !== null && typeof parent === 'object') {
-      if (!Object.prototype.hasOwnProperty.call(parent, part)) throw new PatchConflict(`can't remove a non-existent object '${part}'`);
+      if (!Object.hasOwn(parent, part)) throw new PatchConflict(`can't remove a non-existent object '${part}'`);
       delete (parent as Record<string, unknown>)[part];
     } else throw new PatchConflict(`unable to fully resolve json pointer ${op.path}, part ${part}`);
     return;
@@ -104,7 +100,7 @@ function applyOne(doc: Record<string, unknown>, op: PatchOp): void {
       if (i < 0 || i >= parent.length) throw new PatchConflict("can't replace outside of list");
       parent[i] = value;
     } else if (parent !== null && typeof parent === 'object') {
-      if (!Object.prototype.hasOwnProperty.call(parent, part)) throw new PatchConflict(`can't replace a non-existent object '${part}'`);
+      if (!Object.hasOwn(parent, part)) throw new PatchConflict(`can't replace a non-existent object '${part}'`);
       (parent as Record<string, unknown>)[part] = value;
     } else throw new PatchConflict(`unable to fully resolve json pointer ${op.path}, part ${part}`);
     return;
@@ -123,7 +119,7 @@ function applyOne(doc: Record<string, unknown>, op: PatchOp): void {
 /** api_utils.apply_jsonpatch */
 export function applyPatch<T extends Record<string, unknown>>(doc: T, patch: PatchOp[]): T {
   for (const p of patch) {
-    if (p.op === 'add' && p.path.split('/').length === 2 && !Object.prototype.hasOwnProperty.call(doc, p.path.slice(1))) {
+    if (p.op === 'add' && p.path.split('/').length === 2 && !Object.hasOwn(doc, p.path.slice(1))) {
       throw Err.invalid(`Adding a new attribute (${p.path}) to the root of the resource is not allowed`);
     }
   }

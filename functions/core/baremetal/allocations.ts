@@ -1,8 +1,3 @@
-/**
- * Ironic's allocation rules (ironic/conductor/allocations.py): which nodes fit an
- * allocation, in which order they are tried, and the last_error texts. Pure.
- */
-import type { NodeRecord } from './records.js';
 import { S } from './states.js';
 
 // ------------------------------------------------------------------ allocations
@@ -119,10 +114,7 @@ export function unexpectedFailureText(detail: string): string {
 }
 
 /** Why a backfill does not fit its node (_do_backfill_allocation); empty when it does. */
-export function backfillProblems(
-  n: CandidateNode,
-  a: { resource_class?: string | null; traits: string[]; candidate_nodes: string[] },
-): string[] {
+export function backfillProblems(n: CandidateNode, a: { resource_class?: string | null; traits: string[]; candidate_nodes: string[] }): string[] {
   const errors: string[] = [];
   if (n.provision_state !== S.ACTIVE) {
     errors.push(`Node must be in the "active" state, but the current state is "${n.provision_state}"`);
@@ -142,4 +134,3 @@ export function backfillProblems(
 function pyList(xs: readonly string[]): string {
   return `[${xs.map((x) => `'${x}'`).join(', ')}]`;
 }
-

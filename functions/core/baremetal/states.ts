@@ -270,4 +270,3 @@ export const ALLOWED_TARGET_POWER_STATES: readonly string[] = Object.values(POWE
 export function powerResult(target: string): string {
   return target === POWER.OFF || target === POWER.SOFT_POWER_OFF ? POWER.OFF : POWER.ON;
 }
-

@@ -30,7 +30,11 @@ export type FormatChecker = (value: unknown) => boolean;
 export function isUuidLike(v: unknown): boolean {
   if (typeof v !== 'string') return false;
   // uuid.UUID(): drop 'urn:' / 'uuid:', strip braces, drop every dash, need 32 hex digits
-  const s = v.replaceAll('urn:', '').replaceAll('uuid:', '').replace(/^[{}]+|[{}]+$/g, '').replaceAll('-', '');
+  const s = v
+    .replaceAll('urn:', '')
+    .replaceAll('uuid:', '')
+    .replace(/^[{}]+|[{}]+$/g, '')
+    .replaceAll('-', '');
   return /^[0-9a-fA-F]{32}$/.test(s);
 }
 
@@ -79,7 +83,7 @@ function deepEqual(a: unknown, b: unknown): boolean {
   if (typeof a === 'object') {
     const ka = Object.keys(a as object);
     const kb = Object.keys(b as object);
-    return ka.length === kb.length && ka.every((k) => deepEqual((a as any)[k], (b as any)[k]));
+    return ka.length === kb.length && ka.every((k) => deepEqual((a as Record<string, unknown>)[k], (b as Record<string, unknown>)[k]));
   }
   return false;
 }
@@ -105,12 +109,7 @@ function mk(
   return { message, validator, validatorValue, path: [], schemaPath: [], schema, instance, context };
 }
 
-function descend(
-  instance: unknown,
-  schema: JsonSchema,
-  path: string | number | undefined,
-  schemaPath: string | number | undefined,
-): SchemaError[] {
+function descend(instance: unknown, schema: JsonSchema, path: string | number | undefined, schemaPath: string | number | undefined): SchemaError[] {
   const errs = iterErrors(instance, schema);
   for (const e of errs) {
     if (path !== undefined) e.path.unshift(path);
@@ -133,6 +132,7 @@ export function iterErrors(instance: unknown, schema: JsonSchema): SchemaError[]
   return out;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a keyword's value is whatever JSON the schema holds there; each case narrows it
 function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: unknown }): SchemaError[] {
   const errs: SchemaError[] = [];
   const push = (msg: string) => errs.push(mk(msg, k, v, schema, instance));
@@ -145,8 +145,8 @@ function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: un
     case 'properties': {
       if (!isType(instance, 'object')) break;
       for (const [p, sub] of Object.entries(v as object)) {
-        if (Object.prototype.hasOwnProperty.call(instance, p)) {
-          errs.push(...descend((instance as any)[p], sub as JsonSchema, p, p));
+        if (Object.hasOwn(instance as object, p)) {
+          errs.push(...descend((instance as Record<string, unknown>)[p], sub as JsonSchema, p, p));
         }
       }
       break;
@@ -169,20 +169,29 @@ function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: un
       if (!isType(instance, 'object')) break;
       const props = (schema.properties as object | undefined) ?? {};
       const pats = Object.keys((schema.patternProperties as object | undefined) ?? {});
-      const extras = Object.keys(instance as object).filter(
-        (key) => !Object.prototype.hasOwnProperty.call(props, key) && !pats.some((p) => re(p).test(key)),
-      );
+      const extras = Object.keys(instance as object).filter((key) => !Object.hasOwn(props, key) && !pats.some((p) => re(p).test(key)));
       if (typeof v === 'object' && v !== null) {
-        for (const e of extras) errs.push(...descend((instance as any)[e], v as JsonSchema, e, undefined));
+        for (const e of extras) errs.push(...descend((instance as Record<string, unknown>)[e], v as JsonSchema, e, undefined));
       } else if (v === false && extras.length) {
         if (schema.patternProperties) {
           const verb = extras.length === 1 ? 'does' : 'do';
-          const joined = [...extras].sort().map((e) => pyRepr(e)).join(', ');
-          const patterns = pats.sort().map((p) => pyRepr(p)).join(', ');
+          const joined = [...extras]
+            .sort()
+            .map((e) => pyRepr(e))
+            .join(', ');
+          const patterns = pats
+            .sort()
+            .map((p) => pyRepr(p))
+            .join(', ');
           push(`${joined} ${verb} not match any of the regexes: ${patterns}`);
         } else {
           const verb = extras.length === 1 ? 'was' : 'were';
-          push(`Additional properties are not allowed (${[...extras].sort().map((e) => pyRepr(e)).join(', ')} ${verb} unexpected)`);
+          push(
+            `Additional properties are not allowed (${[...extras]
+              .sort()
+              .map((e) => pyRepr(e))
+              .join(', ')} ${verb} unexpected)`,
+          );
         }
       }
       break;
@@ -190,7 +199,7 @@ function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: un
     case 'required': {
       if (!isType(instance, 'object')) break;
       for (const p of v as string[]) {
-        if (!Object.prototype.hasOwnProperty.call(instance, p)) push(`${pyRepr(p)} is a required property`);
+        if (!Object.hasOwn(instance as object, p)) push(`${pyRepr(p)} is a required property`);
       }
       break;
     }
@@ -206,7 +215,7 @@ function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: un
         if (instance.length) push(`Expected at most 0 items, but found ${instance.length}`);
         break;
       }
-      instance.forEach((item, i) => errs.push(...descend(item, v as JsonSchema, i, undefined)));
+      for (const [i, item] of instance.entries()) errs.push(...descend(item, v as JsonSchema, i, undefined));
       break;
     }
     case 'minItems':
@@ -236,7 +245,8 @@ function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: un
       break;
     }
     case 'enum':
-      if (!(v as unknown[]).some((x) => deepEqual(x, instance) && typeof x === typeof instance)) push(`${pyRepr(instance)} is not one of ${pyRepr(v)}`);
+      if (!(v as unknown[]).some((x) => deepEqual(x, instance) && typeof x === typeof instance))
+        push(`${pyRepr(instance)} is not one of ${pyRepr(v)}`);
       break;
     case 'const':
       if (!deepEqual(v, instance)) push(`${pyRepr(v)} was expected`);
@@ -254,7 +264,7 @@ function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: un
       if (typeof instance === 'number' && instance >= v) push(`${pyRepr(instance)} is greater than or equal to the maximum of ${pyRepr(v)}`);
       break;
     case 'allOf':
-      (v as JsonSchema[]).forEach((sub, i) => errs.push(...descend(instance, sub, undefined, i)));
+      for (const [i, sub] of (v as JsonSchema[]).entries()) errs.push(...descend(instance, sub, undefined, i));
       break;
     case 'anyOf':
     case 'oneOf': {
@@ -290,7 +300,7 @@ function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: un
 }
 
 function matchesType(e: SchemaError): boolean {
-  const t = typeof e.schema === 'object' ? (e.schema as any).type : undefined;
+  const t = typeof e.schema === 'object' ? (e.schema as { type?: unknown }).type : undefined;
   if (t === undefined) return false;
   const types: string[] = Array.isArray(t) ? t : [t];
   return types.some((x) => isType(e.instance, x));

@@ -69,9 +69,18 @@ export function pyPformat(v: unknown, width = 80): string {
   const format = (obj: unknown, indent: number, allowance: number, level: number): void => {
     const rep = pyRepr(obj, true);
     if (cpLen(rep) > width - indent - allowance) {
-      if (Array.isArray(obj)) return list(obj, indent, allowance, level + 1);
-      if (obj && typeof obj === 'object') return dict(obj as Record<string, unknown>, indent, allowance, level + 1);
-      if (typeof obj === 'string') return str(obj, rep, indent, allowance, level + 1);
+      if (Array.isArray(obj)) {
+        list(obj, indent, allowance, level + 1);
+        return;
+      }
+      if (obj && typeof obj === 'object') {
+        dict(obj as Record<string, unknown>, indent, allowance, level + 1);
+        return;
+      }
+      if (typeof obj === 'string') {
+        str(obj, rep, indent, allowance, level + 1);
+        return;
+      }
     }
     out.push(rep);
   };
@@ -107,11 +116,14 @@ export function pyPformat(v: unknown, width = 80): string {
     const maxWidth = width - indent;
     let maxWidth1 = maxWidth;
     const chunks: string[] = [];
-    lines.forEach((line, i) => {
+    for (const [i, line] of lines.entries()) {
       const lastLine = i === lines.length - 1;
       if (lastLine) maxWidth1 -= allowance;
       const rep = pyStr(line);
-      if (cpLen(rep) <= maxWidth1) return void chunks.push(rep);
+      if (cpLen(rep) <= maxWidth1) {
+        chunks.push(rep);
+        continue;
+      }
       const parts = (line.match(/\S*\s*/g) ?? []).filter((p) => p !== '');
       let maxWidth2 = maxWidth;
       let current = '';
@@ -124,7 +136,7 @@ export function pyPformat(v: unknown, width = 80): string {
         } else current = candidate;
       });
       if (current) chunks.push(pyStr(current));
-    });
+    }
     if (chunks.length === 1) return void out.push(whole);
     if (level === 1) out.push('(');
     out.push(chunks.join('\n' + ' '.repeat(indent)));

@@ -115,10 +115,7 @@ export function currentAllocations(s: ConsumerState | undefined): AllocationMap 
 }
 
 /** Step 1: every consumer's generation, in request order. */
-export function checkConsumerGenerations(
-  requests: ConsumerRequest[],
-  states: Map<string, ConsumerState>,
-): ClaimFailure | undefined {
+export function checkConsumerGenerations(requests: ConsumerRequest[], states: Map<string, ConsumerState>): ClaimFailure | undefined {
   for (const r of requests) {
     const detail = consumerGenerationConflict(states.get(r.uuid)?.record, r.generation);
     if (detail) return { error: 'consumer_generation', detail };

@@ -31,11 +31,7 @@ export function inventoryCapacity(inv: Inventory): number {
  * from 1.26 >= 0 (reserved may equal total). Returns the exception text of the first
  * invalid inventory (in request order), or undefined.
  */
-export function capacityError(
-  providerUuid: string,
-  inventories: Iterable<[string, Inventory]>,
-  reservedMayEqualTotal: boolean,
-): string | undefined {
+export function capacityError(providerUuid: string, inventories: Iterable<[string, Inventory]>, reservedMayEqualTotal: boolean): string | undefined {
   for (const [rc, inv] of inventories) {
     const cap = inventoryCapacity(inv);
     if (reservedMayEqualTotal ? cap < 0 : cap <= 0) {

@@ -48,10 +48,5 @@ export function capacity(inv: Inventory): number {
 
 /** Would `amount` more of this inventory fit, honouring min/max unit and step size? */
 export function fits(inv: Inventory, used: number, amount: number): boolean {
-  return (
-    used + amount <= capacity(inv) &&
-    inv.min_unit <= amount &&
-    inv.max_unit >= amount &&
-    amount % inv.step_size === 0
-  );
+  return used + amount <= capacity(inv) && inv.min_unit <= amount && inv.max_unit >= amount && amount % inv.step_size === 0;
 }

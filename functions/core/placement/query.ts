@@ -18,9 +18,7 @@ export function parseResources(qs: string): Record<string, number> {
   for (const rt of qs.split(',')) {
     const parts = rt.split(':');
     if (parts.length !== 2) {
-      throw bad(
-        `Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: ${rt}.`,
-      );
+      throw bad(`Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: ${rt}.`);
     }
     const [rc, amountStr] = parts as [string, string];
     const t = amountStr.trim();
@@ -44,20 +42,21 @@ export interface TraitFilter {
 export function parseTraitsParam(val: string, allowForbidden: boolean, allowAnyTraits: boolean): TraitFilter {
   if (val.startsWith('in:')) {
     if (!allowAnyTraits) {
-      throw bad(
-        `Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since microversion 1.39. Got: ${val}`,
-      );
+      throw bad(`Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since microversion 1.39. Got: ${val}`);
     }
-    const any = new Set(val.slice(3).split(',').map((s) => s.trim()));
+    const any = new Set(
+      val
+        .slice(3)
+        .split(',')
+        .map((s) => s.trim()),
+    );
     if ([...any].some((t) => !t)) {
       throw bad(
         `Invalid query string parameters: Expected 'required' parameter value of the form: in:HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: ${val}`,
       );
     }
     if ([...any].some((t) => t.startsWith('!'))) {
-      throw bad(
-        `Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support forbidden traits. Got: ${val}`,
-      );
+      throw bad(`Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support forbidden traits. Got: ${val}`);
     }
     return { required: [any], forbidden: new Set() };
   }

@@ -56,10 +56,7 @@ export interface ReshapePlan extends ClaimPlan {
 }
 
 /** The early per-provider checks of the handler, in request order. */
-export function checkInventoryProviders(
-  replacements: InventoryReplacement[],
-  providers: Map<string, ProviderRecord>,
-): ReshapeFailure | undefined {
+export function checkInventoryProviders(replacements: InventoryReplacement[], providers: Map<string, ProviderRecord>): ReshapeFailure | undefined {
   for (const r of replacements) {
     const p = providers.get(r.provider);
     if (!p) {
@@ -85,11 +82,7 @@ export function checkReshape(
   states: Map<string, ConsumerState>,
   providers: Map<string, ProviderRecord>,
 ): ReshapeFailure | undefined {
-  return (
-    checkInventoryProviders(replacements, providers) ??
-    checkConsumerGenerations(requests, states) ??
-    checkProvidersExist(requests, providers)
-  );
+  return checkInventoryProviders(replacements, providers) ?? checkConsumerGenerations(requests, states) ?? checkProvidersExist(requests, providers);
 }
 
 /** Inventory classes the store must look up (custom classes a provider does not have yet). */

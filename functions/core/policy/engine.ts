@@ -118,7 +118,10 @@ export class PolicyEngine {
   private readonly rules = new Map<string, RuleDefault>();
   private readonly parsed = new Map<string, Node>();
 
-  constructor(defaults: RuleDefault[], private readonly opts: EngineOptions) {
+  constructor(
+    defaults: RuleDefault[],
+    private readonly opts: EngineOptions,
+  ) {
     for (const d of defaults) this.rules.set(d.name, d);
     for (const v of Object.values(opts.overrides ?? {})) parseRule(v); // fail fast
   }

@@ -33,9 +33,14 @@ const baremetal = (path) => api(config.baremetal, path, { 'x-openstack-ironic-ap
 async function pool(items, n, fn) {
   const out = new Array(items.length);
   let i = 0;
-  await Promise.all(Array.from({ length: Math.min(n, items.length) }, async () => {
-    while (i < items.length) { const k = i++; out[k] = await fn(items[k], k); }
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(n, items.length) }, async () => {
+      while (i < items.length) {
+        const k = i++;
+        out[k] = await fn(items[k], k);
+      }
+    }),
+  );
   return out;
 }
 
@@ -51,7 +56,14 @@ async function loadProviders() {
       placement(`/resource_providers/${p.uuid}/aggregates`).catch(() => ({ aggregates: [] })),
       placement(`/resource_providers/${p.uuid}/allocations`).catch(() => ({ allocations: {} })),
     ]);
-    return { ...p, inventories: inv.inventories, usages: usage.usages, traits: traits.traits, aggregates: aggs.aggregates, allocations: allocs.allocations };
+    return {
+      ...p,
+      inventories: inv.inventories,
+      usages: usage.usages,
+      traits: traits.traits,
+      aggregates: aggs.aggregates,
+      allocations: allocs.allocations,
+    };
   });
   return { total: rps.length, providers: details };
 }
@@ -60,10 +72,14 @@ function usageBars(p) {
   const rows = [];
   for (const [rc, inv] of Object.entries(p.inventories || {})) {
     const cap = (inv.total - inv.reserved) * inv.allocation_ratio;
-    const used = (p.usages || {})[rc] || 0;
+    const used = p.usages?.[rc] || 0;
     const pct = cap > 0 ? Math.min(100, (used / cap) * 100) : 0;
     const cls = pct >= 100 ? 'full' : pct >= 80 ? 'warn' : '';
-    rows.push(el('span', { class: 'muted' }, rc), el('div', { class: 'bar', 'data-rc': rc, title: `${used} of ${cap}` }, el('i', { class: cls, style: `width:${pct.toFixed(1)}%` })), el('span', { class: 'muted' }, `${used} / ${cap}`));
+    rows.push(
+      el('span', { class: 'muted' }, rc),
+      el('div', { class: 'bar', 'data-rc': rc, title: `${used} of ${cap}` }, el('i', { class: cls, style: `width:${pct.toFixed(1)}%` })),
+      el('span', { class: 'muted' }, `${used} / ${cap}`),
+    );
   }
   return rows.length ? el('div', { class: 'bars' }, rows) : el('div', { class: 'muted' }, 'no inventory');
 }
@@ -75,17 +91,35 @@ function renderTree(data) {
     if (!byParent.has(k)) byParent.set(k, []);
     byParent.get(k).push(p);
   }
-  const node = (p) => el('div', { class: 'provider', 'data-uuid': p.uuid },
-    el('div', { class: 'head' }, el('span', { class: 'name' }, p.name), el('span', { class: 'muted' }, `${short(p.uuid)} · generation ${p.generation} · ${Object.keys(p.allocations || {}).length} consumers`)),
-    el('div', {}, (p.aggregates || []).map((a) => el('span', { class: 'chip agg', title: a }, `agg ${short(a)}`)), (p.traits || []).map((t) => el('span', { class: 'chip' }, t))),
-    usageBars(p),
-    (byParent.get(p.uuid) || []).length ? el('div', { class: 'children' }, byParent.get(p.uuid).map(node)) : '');
+  const node = (p) =>
+    el(
+      'div',
+      { class: 'provider', 'data-uuid': p.uuid },
+      el(
+        'div',
+        { class: 'head' },
+        el('span', { class: 'name' }, p.name),
+        el('span', { class: 'muted' }, `${short(p.uuid)} · generation ${p.generation} · ${Object.keys(p.allocations || {}).length} consumers`),
+      ),
+      el(
+        'div',
+        {},
+        (p.aggregates || []).map((a) => el('span', { class: 'chip agg', title: a }, `agg ${short(a)}`)),
+        (p.traits || []).map((t) => el('span', { class: 'chip' }, t)),
+      ),
+      usageBars(p),
+      (byParent.get(p.uuid) || []).length ? el('div', { class: 'children' }, byParent.get(p.uuid).map(node)) : '',
+    );
   const known = new Set(data.providers.map((p) => p.uuid));
   const roots = data.providers.filter((p) => !p.parent_provider_uuid || !known.has(p.parent_provider_uuid));
   $('tree').replaceChildren(...(roots.length ? roots.map(node) : [el('p', { class: 'empty' }, 'No resource providers yet.')]));
   const classes = new Set(data.providers.flatMap((p) => Object.keys(p.inventories || {})));
-  $('provider-summary').replaceChildren(stat('providers', data.total), stat('trees', roots.length), stat('resource classes', classes.size),
-    stat('consumers', new Set(data.providers.flatMap((p) => Object.keys(p.allocations || {}))).size));
+  $('provider-summary').replaceChildren(
+    stat('providers', data.total),
+    stat('trees', roots.length),
+    stat('resource classes', classes.size),
+    stat('consumers', new Set(data.providers.flatMap((p) => Object.keys(p.allocations || {}))).size),
+  );
 }
 
 // ------------------------------------------------------------------ consumers
@@ -103,16 +137,56 @@ async function renderConsumers(data) {
   ids.forEach((c, i) => {
     const proj = info[i].project_id || '(unknown)';
     if (!byProject.has(proj)) byProject.set(proj, []);
-    byProject.get(proj).push({ consumer: c, user: info[i].user_id, type: info[i].consumer_type, gen: info[i].consumer_generation, on: consumers.get(c) });
+    byProject
+      .get(proj)
+      .push({ consumer: c, user: info[i].user_id, type: info[i].consumer_type, gen: info[i].consumer_generation, on: consumers.get(c) });
   });
   const sections = [];
   for (const [proj, rows] of [...byProject.entries()].sort()) {
     const totals = {};
     for (const r of rows) for (const o of r.on) for (const [rc, n] of Object.entries(o.resources)) totals[rc] = (totals[rc] || 0) + n;
-    sections.push(el('h2', {}, `project ${proj} — ${rows.length} consumers — ${Object.entries(totals).map(([k, v]) => `${k} ${v}`).join(', ')}`));
-    sections.push(el('table', {}, el('tr', {}, ['consumer', 'user', 'type', 'generation', 'allocations'].map((h) => el('th', {}, h))),
-      rows.map((r) => el('tr', {}, el('td', { title: r.consumer }, short(r.consumer)), el('td', {}, r.user || ''), el('td', {}, r.type || ''), el('td', {}, r.gen ?? ''),
-        el('td', {}, r.on.map((o) => `${o.provider}: ${Object.entries(o.resources).map(([k, v]) => `${k} ${v}`).join(', ')}`).join('; '))))));
+    sections.push(
+      el(
+        'h2',
+        {},
+        `project ${proj} — ${rows.length} consumers — ${Object.entries(totals)
+          .map(([k, v]) => `${k} ${v}`)
+          .join(', ')}`,
+      ),
+    );
+    sections.push(
+      el(
+        'table',
+        {},
+        el(
+          'tr',
+          {},
+          ['consumer', 'user', 'type', 'generation', 'allocations'].map((h) => el('th', {}, h)),
+        ),
+        rows.map((r) =>
+          el(
+            'tr',
+            {},
+            el('td', { title: r.consumer }, short(r.consumer)),
+            el('td', {}, r.user || ''),
+            el('td', {}, r.type || ''),
+            el('td', {}, r.gen ?? ''),
+            el(
+              'td',
+              {},
+              r.on
+                .map(
+                  (o) =>
+                    `${o.provider}: ${Object.entries(o.resources)
+                      .map(([k, v]) => `${k} ${v}`)
+                      .join(', ')}`,
+                )
+                .join('; '),
+            ),
+          ),
+        ),
+      ),
+    );
   }
   $('projects').replaceChildren(...(sections.length ? sections : [el('p', { class: 'empty' }, 'No allocations yet.')]));
   $('consumer-summary').replaceChildren(stat('consumers', consumers.size), stat('projects', byProject.size));
@@ -123,12 +197,26 @@ function renderGroups(data) {
   const aggs = new Map();
   const traits = new Map();
   for (const p of data.providers) {
-    for (const a of p.aggregates || []) { if (!aggs.has(a)) aggs.set(a, []); aggs.get(a).push(p.name); }
-    for (const t of p.traits || []) { if (!traits.has(t)) traits.set(t, []); traits.get(t).push(p.name); }
+    for (const a of p.aggregates || []) {
+      if (!aggs.has(a)) aggs.set(a, []);
+      aggs.get(a).push(p.name);
+    }
+    for (const t of p.traits || []) {
+      if (!traits.has(t)) traits.set(t, []);
+      traits.get(t).push(p.name);
+    }
   }
-  const table = (m, label) => m.size
-    ? el('table', {}, el('tr', {}, el('th', {}, label), el('th', {}, 'providers')), [...m.entries()].sort().map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', {}, `${v.length}: ${v.slice(0, 12).join(', ')}${v.length > 12 ? ', …' : ''}`))))
-    : el('p', { class: 'empty' }, `No ${label}s in use.`);
+  const table = (m, label) =>
+    m.size
+      ? el(
+          'table',
+          {},
+          el('tr', {}, el('th', {}, label), el('th', {}, 'providers')),
+          [...m.entries()]
+            .sort()
+            .map(([k, v]) => el('tr', {}, el('td', {}, k), el('td', {}, `${v.length}: ${v.slice(0, 12).join(', ')}${v.length > 12 ? ', …' : ''}`))),
+        )
+      : el('p', { class: 'empty' }, `No ${label}s in use.`);
   $('aggregates').replaceChildren(table(aggs, 'aggregate'));
   $('traits').replaceChildren(table(traits, 'trait'));
 }
@@ -139,14 +227,63 @@ async function renderBaremetal() {
     const [{ nodes }, { allocations }] = await Promise.all([baremetal('/v1/nodes/detail'), baremetal('/v1/allocations')]);
     const states = {};
     for (const n of nodes) states[n.provision_state] = (states[n.provision_state] || 0) + 1;
-    $('bm-summary').replaceChildren(stat('nodes', nodes.length), stat('allocations', allocations.length), ...Object.entries(states).map(([s, n]) => stat(s, n)));
-    $('nodes').replaceChildren(nodes.length ? el('table', {}, el('tr', {}, ['name', 'uuid', 'resource class', 'provision', 'power', 'maintenance', 'instance', 'traits'].map((h) => el('th', {}, h))),
-      nodes.map((n) => el('tr', {}, el('td', {}, n.name || ''), el('td', { title: n.uuid }, short(n.uuid)), el('td', {}, n.resource_class || ''), el('td', { class: `state ${n.provision_state}` }, n.provision_state),
-        el('td', {}, n.power_state || '—'), el('td', {}, n.maintenance ? 'yes' : 'no'), el('td', { title: n.instance_uuid || '' }, short(n.instance_uuid)), el('td', {}, ((n.traits || []).join ? n.traits : []).join(', ')))))
-      : el('p', { class: 'empty' }, 'No nodes enrolled.'));
-    $('bm-allocations').replaceChildren(allocations.length ? el('table', {}, el('tr', {}, ['name', 'uuid', 'resource class', 'state', 'node', 'last error'].map((h) => el('th', {}, h))),
-      allocations.map((a) => el('tr', {}, el('td', {}, a.name || ''), el('td', { title: a.uuid }, short(a.uuid)), el('td', {}, a.resource_class), el('td', { class: `state ${a.state}` }, a.state), el('td', { title: a.node_uuid || '' }, short(a.node_uuid)), el('td', {}, a.last_error || ''))))
-      : el('p', { class: 'empty' }, 'No allocations.'));
+    $('bm-summary').replaceChildren(
+      stat('nodes', nodes.length),
+      stat('allocations', allocations.length),
+      ...Object.entries(states).map(([s, n]) => stat(s, n)),
+    );
+    $('nodes').replaceChildren(
+      nodes.length
+        ? el(
+            'table',
+            {},
+            el(
+              'tr',
+              {},
+              ['name', 'uuid', 'resource class', 'provision', 'power', 'maintenance', 'instance', 'traits'].map((h) => el('th', {}, h)),
+            ),
+            nodes.map((n) =>
+              el(
+                'tr',
+                {},
+                el('td', {}, n.name || ''),
+                el('td', { title: n.uuid }, short(n.uuid)),
+                el('td', {}, n.resource_class || ''),
+                el('td', { class: `state ${n.provision_state}` }, n.provision_state),
+                el('td', {}, n.power_state || '—'),
+                el('td', {}, n.maintenance ? 'yes' : 'no'),
+                el('td', { title: n.instance_uuid || '' }, short(n.instance_uuid)),
+                el('td', {}, ((n.traits || []).join ? n.traits : []).join(', ')),
+              ),
+            ),
+          )
+        : el('p', { class: 'empty' }, 'No nodes enrolled.'),
+    );
+    $('bm-allocations').replaceChildren(
+      allocations.length
+        ? el(
+            'table',
+            {},
+            el(
+              'tr',
+              {},
+              ['name', 'uuid', 'resource class', 'state', 'node', 'last error'].map((h) => el('th', {}, h)),
+            ),
+            allocations.map((a) =>
+              el(
+                'tr',
+                {},
+                el('td', {}, a.name || ''),
+                el('td', { title: a.uuid }, short(a.uuid)),
+                el('td', {}, a.resource_class),
+                el('td', { class: `state ${a.state}` }, a.state),
+                el('td', { title: a.node_uuid || '' }, short(a.node_uuid)),
+                el('td', {}, a.last_error || ''),
+              ),
+            ),
+          )
+        : el('p', { class: 'empty' }, 'No allocations.'),
+    );
   } catch (e) {
     $('bm-summary').replaceChildren(el('p', { class: 'empty' }, `Bare-metal API unavailable (${e.message}).`));
   }
@@ -181,6 +318,8 @@ $('auto').addEventListener('change', (e) => {
 
 try {
   config = { ...config, ...(await (await fetch('config.json')).json()) };
-} catch { /* defaults */ }
+} catch {
+  /* defaults */
+}
 $('token').value = config.token || '';
 refresh();

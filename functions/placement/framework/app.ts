@@ -28,7 +28,6 @@ import { jsonDocumentProblem } from '../../core/compat/unicode.js';
 /** a write that lost its race too many times in a row (store/ddb/retry.ts) */
 const CONCURRENT_UPDATE_RETRY_TEXT = 'Another request changed the same data at the same time; please retry.';
 
-
 export interface PlacementRequest {
   http: HttpRequest;
   version: RequestVersion;
@@ -60,7 +59,8 @@ function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
 let claimMapping: { text: string | undefined; mapping: ClaimMapping } | undefined;
 function identityOf(req: HttpRequest, cfg: Config): Identity | undefined {
   if (cfg.authStrategy === 'authorizer') {
-    if (!claimMapping || claimMapping.text !== cfg.jwtClaimMapping) claimMapping = { text: cfg.jwtClaimMapping, mapping: parseClaimMapping(cfg.jwtClaimMapping) };
+    if (!claimMapping || claimMapping.text !== cfg.jwtClaimMapping)
+      claimMapping = { text: cfg.jwtClaimMapping, mapping: parseClaimMapping(cfg.jwtClaimMapping) };
     const mapping = claimMapping.mapping;
     return authorizerIdentity(req, (claims) => identityFromClaims(claims, mapping));
   }
@@ -131,13 +131,7 @@ export function contentTypeOf(req: HttpRequest): string {
   return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
-async function dispatch(
-  req: HttpRequest,
-  cfg: Config,
-  identity: Identity,
-  version: RequestVersion,
-  handlers: FamilyRoutes,
-): Promise<HttpResponse> {
+async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, version: RequestVersion, handlers: FamilyRoutes): Promise<HttpResponse> {
   // Request size limits: Placement bodies are small JSON documents; refuse anything
   // bigger before parsing it (API Gateway's own limit is 10 MB).
   if (req.body !== undefined && Buffer.byteLength(req.body) > cfg.maxBodyBytes) {

@@ -27,8 +27,7 @@ export const ErrorCodes = {
 
 const EXPLANATIONS: Record<number, string> = {
   400: 'The server could not comply with the request since it is either malformed or otherwise incorrect.',
-  401:
-    'This server could not verify that you are authorized to access the document you requested. Either you supplied the wrong credentials (e.g., bad password), or your browser does not understand how to supply the credentials required.',
+  401: 'This server could not verify that you are authorized to access the document you requested. Either you supplied the wrong credentials (e.g., bad password), or your browser does not understand how to supply the credentials required.',
   403: 'Access was denied to this resource.',
   404: 'The resource could not be found.',
   409: 'There was a conflict when trying to complete your request.',
@@ -103,7 +102,6 @@ export function errorContentType(accept: string | undefined): 'application/json'
   const offers = acceptableOffers(a, ['text/html', 'application/json']);
   return (offers[0] as 'text/html' | 'application/json' | undefined) ?? 'text/plain';
 }
-
 
 export function renderError(e: PlacementError, env: RenderEnv): HttpResponse {
   const ct = errorContentType(env.accept);

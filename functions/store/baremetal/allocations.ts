@@ -70,7 +70,10 @@ export async function queryAllocations(opts: { state?: string } = {}): Promise<S
       queryPartition({ index: 'gsi2', pk: BK.allocationIndexPk(shard), skBeginsWith: opts.state ? `${opts.state}#` : undefined }),
     ),
   );
-  return parts.flat().map(allocationFromItem).sort((a, b) => a.seq - b.seq);
+  return parts
+    .flat()
+    .map(allocationFromItem)
+    .sort((a, b) => a.seq - b.seq);
 }
 
 // ------------------------------------------------------------------ create / update / delete
@@ -125,7 +128,10 @@ export async function createAllocation(a: StoredAllocation, clientUuid = true): 
 }
 
 /** PATCH (name, extra): replace if unchanged since read. */
-export async function saveAllocation(cur: StoredAllocation, next: StoredAllocation): Promise<{ ok: true; allocation: StoredAllocation } | AllocationWriteFailure> {
+export async function saveAllocation(
+  cur: StoredAllocation,
+  next: StoredAllocation,
+): Promise<{ ok: true; allocation: StoredAllocation } | AllocationWriteFailure> {
   const T = tableName();
   const rec = { ...next, ver: cur.ver + 1 };
   const items: TxItem[] = [
@@ -274,14 +280,7 @@ export async function reserveNode(a: ReservationRequest, exec: string, node: { u
     ':traits': [...a.traits],
     ':sk': BK.nodeIndex(node.uuid, a.resource_class, false, node.seq).gsi2sk,
   };
-  const conds = [
-    'attribute_exists(pk)',
-    '#ps = :avail',
-    '#m = :f',
-    'attribute_exists(#pw)',
-    'attribute_not_exists(instance_uuid)',
-    '#rc = :rc',
-  ];
+  const conds = ['attribute_exists(pk)', '#ps = :avail', '#m = :f', 'attribute_exists(#pw)', 'attribute_not_exists(instance_uuid)', '#rc = :rc'];
   a.traits.forEach((t, i) => {
     values[`:t${i}`] = t;
     conds.push(`contains(#tr, :t${i})`);

@@ -118,7 +118,18 @@ export async function nodeUuidForInstance(instanceUuid: string): Promise<string 
 
 /** the attributes allocation processing reads (a node item is ~2 KB; these are ~300 B) */
 const CANDIDATE_FIELDS = [
-  'uuid', 'name', 'resource_class', 'provision_state', 'maintenance', 'power_state', 'instance_uuid', 'owner', 'lessee', 'traits', 'seq', 'ver',
+  'uuid',
+  'name',
+  'resource_class',
+  'provision_state',
+  'maintenance',
+  'power_state',
+  'instance_uuid',
+  'owner',
+  'lessee',
+  'traits',
+  'seq',
+  'ver',
 ];
 // every name through a placeholder: several (uuid, name, owner) are DynamoDB reserved words
 const CANDIDATE_ATTRIBUTES = CANDIDATE_FIELDS.map((_, i) => `#c${i}`);
@@ -232,7 +243,13 @@ function uniqueness(prev: NodeRecord | undefined, next: NodeRecord | undefined, 
   }
   if (prev?.name && prev.name !== next?.name) {
     actions.push({
-      Delete: { TableName: T, Key: BK.nodeName(prev.name), ConditionExpression: '#u = :u', ExpressionAttributeNames: { '#u': 'uuid' }, ExpressionAttributeValues: { ':u': prev.uuid } },
+      Delete: {
+        TableName: T,
+        Key: BK.nodeName(prev.name),
+        ConditionExpression: '#u = :u',
+        ExpressionAttributeNames: { '#u': 'uuid' },
+        ExpressionAttributeValues: { ':u': prev.uuid },
+      },
     });
   }
   if (next?.instance_uuid && next.instance_uuid !== prev?.instance_uuid) {

@@ -4,7 +4,7 @@
  * ask for tens of thousands of providers), unprocessed keys retried with backoff.
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from './client.js';
+import { ddb, tableName, type Item } from './client.js';
 import { keyFits } from '../placement/keys.js';
 import { backoffMs, sleep } from './retry.js';
 
@@ -20,9 +20,9 @@ export interface BatchGetOptions {
 }
 
 /** Items by keyId(); missing items are absent. */
-export async function batchGet(keys: Key[], opts: BatchGetOptions = {}): Promise<Map<string, Record<string, any>>> {
+export async function batchGet(keys: Key[], opts: BatchGetOptions = {}): Promise<Map<string, Item>> {
   const uniq = [...new Map(keys.filter(keyFits).map((k) => [keyId(k), k])).values()];
-  const out = new Map<string, Record<string, any>>();
+  const out = new Map<string, Item>();
   const chunks: Key[][] = [];
   for (let i = 0; i < uniq.length; i += 100) chunks.push(uniq.slice(i, i + 100));
   const projection = opts.projection
@@ -37,9 +37,7 @@ export async function batchGet(keys: Key[], opts: BatchGetOptions = {}): Promise
       const chunk = chunks[next++]!;
       let pending: Record<string, unknown>[] | undefined = chunk.map((k) => ({ pk: k.pk, sk: k.sk }));
       for (let attempt = 0; pending?.length; attempt++) {
-        const r = await ddb().send(
-          new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } } }),
-        );
+        const r = await ddb().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: true, ...projection } } }));
         for (const it of r.Responses?.[tableName()] ?? []) out.set(keyId(it as Key), it);
         pending = r.UnprocessedKeys?.[tableName()]?.Keys as Record<string, unknown>[] | undefined;
         if (pending?.length) await sleep(backoffMs(attempt, 20, 1000));

@@ -7,6 +7,13 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config.js';
 import { tracer } from '../../observability/powertools.js';
 
+/**
+ * An item as the document client returns it: an untyped document. Each store module's
+ * *FromItem() gives it a type; nothing outside the store sees an Item.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: DynamoDB items are untyped documents until *FromItem() reads them
+export type Item = Record<string, any>;
+
 let doc: DynamoDBDocumentClient | undefined;
 let raw: DynamoDBClient | undefined;
 let key = '';
@@ -18,9 +25,7 @@ function build() {
   key = k;
   raw = new DynamoDBClient({
     region: cfg.region,
-    ...(cfg.ddbEndpoint
-      ? { endpoint: cfg.ddbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
+    ...(cfg.ddbEndpoint ? { endpoint: cfg.ddbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
     // In AWS every call is bounded (3 attempts x 1.5 s), which bounds how long a write
     // transaction can take to commit after its change-log timestamp: the snapshot's

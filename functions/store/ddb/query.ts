@@ -3,7 +3,7 @@
  * table or of an index), optionally narrowed by a sort-key prefix or lower bound.
  */
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from './client.js';
+import { ddb, tableName, type Item } from './client.js';
 
 export interface PartitionQuery {
   /** the partition key value (pk, or gsi1pk / gsi2pk on an index) */
@@ -19,7 +19,7 @@ export interface PartitionQuery {
   projection?: { expression: string; names: Record<string, string> };
 }
 
-export async function queryPartition(q: PartitionQuery): Promise<Record<string, any>[]> {
+export async function queryPartition(q: PartitionQuery): Promise<Item[]> {
   const pkName = q.index ? `${q.index}pk` : 'pk';
   const skName = q.index ? `${q.index}sk` : 'sk';
   let cond = `${pkName} = :pk`;
@@ -31,7 +31,7 @@ export async function queryPartition(q: PartitionQuery): Promise<Record<string, 
     cond += ` AND ${skName} >= :sk`;
     values[':sk'] = q.skFrom;
   }
-  const out: Record<string, any>[] = [];
+  const out: Item[] = [];
   let start: Record<string, unknown> | undefined;
   do {
     const r = await ddb().send(

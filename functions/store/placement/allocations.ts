@@ -104,12 +104,7 @@ export async function readClaimState(requests: ConsumerRequest[], extraProviders
   return { states, providers };
 }
 
-function providerUpdate(
-  c: ProviderChange,
-  now: string,
-  guard: ClaimGuard,
-  inventory?: { after: Record<string, unknown> },
-): TxItem | undefined {
+function providerUpdate(c: ProviderChange, now: string, guard: ClaimGuard, inventory?: { after: Record<string, unknown> }): TxItem | undefined {
   const names: Record<string, string> = { '#updated': 'updated' };
   const values: Record<string, unknown> = { ':now': now };
   const set = ['#updated = :now'];
@@ -332,7 +327,9 @@ export async function importLegacyAllocations(consumers: Array<{ uuid: string; a
     const rps = Object.keys(c.allocations);
     if (!rps.length) continue;
     const now = new Date().toISOString();
-    const items: TxItem[] = [{ ConditionCheck: { TableName: tableName(), Key: K.consumer(c.uuid), ConditionExpression: 'attribute_not_exists(pk)' } }];
+    const items: TxItem[] = [
+      { ConditionCheck: { TableName: tableName(), Key: K.consumer(c.uuid), ConditionExpression: 'attribute_not_exists(pk)' } },
+    ];
     for (const rp of rps) {
       items.push({
         Put: {

@@ -17,7 +17,7 @@
  */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AllocationMap, ConsumerRecord } from '../../core/placement/consumers.js';
-import { ddb, tableName } from '../ddb/client.js';
+import { ddb, tableName, type Item } from '../ddb/client.js';
 import { K, keyFits } from './keys.js';
 import { batchGet, keyId } from '../ddb/batch.js';
 import { sleep } from '../ddb/retry.js';
@@ -38,7 +38,7 @@ export function consumerToItem(c: ConsumerRecord): Record<string, unknown> {
   };
 }
 
-export function consumerFromItem(it: Record<string, any>): ConsumerRecord {
+export function consumerFromItem(it: Item): ConsumerRecord {
   return {
     uuid: it.uuid,
     project: it.project,

@@ -31,6 +31,7 @@ function encode(v: AttributeValue): unknown {
   return v;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: a dump file is JSON whose shape is checked field by field here
 function decode(v: any): AttributeValue {
   if (v && typeof v === 'object') {
     if (typeof v.B === 'string') return { B: Buffer.from(v.B, 'base64') };
@@ -47,7 +48,8 @@ export function toDumpItem(item: RawItem): DumpItem {
 
 export function fromDumpItem(item: DumpItem): RawItem {
   const out = Object.fromEntries(Object.entries(item).map(([k, v]) => [k, decode(v)]));
-  if (typeof out.pk?.S !== 'string' || typeof out.sk?.S !== 'string') throw new Error(`not a table item (pk/sk missing): ${JSON.stringify(item).slice(0, 200)}`);
+  if (typeof out.pk?.S !== 'string' || typeof out.sk?.S !== 'string')
+    throw new Error(`not a table item (pk/sk missing): ${JSON.stringify(item).slice(0, 200)}`);
   return out;
 }
 
@@ -66,7 +68,9 @@ export async function* exportItems(): AsyncGenerator<RawItem[]> {
 export async function tableIsEmpty(): Promise<boolean> {
   let start: Record<string, AttributeValue> | undefined;
   do {
-    const r = await ddbRaw().send(new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start, Limit: 100, ProjectionExpression: 'pk' }));
+    const r = await ddbRaw().send(
+      new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start, Limit: 100, ProjectionExpression: 'pk' }),
+    );
     if ((r.Items ?? []).some((i) => !isLog(i))) return false;
     start = r.LastEvaluatedKey;
   } while (start);
@@ -96,7 +100,10 @@ export interface ImportResult {
 export class ImportRefused extends Error {}
 
 /** Write `items` (from a dump) into an empty table; see the module comment. */
-export async function importItems(items: RawItem[], opts: { concurrency?: number; onProgress?: (written: number, total: number) => void } = {}): Promise<ImportResult> {
+export async function importItems(
+  items: RawItem[],
+  opts: { concurrency?: number; onProgress?: (written: number, total: number) => void } = {},
+): Promise<ImportResult> {
   if (!(await tableIsEmpty())) throw new ImportRefused(`table ${tableName()} is not empty: import restores into an empty table only`);
   const keys = new Set<string>();
   for (const i of items) {
@@ -122,7 +129,8 @@ export async function importItems(items: RawItem[], opts: { concurrency?: number
   // change-log entries naming the imported providers, so warm snapshots pick them up
   const providers = state.filter((i) => i.sk!.S === 'RP' && i.pk!.S!.startsWith('RP#')).map((i) => i.pk!.S!.slice(3));
   const logs: RawItem[] = [];
-  for (let i = 0; i < providers.length; i += 100) logs.push(marshall(logPut(providers.slice(i, i + 100)).Put!.Item as Record<string, unknown>, { removeUndefinedValues: true }));
+  for (let i = 0; i < providers.length; i += 100)
+    logs.push(marshall(logPut(providers.slice(i, i + 100)).Put!.Item as Record<string, unknown>, { removeUndefinedValues: true }));
   for (let i = 0; i < logs.length; i += 25) retries += await batchWrite(logs.slice(i, i + 25));
   return { items: state.length, providers: providers.length, retries };
 }

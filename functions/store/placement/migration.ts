@@ -39,7 +39,12 @@ export async function recordMigrationProgress(created: number, batches: number, 
       TableName: tableName(),
       Key: K.meta(CONSUMER_MIGRATION_META),
       UpdateExpression: `SET #last = :now${completed ? ', #done = :now' : ''} ADD #created :c, #batches :b`,
-      ExpressionAttributeNames: { '#last': 'lastRunAt', '#created': 'created', '#batches': 'batches', ...(completed ? { '#done': 'completedAt' } : {}) },
+      ExpressionAttributeNames: {
+        '#last': 'lastRunAt',
+        '#created': 'created',
+        '#batches': 'batches',
+        ...(completed ? { '#done': 'completedAt' } : {}),
+      },
       ExpressionAttributeValues: { ':now': now, ':c': created, ':b': batches },
     }),
   );

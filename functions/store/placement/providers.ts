@@ -8,7 +8,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
-import { ddb, tableName } from '../ddb/client.js';
+import { ddb, tableName, type Item } from '../ddb/client.js';
 import { logPut } from './changelog.js';
 import { K, PROVIDER_SHARDS, keyFits } from './keys.js';
 import { diffRefs, refUpdates } from './refs.js';
@@ -47,7 +47,7 @@ export function toItem(p: ProviderRecord): Record<string, unknown> {
   };
 }
 
-export function fromItem(it: Record<string, any>): ProviderRecord {
+export function fromItem(it: Item): ProviderRecord {
   return {
     uuid: it.uuid,
     name: it.name,
@@ -332,10 +332,7 @@ export async function deleteProvider(uuid: string): Promise<true | DeleteFailure
         },
       });
     }
-    const refs = refUpdates([
-      ...diffRefs('trait', cur.traits, []),
-      ...diffRefs('resource_class', Object.keys(cur.inventories), []),
-    ]);
+    const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);
     items.push(...refs.items);
     items.push(logPut([uuid, ...(cur.parent ? [cur.parent] : [])]));
     if (items.length > 100) return { error: 'too_large', count: items.length } as const;

@@ -87,11 +87,7 @@ export type TraitWriteFailure = GuardedWriteFailure | { error: 'unknown_traits';
  * traits write nothing and keep the generation, as upstream; otherwise the generation
  * moves and the refs of the custom traits gained / lost move with it.
  */
-export async function setProviderTraits(
-  uuid: string,
-  opts: GuardedWriteOptions,
-  traits: string[],
-): Promise<ProviderRecord | TraitWriteFailure> {
+export async function setProviderTraits(uuid: string, opts: GuardedWriteOptions, traits: string[]): Promise<ProviderRecord | TraitWriteFailure> {
   const want = [...new Set(traits)];
   return guardedProviderWrite<TraitWriteFailure>(uuid, opts, async (cur) => {
     const missing = await missingTraits(want);

@@ -27,7 +27,10 @@ async function ksReq(method: string, path: string, token?: string, body?: unknow
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await r.text();
-  if (r.status >= 500) throw new Error(`keystone ${method} ${path}: ${r.status} ${text}\n${readFileSync(join(dir, 'keystone.log'), 'utf8').split('\n').slice(-30).join('\n')}`);
+  if (r.status >= 500)
+    throw new Error(
+      `keystone ${method} ${path}: ${r.status} ${text}\n${readFileSync(join(dir, 'keystone.log'), 'utf8').split('\n').slice(-30).join('\n')}`,
+    );
   return { status: r.status, token: r.headers.get('x-subject-token') ?? '', json: text ? JSON.parse(text) : undefined };
 }
 
@@ -107,7 +110,16 @@ describe('Keystone authorizer against a real Keystone', () => {
     expect(first?.projectId).toBe(projectId);
     let calls = 0;
     const counting = new KeystoneValidator(
-      { url, username: 'admin', password: 'secret', userDomain: 'Default', project: 'admin', projectDomain: 'Default', cacheTtlS: 300, timeoutMs: 5000 },
+      {
+        url,
+        username: 'admin',
+        password: 'secret',
+        userDomain: 'Default',
+        project: 'admin',
+        projectDomain: 'Default',
+        cacheTtlS: 300,
+        timeoutMs: 5000,
+      },
       (async (...args: Parameters<typeof fetch>) => {
         calls++;
         return fetch(...args);

@@ -45,7 +45,11 @@ describe('microversion gates', () => {
 
 describe('validation: 400/409 and nothing left behind', () => {
   const bad: Array<[string, Record<string, unknown>, string]> = [
-    ['an unknown field', { resource_class: 'baremetal', foo: 1 }, "Schema error for allocation: Additional properties are not allowed ('foo' was unexpected)"],
+    [
+      'an unknown field',
+      { resource_class: 'baremetal', foo: 1 },
+      "Schema error for allocation: Additional properties are not allowed ('foo' was unexpected)",
+    ],
     [
       'a bad trait',
       { resource_class: 'baremetal', traits: ['bad'] },
@@ -91,7 +95,9 @@ describe('validation: 400/409 and nothing left behind', () => {
 describe('processing', () => {
   it('creates in allocating, answers 201 with Location, ends active on a matching node', async () => {
     const n = await availableNode(api, { resource_class: 'proc-rc' }, { traits: ['CUSTOM_GOLD', 'HW_CPU_X86_AVX'] });
-    const c = await api.req('POST', '/v1/allocations', { body: { resource_class: 'proc-rc', traits: ['CUSTOM_GOLD'], name: 'proc-1', extra: { k: 'v' } } });
+    const c = await api.req('POST', '/v1/allocations', {
+      body: { resource_class: 'proc-rc', traits: ['CUSTOM_GOLD'], name: 'proc-1', extra: { k: 'v' } },
+    });
     expect(c.status).toBe(201);
     expect(c.json.state).toBe('allocating');
     expect(c.json.node_uuid).toBeNull();
@@ -118,7 +124,9 @@ describe('processing', () => {
     expect(traits.last_error).toBe(`Failed to process allocation ${traits.uuid}: no suitable nodes have the requested traits CUSTOM_Y, CUSTOM_Z.`);
     const other = await availableNode(api, { resource_class: 'other-rc' });
     const cand = await allocate(api, { resource_class: 'trait-rc', candidate_nodes: [other.uuid] });
-    expect(cand.last_error).toBe(`Failed to process allocation ${cand.uuid}: none of the requested nodes are available and match the resource class trait-rc.`);
+    expect(cand.last_error).toBe(
+      `Failed to process allocation ${cand.uuid}: none of the requested nodes are available and match the resource class trait-rc.`,
+    );
     expect(cand.candidate_nodes).toEqual([other.uuid]);
     // none of the failures touched the node
     expect((await node(n.uuid)).instance_uuid).toBeNull();
@@ -341,7 +349,9 @@ describe('backfill (1.58)', () => {
     const r = await api.req('POST', '/v1/allocations', { body: { node: 'bf2-node', uuid: randomUUID() } });
     expect(r.status).toBe(400);
     expect(r.fault).toMatch(
-      new RegExp(`^Failed to process allocation .*: Cannot backfill an allocation for node ${n.uuid}: Node must be in the "active" state, but the current state is "available"\\.$`),
+      new RegExp(
+        `^Failed to process allocation .*: Cannot backfill an allocation for node ${n.uuid}: Node must be in the "active" state, but the current state is "available"\\.$`,
+      ),
     );
     const d = await deployedNode('bf3-rc');
     const wrong = await api.req('POST', '/v1/allocations', { body: { node: d.uuid, resource_class: 'other', traits: ['CUSTOM_NOPE'] } });

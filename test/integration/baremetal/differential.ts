@@ -19,7 +19,19 @@
  * Deliberate differences (docs/design.md) are counted as known, not reported: Ironic's
  * 500s where its API reference gives a 4xx.
  */
-import { arg, callJson, normalizeJson, prng, reportMismatch, runRounds, waitUntil, withServers, type JsonRes, type Prng as R, type RoundResult } from '../differential-kit.js';
+import {
+  arg,
+  callJson,
+  normalizeJson,
+  prng,
+  reportMismatch,
+  runRounds,
+  waitUntil,
+  withServers,
+  type JsonRes,
+  type Prng as R,
+  type RoundResult,
+} from '../differential-kit.js';
 
 const ROUNDS = arg('rounds', 10);
 const OPS = arg('ops', 120);
@@ -107,7 +119,11 @@ function randomOp(r: R): Op {
       return { method: 'POST', path: '/v1/nodes', version: v, body };
     }
     case 3:
-      return { method: 'GET', path: `/v1/nodes/${n}${r.chance(0.3) ? `?fields=${r.some(['uuid', 'name', 'provision_state', 'resource_class', 'allocation_uuid', 'instance_uuid', 'traits', 'bogus']).join(',') || 'uuid'}` : ''}`, version: v };
+      return {
+        method: 'GET',
+        path: `/v1/nodes/${n}${r.chance(0.3) ? `?fields=${r.some(['uuid', 'name', 'provision_state', 'resource_class', 'allocation_uuid', 'instance_uuid', 'traits', 'bogus']).join(',') || 'uuid'}` : ''}`,
+        version: v,
+      };
     case 4: {
       const q: string[] = [];
       if (r.chance(0.3)) q.push(`resource_class=${r.pick(RCS.slice(0, 2))}`);
@@ -120,10 +136,28 @@ function randomOp(r: R): Op {
     }
     case 5:
     case 6: {
-      const path = r.pick(['/name', '/resource_class', '/instance_uuid', '/owner', '/extra/x', '/instance_info/traits', '/description', '/allocation_uuid', '/uuid']);
+      const path = r.pick([
+        '/name',
+        '/resource_class',
+        '/instance_uuid',
+        '/owner',
+        '/extra/x',
+        '/instance_info/traits',
+        '/description',
+        '/allocation_uuid',
+        '/uuid',
+      ]);
       const op = r.pick(['replace', 'add', 'remove']);
       const value =
-        path === '/name' ? r.pick([...NODE_NAMES, 'bad name!']) : path === '/instance_uuid' ? r.pick([uuidN(0x1, 2), 'not-a-uuid']) : path === '/instance_info/traits' ? r.some(TRAITS.slice(0, 2)) : path === '/resource_class' ? r.pick(RCS) : 'v';
+        path === '/name'
+          ? r.pick([...NODE_NAMES, 'bad name!'])
+          : path === '/instance_uuid'
+            ? r.pick([uuidN(0x1, 2), 'not-a-uuid'])
+            : path === '/instance_info/traits'
+              ? r.some(TRAITS.slice(0, 2))
+              : path === '/resource_class'
+                ? r.pick(RCS)
+                : 'v';
       return { method: 'PATCH', path: `/v1/nodes/${n}`, version: v, body: [op === 'remove' ? { op, path } : { op, path, value }] };
     }
     case 7:
@@ -140,7 +174,13 @@ function randomOp(r: R): Op {
         ? { method: 'PUT', path: `/v1/nodes/${n}/maintenance`, version: v, body: r.chance(0.5) ? { reason: 'fixing' } : undefined }
         : { method: 'DELETE', path: `/v1/nodes/${n}/maintenance`, version: v };
     case 10:
-      return { method: 'PUT', path: `/v1/nodes/${n}/states/power`, version: v, body: { target: r.pick(['power on', 'power off', 'rebooting', 'bogus']) }, settle: 'node' };
+      return {
+        method: 'PUT',
+        path: `/v1/nodes/${n}/states/power`,
+        version: v,
+        body: { target: r.pick(['power on', 'power off', 'rebooting', 'bogus']) },
+        settle: 'node',
+      };
     case 11:
     case 12:
     case 13: {
@@ -166,7 +206,11 @@ function randomOp(r: R): Op {
       return { method: 'POST', path: '/v1/allocations', version: v, body, settle: 'allocation' };
     }
     case 18:
-      return { method: 'GET', path: `/v1/allocations/${r.chance(0.7) ? r.pick(ALLOCS) : r.pick(ALLOC_NAMES)}${r.chance(0.2) ? '?fields=uuid,state,node_uuid' : ''}`, version: v };
+      return {
+        method: 'GET',
+        path: `/v1/allocations/${r.chance(0.7) ? r.pick(ALLOCS) : r.pick(ALLOC_NAMES)}${r.chance(0.2) ? '?fields=uuid,state,node_uuid' : ''}`,
+        version: v,
+      };
     case 19: {
       const q: string[] = [];
       if (r.chance(0.3)) q.push(`state=${r.pick(['active', 'error', 'allocating', 'bogus'])}`);
@@ -179,14 +223,25 @@ function randomOp(r: R): Op {
     case 20: {
       const path = r.pick(['/name', '/extra/a', '/owner', '/state', '/node_uuid']);
       const op = r.pick(['replace', 'add', 'remove']);
-      return { method: 'PATCH', path: `/v1/allocations/${r.pick(ALLOCS)}`, version: v, body: [op === 'remove' ? { op, path } : { op, path, value: path === '/name' ? r.pick([...ALLOC_NAMES, 'bad name!']) : 'x' }] };
+      return {
+        method: 'PATCH',
+        path: `/v1/allocations/${r.pick(ALLOCS)}`,
+        version: v,
+        body: [op === 'remove' ? { op, path } : { op, path, value: path === '/name' ? r.pick([...ALLOC_NAMES, 'bad name!']) : 'x' }],
+      };
     }
     case 21:
       return { method: 'DELETE', path: `/v1/allocations/${r.chance(0.7) ? r.pick(ALLOCS) : r.pick(ALLOC_NAMES)}`, version: v };
     case 22:
-      return r.chance(0.6) ? { method: 'GET', path: `/v1/nodes/${n}/allocation`, version: v } : { method: 'DELETE', path: `/v1/nodes/${n}/allocation`, version: v };
+      return r.chance(0.6)
+        ? { method: 'GET', path: `/v1/nodes/${n}/allocation`, version: v }
+        : { method: 'DELETE', path: `/v1/nodes/${n}/allocation`, version: v };
     default:
-      return { method: 'GET', path: r.pick(['/v1/nodes', '/v1/allocations', '/v1/nodes?fields=uuid,provision_state,power_state,maintenance,allocation_uuid,instance_uuid']), version: '1.80' };
+      return {
+        method: 'GET',
+        path: r.pick(['/v1/nodes', '/v1/allocations', '/v1/nodes?fields=uuid,provision_state,power_state,maintenance,allocation_uuid,instance_uuid']),
+        version: '1.80',
+      };
   }
 }
 
@@ -199,8 +254,9 @@ async function settle(base: string): Promise<void> {
       call(base, 'GET', '/v1/allocations?fields=uuid,state', '1.80'),
     ]);
     const busy =
-      (n.json?.nodes ?? []).some((x: any) => x.reservation || x.target_provision_state || x.target_power_state || /ing$/.test(x.provision_state ?? '')) ||
-      (a.json?.allocations ?? []).some((x: any) => x.state === 'allocating');
+      (n.json?.nodes ?? []).some(
+        (x: any) => x.reservation || x.target_provision_state || x.target_power_state || /ing$/.test(x.provision_state ?? ''),
+      ) || (a.json?.allocations ?? []).some((x: any) => x.state === 'allocating');
     if (!busy) return;
     await new Promise((res) => setTimeout(res, 100));
   }
@@ -213,10 +269,14 @@ function known(_op: Op, a: Res, b: Res): string | null {
 
 /** Ironic is ready when its conductor has registered the fake-hardware driver */
 function waitForIronic(url: string, ms: number): Promise<void> {
-  return waitUntil(url, async () => {
-    const r = await fetch(`${url}/v1/drivers`);
-    return r.status === 200 && JSON.stringify(await r.json()).includes('fake-hardware');
-  }, ms);
+  return waitUntil(
+    url,
+    async () => {
+      const r = await fetch(`${url}/v1/drivers`);
+      return r.status === 200 && JSON.stringify(await r.json()).includes('fake-hardware');
+    },
+    ms,
+  );
 }
 
 async function round(ri: number): Promise<RoundResult> {

@@ -22,7 +22,11 @@ export interface BmRes {
 export interface BmApi {
   url: string;
   runner: LocalRunner;
-  req(method: string, path: string, opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; version?: string | null }): Promise<BmRes>;
+  req(
+    method: string,
+    path: string,
+    opts?: { body?: unknown; raw?: string; headers?: Record<string, string>; version?: string | null },
+  ): Promise<BmRes>;
   /** wait until every state-machine execution started so far has ended */
   settle(): Promise<void>;
   close(): Promise<void>;

@@ -42,13 +42,25 @@ describe('create', () => {
 
   it('refuses bad input with Ironic texts', async () => {
     const cases: Array<[Record<string, unknown>, number, string]> = [
-      [{ driver: 'nope' }, 400, 'No valid host was found. Reason: No conductor service registered which supports driver nope for conductor group "".'],
+      [
+        { driver: 'nope' },
+        400,
+        'No valid host was found. Reason: No conductor service registered which supports driver nope for conductor group "".',
+      ],
       [{ foo: 1 }, 400, "Schema error for node: Additional properties are not allowed ('foo' was unexpected)"],
       [{ name: 'bad name' }, 400, "Cannot create node with invalid name 'bad name'"],
-      [{ name: 'detail' }, 400, 'The word "detail" is reserved and can not be used as a node name. Reserved words are: maintenance, management, states, vendor_passthru, detail, validate.'],
+      [
+        { name: 'detail' },
+        400,
+        'The word "detail" is reserved and can not be used as a node name. Reserved words are: maintenance, management, states, vendor_passthru, detail, validate.',
+      ],
       [{ name: randomUUID() }, 400, ''],
       [{ uuid: 'zz' }, 400, 'Expected UUID for uuid: zz'],
-      [{ maintenance: 'maybe' }, 400, "Invalid maintenance: Unrecognized value 'maybe', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'"],
+      [
+        { maintenance: 'maybe' },
+        400,
+        "Invalid maintenance: Unrecognized value 'maybe', acceptable values are: '0', '1', 'f', 'false', 'n', 'no', 'off', 'on', 't', 'true', 'y', 'yes'",
+      ],
       [{ boot_interface: 'pxe' }, 400, ''],
     ];
     for (const [body, status, msg] of cases) {
@@ -75,7 +87,10 @@ describe('create', () => {
     expect((await create({ instance_uuid: inst })).status).toBe(201);
     const other = randomUUID();
     const taken = await create({ uuid: other, instance_uuid: inst });
-    expect([taken.status, taken.fault]).toEqual([409, `Instance ${inst} is already associated with a node, it cannot be associated with this other node ${other}`]);
+    expect([taken.status, taken.fault]).toEqual([
+      409,
+      `Instance ${inst} is already associated with a node, it cannot be associated with this other node ${other}`,
+    ]);
     const race = await Promise.all(Array.from({ length: 8 }, () => create({ name: 'n-racer' })));
     expect(race.filter((r) => r.status === 201)).toHaveLength(1);
     expect(race.filter((r) => r.status === 409)).toHaveLength(7);
@@ -115,7 +130,15 @@ describe('read', () => {
     await api.req('PUT', `/v1/nodes/${b.uuid}/maintenance`, { body: { reason: 'fan' } });
     const all = await api.req('GET', '/v1/nodes?resource_class=list-rc');
     expect(all.json.nodes.map((n: any) => n.name)).toEqual(['list-a', 'list-b', 'list-c']);
-    expect(Object.keys(all.json.nodes[0]).sort()).toEqual(['instance_uuid', 'links', 'maintenance', 'name', 'power_state', 'provision_state', 'uuid']);
+    expect(Object.keys(all.json.nodes[0]).sort()).toEqual([
+      'instance_uuid',
+      'links',
+      'maintenance',
+      'name',
+      'power_state',
+      'provision_state',
+      'uuid',
+    ]);
     const maint = await api.req('GET', '/v1/nodes?resource_class=list-rc&maintenance=true');
     expect(maint.json.nodes.map((n: any) => n.uuid)).toEqual([b.uuid]);
     const avail = await api.req('GET', '/v1/nodes?resource_class=list-rc&provision_state=available&maintenance=false');
@@ -131,7 +154,9 @@ describe('read', () => {
     expect((await api.req('GET', '/v1/nodes?detail=true&fields=uuid')).status).toBe(400);
     const page = await api.req('GET', '/v1/nodes?resource_class=list-rc&limit=2');
     expect(page.json.nodes).toHaveLength(2);
-    expect(page.json.next).toBe(`${api.url}/v1/nodes?sort_key=id&sort_dir=asc&fields=instance_uuid,maintenance,power_state,provision_state,uuid,name&limit=2&marker=${b.uuid}`);
+    expect(page.json.next).toBe(
+      `${api.url}/v1/nodes?sort_key=id&sort_dir=asc&fields=instance_uuid,maintenance,power_state,provision_state,uuid,name&limit=2&marker=${b.uuid}`,
+    );
     const next = await api.req('GET', `/v1/nodes?resource_class=list-rc&limit=2&marker=${b.uuid}`);
     expect(next.json.nodes.map((n: any) => n.uuid)).toEqual([c.uuid]);
     const assoc = await api.req('GET', '/v1/nodes?resource_class=list-rc&associated=false');
@@ -243,7 +268,10 @@ describe('states, power and provisioning', () => {
       expect(manage.status).toBe(202);
       expect(manage.text).toBe('');
       expect(manage.headers.get('location')).toBe(`${api.url}/v1/nodes/n-states/states`);
-      expect((await api.req('GET', '/v1/nodes/n-states/states')).json).toMatchObject({ provision_state: 'verifying', target_provision_state: 'manageable' });
+      expect((await api.req('GET', '/v1/nodes/n-states/states')).json).toMatchObject({
+        provision_state: 'verifying',
+        target_provision_state: 'manageable',
+      });
       // the node is locked while its action runs (Ironic's reservation)
       const locked = await api.req('PUT', '/v1/nodes/n-states/states/provision', { body: { target: 'provide' } });
       expect(locked.status).toBe(409);
@@ -253,12 +281,20 @@ describe('states, power and provisioning', () => {
       await step();
       expect((await api.req('GET', '/v1/nodes/n-states/states')).json).toMatchObject({ provision_state: 'manageable', target_provision_state: null });
       await api.req('PUT', '/v1/nodes/n-states/states/provision', { body: { target: 'provide' } });
-      expect((await api.req('GET', '/v1/nodes/n-states')).json).toMatchObject({ provision_state: 'cleaning', target_provision_state: 'available', reservation: 'berth' });
+      expect((await api.req('GET', '/v1/nodes/n-states')).json).toMatchObject({
+        provision_state: 'cleaning',
+        target_provision_state: 'available',
+        reservation: 'berth',
+      });
       await step();
       expect((await api.req('PUT', '/v1/nodes/n-states/states/power', { body: { target: 'power on' } })).status).toBe(202);
       expect((await api.req('GET', '/v1/nodes/n-states')).json).toMatchObject({ power_state: null, target_power_state: 'power on' });
       await step();
-      expect((await api.req('GET', '/v1/nodes/n-states')).json).toMatchObject({ power_state: 'power on', target_power_state: null, provision_state: 'available' });
+      expect((await api.req('GET', '/v1/nodes/n-states')).json).toMatchObject({
+        power_state: 'power on',
+        target_power_state: null,
+        provision_state: 'available',
+      });
       await api.req('PUT', '/v1/nodes/n-states/states/provision', { body: { target: 'active', configdrive: 'aGVsbG8=' } });
       expect((await api.req('GET', '/v1/nodes/n-states')).json).toMatchObject({ provision_state: 'deploying', target_provision_state: 'active' });
       await step();
@@ -268,7 +304,11 @@ describe('states, power and provisioning', () => {
       await api.req('PUT', '/v1/nodes/n-states/states/provision', { body: { target: 'deleted' } });
       expect((await api.req('GET', '/v1/nodes/n-states')).json).toMatchObject({ provision_state: 'deleting', target_provision_state: 'available' });
       await step();
-      expect((await api.req('GET', `/v1/nodes/${n.uuid}`)).json).toMatchObject({ provision_state: 'available', instance_info: {}, reservation: null });
+      expect((await api.req('GET', `/v1/nodes/${n.uuid}`)).json).toMatchObject({
+        provision_state: 'available',
+        instance_info: {},
+        reservation: null,
+      });
     } finally {
       api.runner.interceptor = undefined;
       release();
@@ -313,7 +353,9 @@ describe('states, power and provisioning', () => {
     expect(r1.status).toBe(400);
     expect(r1.fault).toBe(`The requested action "provide" can not be performed on node "${n.uuid}" while it is in state "available".`);
     expect((await api.req('PUT', '/v1/nodes/n-refuse/states/provision', { body: {} })).fault).toBe('Missing mandatory parameter: target');
-    expect((await api.req('PUT', '/v1/nodes/n-refuse/states/provision', { body: { target: 'active', foo: 1 } })).fault).toBe('Unexpected arguments: foo');
+    expect((await api.req('PUT', '/v1/nodes/n-refuse/states/provision', { body: { target: 'active', foo: 1 } })).fault).toBe(
+      'Unexpected arguments: foo',
+    );
     expect((await api.req('PUT', `/v1/nodes/${n.uuid}/states/provision`, { body: { target: 'manage' }, version: '1.3' })).status).toBe(406);
     // names need 1.5
     expect((await api.req('GET', '/v1/nodes/n-refuse', { version: '1.4' })).status).toBe(404);

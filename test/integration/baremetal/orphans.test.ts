@@ -178,7 +178,11 @@ describe('orphan recovery', () => {
     const report = await recoverStaleNodeActions({ graceMs: 0 });
     expect(report).toMatchObject({ resumed: 1 });
     await api.settle();
-    expect((await api.req('GET', `/v1/nodes/${n.uuid}`)).json).toMatchObject({ provision_state: 'active', target_provision_state: null, reservation: null });
+    expect((await api.req('GET', `/v1/nodes/${n.uuid}`)).json).toMatchObject({
+      provision_state: 'active',
+      target_provision_state: null,
+      reservation: null,
+    });
     // the dead worker wakes up: its lock is gone, it changes nothing
     release();
     await api.settle();

@@ -50,8 +50,12 @@ describe('secure RBAC', () => {
     expect(hidden.fault).toBe(`Node ${other} could not be found.`);
     expect((await api.req('GET', `/v1/nodes/${leased}`, { headers: project('p1') })).status).toBe(200);
     // lessee members may not change the owner's node, the owner may
-    expect((await api.req('PATCH', `/v1/nodes/${leased}`, { body: [{ op: 'add', path: '/properties/x', value: 1 }], headers: project('p1') })).status).toBe(403);
-    expect((await api.req('PATCH', `/v1/nodes/${owned}`, { body: [{ op: 'add', path: '/properties/x', value: 1 }], headers: project('p1') })).status).toBe(200);
+    expect(
+      (await api.req('PATCH', `/v1/nodes/${leased}`, { body: [{ op: 'add', path: '/properties/x', value: 1 }], headers: project('p1') })).status,
+    ).toBe(403);
+    expect(
+      (await api.req('PATCH', `/v1/nodes/${owned}`, { body: [{ op: 'add', path: '/properties/x', value: 1 }], headers: project('p1') })).status,
+    ).toBe(200);
     // nobody without a token-like identity gets anything
     expect((await api.req('GET', '/v1/nodes', { headers: { 'x-roles': 'reader' } })).status).toBe(403);
   });
@@ -72,7 +76,10 @@ describe('secure RBAC', () => {
     expect((await api.req('GET', '/v1/allocations', { headers: project('pb') })).json.allocations).toEqual([]);
     expect((await api.req('DELETE', `/v1/allocations/${c.json.uuid}`, { headers: project('pb') })).status).toBe(404);
     // a candidate the caller's project cannot use is "not found"
-    const cand = await api.req('POST', '/v1/allocations', { body: { resource_class: 'pol2-rc', candidate_nodes: ['pol-theirs'] }, headers: project('pa') });
+    const cand = await api.req('POST', '/v1/allocations', {
+      body: { resource_class: 'pol2-rc', candidate_nodes: ['pol-theirs'] },
+      headers: project('pa'),
+    });
     expect(cand.status).toBe(400);
     expect(cand.fault).toBe('Nodes cannot be found: pol-theirs');
     // an owner for another project needs create_restricted

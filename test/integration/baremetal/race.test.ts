@@ -66,7 +66,7 @@ describe('allocation races', () => {
     process.stdout.write(`[race] 200 allocations / 50 nodes settled in ${ms.toFixed(0)} ms\n`);
   }, 300_000);
 
-  it('40 parallel allocations for 10 nodes settle well under Ironic\'s 25-34 s', async () => {
+  it("40 parallel allocations for 10 nodes settle well under Ironic's 25-34 s", async () => {
     const ms = await race('small-rc', 10, 40);
     process.stdout.write(`[race] 40 allocations / 10 nodes settled in ${ms.toFixed(0)} ms\n`);
     expect(ms).toBeLessThan(10_000);

@@ -54,7 +54,10 @@ async function must(base: string, method: string, path: string, body?: unknown, 
   return r;
 }
 
-function validUsage(inv: { total: number; reserved?: number; min_unit?: number; max_unit?: number; step_size?: number; allocation_ratio?: number }, want: number): number {
+function validUsage(
+  inv: { total: number; reserved?: number; min_unit?: number; max_unit?: number; step_size?: number; allocation_ratio?: number },
+  want: number,
+): number {
   const cap = Math.floor((inv.total - (inv.reserved ?? 0)) * (inv.allocation_ratio ?? 1));
   const step = inv.step_size ?? 1;
   for (let n = Math.min(want, cap, inv.max_unit ?? inv.total); n > 0; n--) if (n % step === 0 && n >= (inv.min_unit ?? 1)) return n;
@@ -65,7 +68,8 @@ function validUsage(inv: { total: number; reserved?: number; min_unit?: number; 
 async function build(base: string, specs: ProviderSpec[], round: string) {
   const consumers: string[] = [];
   const uuids: string[] = [];
-  for (const t of new Set(['CUSTOM_FOO', ...specs.flatMap((x) => x.traits ?? [])])) if (t.startsWith('CUSTOM_')) await must(base, 'PUT', `/traits/${t}`);
+  for (const t of new Set(['CUSTOM_FOO', ...specs.flatMap((x) => x.traits ?? [])]))
+    if (t.startsWith('CUSTOM_')) await must(base, 'PUT', `/traits/${t}`);
   for (const rc of new Set(['CUSTOM_VF', ...specs.flatMap((x) => Object.keys(x.inv ?? {}))])) {
     if (rc.startsWith('CUSTOM_')) await must(base, 'PUT', `/resource_classes/${rc}`, undefined, '1.7');
   }
@@ -180,9 +184,7 @@ function isolateMutationCase(req: CandidatesRequest): boolean {
   // first value (e.g. group_policy=bogus&group_policy=none) any two groups can
   const u = req.groups.find((g) => !g.useSameProvider);
   const shares = (a: (typeof req.groups)[number], b: (typeof req.groups)[number]) => a.resources.some(([rc]) => b.resources.some(([r]) => r === rc));
-  return req.groups.some((a, i) =>
-    req.groups.some((b, j) => j > i && shares(a, b) && (req.groupPolicy !== 'isolate' || a === u || b === u)),
-  );
+  return req.groups.some((a, i) => req.groups.some((b, j) => j > i && shares(a, b) && (req.groupPolicy !== 'isolate' || a === u || b === u)));
 }
 
 function normalize(r: Res): unknown {
@@ -221,7 +223,9 @@ const NOAGG = '99999999-9999-4999-8999-999999999999';
 /** malformed and corner-case queries: every parser error, in several microversions */
 function edgeQueries(provider: string): Array<[string, string]> {
   const q: Array<[string, string]> = [];
-  const at = (versions: string[], qs: string) => versions.forEach((v) => q.push([v, qs]));
+  const at = (versions: string[], qs: string) => {
+    for (const v of versions) q.push([v, qs]);
+  };
   const ALL = ['1.10', '1.16', '1.17', '1.21', '1.22', '1.24', '1.25', '1.31', '1.32', '1.33', '1.35', '1.36', '1.38', '1.39'];
   at(ALL, '');
   at(ALL, 'resources=');
@@ -303,7 +307,15 @@ async function main() {
   process.env.LOG_LEVEL ??= 'warn';
   const ref: ChildProcess = spawn('/work/shared/reference/serve-placement.sh', [String(REF_PORT)], { stdio: ['ignore', 'ignore', 'ignore'] });
   const refUrl = `http://127.0.0.1:${REF_PORT}`;
-  const stack = await startStack({ fresh: true, placementPort: OUR_PORT, baremetalPort: 0, host: '127.0.0.1', maintenanceInterval: 0, dataDir: '', dashboardPort: null });
+  const stack = await startStack({
+    fresh: true,
+    placementPort: OUR_PORT,
+    baremetalPort: 0,
+    host: '127.0.0.1',
+    maintenanceInterval: 0,
+    dataDir: '',
+    dashboardPort: null,
+  });
   const ourUrl = stack.placementUrl;
   let mismatches = 0;
   let compared = 0;
@@ -323,7 +335,9 @@ async function main() {
       const round = `r${ri}-${randomUUID().slice(0, 4)}-`;
       // requests name in_tree providers by spec name: rename to this round's uuids
       const reqs = fc.sample(
-        requestArb(specs, fixture?.vocabulary).chain((req) => fc.option(fc.integer({ min: 1, max: 3 }), { freq: 4 }).map((limit) => ({ req, limit: limit ?? undefined }))),
+        requestArb(specs, fixture?.vocabulary).chain((req) =>
+          fc.option(fc.integer({ min: 1, max: 3 }), { freq: 4 }).map((limit) => ({ req, limit: limit ?? undefined })),
+        ),
         { numRuns: fixture ? FIXTURE_QUERIES : QUERIES, seed: SEED + ri },
       );
       const idMap = new Map(specs.map((s) => [uuidOf(s.name), uuidOf(round + s.name)]));
@@ -387,7 +401,9 @@ async function main() {
     ref.kill('SIGTERM');
     await stack.stop();
   }
-  console.log(`\n${compared} queries compared (${nonEmpty} with candidates, unlimited), ${mismatches} mismatches, ${quirks} known upstream quirks; reference answers ${JSON.stringify(statuses)}`);
+  console.log(
+    `\n${compared} queries compared (${nonEmpty} with candidates, unlimited), ${mismatches} mismatches, ${quirks} known upstream quirks; reference answers ${JSON.stringify(statuses)}`,
+  );
   process.exit(mismatches ? 1 : 0);
 }
 

@@ -21,8 +21,17 @@ export interface Fixture {
 }
 
 const sharedStorage: ProviderSpec[] = [
-  { name: 'cn1', inv: { VCPU: { total: 24, allocation_ratio: 16 }, MEMORY_MB: { total: 131072, allocation_ratio: 1.5 } }, traits: ['HW_CPU_X86_SSE', 'HW_CPU_X86_SSE2'], aggs: [A] },
-  { name: 'cn2', inv: { VCPU: { total: 24, allocation_ratio: 16 }, MEMORY_MB: { total: 131072, allocation_ratio: 1.5 }, DISK_GB: { total: 2000, reserved: 100 } }, aggs: [A] },
+  {
+    name: 'cn1',
+    inv: { VCPU: { total: 24, allocation_ratio: 16 }, MEMORY_MB: { total: 131072, allocation_ratio: 1.5 } },
+    traits: ['HW_CPU_X86_SSE', 'HW_CPU_X86_SSE2'],
+    aggs: [A],
+  },
+  {
+    name: 'cn2',
+    inv: { VCPU: { total: 24, allocation_ratio: 16 }, MEMORY_MB: { total: 131072, allocation_ratio: 1.5 }, DISK_GB: { total: 2000, reserved: 100 } },
+    aggs: [A],
+  },
   { name: 'ss', inv: { DISK_GB: { total: 2000, reserved: 100 } }, traits: [SHARES], aggs: [A] },
   { name: 'ss2', inv: { DISK_GB: { total: 2000, reserved: 100 } }, traits: [SHARES], aggs: [A] },
   { name: 'numa1_1', parent: 'cn1' },
@@ -60,8 +69,19 @@ function numaNetwork(prefix: ProviderSpec[], cn1Parent?: string, cn2Parent?: str
     ...prefix,
     { name: 'ss1', inv: { DISK_GB: { total: 2000 } }, traits: [SHARES], aggs: [A] },
     { name: 'cn1', parent: cn1Parent, traits: ['COMPUTE_VOLUME_MULTI_ATTACH'], aggs: [A] },
-    { name: 'numa0', parent: 'cn1', inv: { VCPU: { total: 4 }, MEMORY_MB: { total: 2048, min_unit: 512, step_size: 256 } }, used: { VCPU: 2 }, traits: ['HW_NUMA_ROOT'] },
-    { name: 'numa1', parent: 'cn1', inv: { VCPU: { total: 4 }, MEMORY_MB: { total: 2048, min_unit: 256, max_unit: 1024 } }, traits: ['HW_NUMA_ROOT', 'CUSTOM_FOO'] },
+    {
+      name: 'numa0',
+      parent: 'cn1',
+      inv: { VCPU: { total: 4 }, MEMORY_MB: { total: 2048, min_unit: 512, step_size: 256 } },
+      used: { VCPU: 2 },
+      traits: ['HW_NUMA_ROOT'],
+    },
+    {
+      name: 'numa1',
+      parent: 'cn1',
+      inv: { VCPU: { total: 4 }, MEMORY_MB: { total: 2048, min_unit: 256, max_unit: 1024 } },
+      traits: ['HW_NUMA_ROOT', 'CUSTOM_FOO'],
+    },
     { name: 'fpga0', parent: 'numa0', inv: { FPGA: { total: 1 } } },
     { name: 'pgpu0', parent: 'numa0', inv: { VGPU: { total: 8 } } },
     { name: 'fpga1_0', parent: 'numa1', inv: { FPGA: { total: 1 } } },
@@ -80,14 +100,26 @@ function numaNetwork(prefix: ProviderSpec[], cn1Parent?: string, cn2Parent?: str
       aggs: [A],
     },
     ...[1, 2, 3].map((i) => ({ name: `nic${i}`, parent: 'cn2', traits: ['CUSTOM_HW_NIC_ROOT'] })),
-    ...pfs.map(([s, nic, physnet, vfs]) => ({ name: `pf${s}`, parent: `nic${nic}`, inv: { CUSTOM_VF: { total: vfs } }, traits: [`CUSTOM_PHYSNET${physnet}`] })),
+    ...pfs.map(([s, nic, physnet, vfs]) => ({
+      name: `pf${s}`,
+      parent: `nic${nic}`,
+      inv: { CUSTOM_VF: { total: vfs } },
+      traits: [`CUSTOM_PHYSNET${physnet}`],
+    })),
   ];
 }
 
 const granular: ProviderSpec[] = [
   {
     name: 'cn_left',
-    inv: { VCPU: { total: 8 }, MEMORY_MB: { total: 4096 }, DISK_GB: { total: 500 }, VGPU: { total: 8 }, SRIOV_NET_VF: { total: 8 }, CUSTOM_NET_MBPS: { total: 4000 } },
+    inv: {
+      VCPU: { total: 8 },
+      MEMORY_MB: { total: 4096 },
+      DISK_GB: { total: 500 },
+      VGPU: { total: 8 },
+      SRIOV_NET_VF: { total: 8 },
+      CUSTOM_NET_MBPS: { total: 4000 },
+    },
     traits: ['HW_CPU_X86_AVX', 'HW_CPU_X86_AVX2', 'HW_GPU_API_DXVA', 'HW_NIC_DCB_PFC', 'CUSTOM_FOO'],
     aggs: [A],
   },
@@ -114,7 +146,12 @@ function neutronQos(): ProviderSpec[] {
   const out: ProviderSpec[] = [];
   const compute = (name: string) => {
     out.push({ name, inv: { VCPU: { total: 8 }, MEMORY_MB: { total: 4096 }, DISK_GB: { total: 500 } } });
-    out.push({ name: `${name}:ovs`, parent: name, inv: { NET_PACKET_RATE_KILOPACKET_PER_SEC: { total: 1000 } }, traits: ['CUSTOM_VNIC_TYPE_NORMAL'] });
+    out.push({
+      name: `${name}:ovs`,
+      parent: name,
+      inv: { NET_PACKET_RATE_KILOPACKET_PER_SEC: { total: 1000 } },
+      traits: ['CUSTOM_VNIC_TYPE_NORMAL'],
+    });
   };
   for (const [name, physnet] of [
     ['compute0', 'CUSTOM_PHYSNET_OTHER'],
@@ -145,15 +182,7 @@ function vocabulary(specs: ProviderSpec[], amounts: number[]): Vocabulary {
 const id = (name: string) => `$${name}`;
 
 const numaNet = numaNetwork([]);
-const deep = numaNetwork(
-  [
-    { name: 'gp1' },
-    { name: 'p1', parent: 'gp1' },
-    { name: 'p2', parent: 'gp1' },
-  ],
-  'p1',
-  'p2',
-);
+const deep = numaNetwork([{ name: 'gp1' }, { name: 'p1', parent: 'gp1' }, { name: 'p2', parent: 'gp1' }], 'p1', 'p2');
 const qos = neutronQos();
 
 /** `$name` in a query stands for that provider's uuid (resolved per round) */
@@ -196,13 +225,22 @@ export const FIXTURES: Fixture[] = [
       ['1.36', 'resources_COMPUTE=VCPU:1,MEMORY_MB:256&resources_ACCEL=FPGA:1&group_policy=none&same_subtree=_COMPUTE,_ACCEL'],
       ['1.36', 'required_NUMA=HW_NUMA_ROOT&resources_ACCEL1=FPGA:1&resources_ACCEL2=FPGA:1&group_policy=isolate&same_subtree=_NUMA,_ACCEL1,_ACCEL2'],
       ['1.36', 'required_NUMA=HW_NUMA_ROOT&resources_COMPUTE=VCPU:1&resources_GPU=VGPU:1&group_policy=none&same_subtree=_NUMA,_COMPUTE,_GPU'],
-      ['1.36', 'resources_VIF=NET_BW_EGR_KILOBIT_PER_SEC:10&required_VIF=CUSTOM_PHYSNET1&required_AGENT=CUSTOM_VNIC_TYPE_DIRECT&group_policy=none&same_subtree=_VIF,_AGENT'],
-      ['1.36', 'resources=VCPU:1&resources_PORT1=CUSTOM_VF:2&required_PORT1=CUSTOM_PHYSNET1&resources_PORT2=CUSTOM_VF:2&required_PORT2=CUSTOM_PHYSNET2&required_NIC=CUSTOM_HW_NIC_ROOT&group_policy=isolate&same_subtree=_NIC,_PORT1,_PORT2'],
+      [
+        '1.36',
+        'resources_VIF=NET_BW_EGR_KILOBIT_PER_SEC:10&required_VIF=CUSTOM_PHYSNET1&required_AGENT=CUSTOM_VNIC_TYPE_DIRECT&group_policy=none&same_subtree=_VIF,_AGENT',
+      ],
+      [
+        '1.36',
+        'resources=VCPU:1&resources_PORT1=CUSTOM_VF:2&required_PORT1=CUSTOM_PHYSNET1&resources_PORT2=CUSTOM_VF:2&required_PORT2=CUSTOM_PHYSNET2&required_NIC=CUSTOM_HW_NIC_ROOT&group_policy=isolate&same_subtree=_NIC,_PORT1,_PORT2',
+      ],
       ['1.36', 'resources=VCPU:2,MEMORY_MB:1024&root_required=COMPUTE_VOLUME_MULTI_ATTACH'],
       ['1.36', 'resources=VCPU:1&resources1=DISK_GB:10&root_required=!COMPUTE_VOLUME_MULTI_ATTACH&group_policy=none'],
       ['1.35', 'resources=MEMORY_MB:1024&root_required=CUSTOM_FOO,!COMPUTE_VOLUME_MULTI_ATTACH'],
       ['1.39', 'resources=VCPU:1&required=in:CUSTOM_FOO,HW_NUMA_ROOT&required=!COMPUTE_VOLUME_MULTI_ATTACH'],
-      ['1.39', 'resources1=CUSTOM_VF:1&required1=in:CUSTOM_PHYSNET1,CUSTOM_PHYSNET2&resources2=CUSTOM_VF:1&required2=in:CUSTOM_PHYSNET1,CUSTOM_PHYSNET2&group_policy=isolate&limit=100'],
+      [
+        '1.39',
+        'resources1=CUSTOM_VF:1&required1=in:CUSTOM_PHYSNET1,CUSTOM_PHYSNET2&resources2=CUSTOM_VF:1&required2=in:CUSTOM_PHYSNET1,CUSTOM_PHYSNET2&group_policy=isolate&limit=100',
+      ],
       ['1.36', `resources=VCPU:1&in_tree=${id('numa1')}&resources1=DISK_GB:100`],
       ['1.36', `resources=VCPU:1&resources1=DISK_GB:100&in_tree1=${id('ss1')}&group_policy=none`],
       ['1.34', 'resources=VCPU:1,MEMORY_MB:1024,DISK_GB:10'],

@@ -104,8 +104,17 @@ describe('bulk loader and the global cap', () => {
     const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const rc = `CUSTOM_BULK${randomUUID().slice(0, 6).toUpperCase()}`;
     expect((await api.req('PUT', `/resource_classes/${rc}`, { version: '1.7' })).status).toBe(201);
-    const roots = Array.from({ length: 30 }, (_, i) => ({ uuid: randomUUID(), name: `bulk-${i}-${randomUUID().slice(0, 6)}`, inventories: { [rc]: { total: 2 } } }));
-    const kids = roots.slice(0, 5).map((r, i) => ({ uuid: randomUUID(), name: `bulk-kid-${i}-${randomUUID().slice(0, 6)}`, parent: r.uuid, inventories: { [rc]: { total: 1 } } }));
+    const roots = Array.from({ length: 30 }, (_, i) => ({
+      uuid: randomUUID(),
+      name: `bulk-${i}-${randomUUID().slice(0, 6)}`,
+      inventories: { [rc]: { total: 2 } },
+    }));
+    const kids = roots.slice(0, 5).map((r, i) => ({
+      uuid: randomUUID(),
+      name: `bulk-kid-${i}-${randomUUID().slice(0, 6)}`,
+      parent: r.uuid,
+      inventories: { [rc]: { total: 1 } },
+    }));
     const res = await bulkLoadProviders([...roots, ...kids]);
     expect(res.providers).toBe(35);
     const all = await candidates(`resources=${rc}:1`);

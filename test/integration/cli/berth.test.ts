@@ -33,7 +33,17 @@ function berth(args: string[], env: Record<string, string> = {}): Promise<Out> {
     execFile(
       process.execPath,
       [BIN, ...args],
-      { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? dir, TABLE_NAME: table, DDB_ENDPOINT: endpoint, LEGACY_FLAG_TTL_MS: '50', ...env }, timeout: 120_000 },
+      {
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? dir,
+          TABLE_NAME: table,
+          DDB_ENDPOINT: endpoint,
+          LEGACY_FLAG_TTL_MS: '50',
+          ...env,
+        },
+        timeout: 120_000,
+      },
       (err, stdout, stderr) => {
         timings.push({ args, ms: Date.now() - t0 });
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
@@ -117,7 +127,10 @@ ${Array.from({ length: 40 }, (_, i) => `  - {name: edge-${String(i).padStart(2, 
     expect(by['cn-1-fpga'].root_provider_uuid).toBe(CN);
     const inv = (await api.req('GET', `/resource_providers/${by['cn-1-numa0'].uuid}/inventories`)).json.inventories;
     expect(inv.MEMORY_MB).toMatchObject({ total: 65536, allocation_ratio: 1.5 });
-    expect((await api.req('GET', `/resource_providers/${by['cn-1-numa0'].uuid}/traits`)).json.traits.sort()).toEqual(['CUSTOM_RACK_A', 'HW_CPU_X86_AVX2']);
+    expect((await api.req('GET', `/resource_providers/${by['cn-1-numa0'].uuid}/traits`)).json.traits.sort()).toEqual([
+      'CUSTOM_RACK_A',
+      'HW_CPU_X86_AVX2',
+    ]);
     expect((await api.req('GET', `/resource_providers/${CN}/aggregates`)).json.aggregates).toEqual([AGG]);
     expect((await api.req('GET', '/resource_classes/CUSTOM_FPGA_X')).status).toBe(200);
     // the loaded custom class is referenced: it cannot be deleted under the inventory
@@ -148,7 +161,13 @@ ${Array.from({ length: 40 }, (_, i) => `  - {name: edge-${String(i).padStart(2, 
   it('shows the provider tree (all, or one subtree) with usage', async () => {
     const numa0 = (await api.req('GET', '/resource_providers?name=cn-1-numa0')).json.resource_providers[0].uuid;
     const put = await api.req('PUT', `/allocations/${CONSUMER}`, {
-      body: { allocations: { [numa0]: { resources: { VCPU: 6 } } }, project_id: 'p1', user_id: 'u1', consumer_generation: null, consumer_type: 'INSTANCE' },
+      body: {
+        allocations: { [numa0]: { resources: { VCPU: 6 } } },
+        project_id: 'p1',
+        user_id: 'u1',
+        consumer_generation: null,
+        consumer_type: 'INSTANCE',
+      },
     });
     expect(put.status).toBe(204);
     const all = (await ok(['tree'])).stdout;
@@ -168,7 +187,10 @@ ${Array.from({ length: 40 }, (_, i) => `  - {name: edge-${String(i).padStart(2, 
       /^ {4}└── cn-1-fpga {2}[0-9a-f-]{36} {2}gen 1$/,
       '           inventory: CUSTOM_FPGA_X 0/2',
     ];
-    want.forEach((w, i) => (typeof w === 'string' ? expect(lines[at + i]).toBe(w) : expect(lines[at + i]).toMatch(w)));
+    for (const [i, w] of want.entries()) {
+      if (typeof w === 'string') expect(lines[at + i]).toBe(w);
+      else expect(lines[at + i]).toMatch(w);
+    }
     expect(lines.filter((l) => /^edge-\d\d {2}/.test(l)).length).toBe(40);
     const one = (await ok(['tree', 'cn-1-numa1'])).stdout.trim().split('\n');
     expect(one.length).toBe(4);
@@ -239,7 +261,10 @@ ${Array.from({ length: 40 }, (_, i) => `  - {name: edge-${String(i).padStart(2, 
     const m = await ok(['migrate-consumers', '--batch-size', '10']);
     expect(m.stdout).toMatch(/done: 1 consumer records created/);
     const after = (await api.req('GET', `/allocations/${LEGACY}`)).json;
-    expect(after.allocations).toEqual({ [numa1]: { resources: { VCPU: 3 }, generation: expect.any(Number) }, [CN]: { resources: { DISK_GB: 20 }, generation: expect.any(Number) } });
+    expect(after.allocations).toEqual({
+      [numa1]: { resources: { VCPU: 3 }, generation: expect.any(Number) },
+      [CN]: { resources: { DISK_GB: 20 }, generation: expect.any(Number) },
+    });
     expect(after.consumer_generation).toBe(0);
     // a second run has nothing left to do
     expect((await ok(['migrate-consumers'])).stdout).toMatch(/done: 0 consumer records created/);

@@ -60,7 +60,11 @@ describe('baremetal CLI (python3-ironicclient)', () => {
   });
 
   it('creates nodes and takes them to available with manage/provide --wait', async () => {
-    for (const [name, rc] of [['gold-1', 'baremetal'], ['plain-1', 'baremetal'], ['gpu-1', 'baremetal-gpu']] as const) {
+    for (const [name, rc] of [
+      ['gold-1', 'baremetal'],
+      ['plain-1', 'baremetal'],
+      ['gpu-1', 'baremetal-gpu'],
+    ] as const) {
       const n = await bm.json('node', 'create', '--driver', 'fake-hardware', '--resource-class', rc, '--name', name, '--property', 'cpus=8');
       expect(n).toMatchObject({ name, resource_class: rc, provision_state: 'enroll', driver: 'fake-hardware', properties: { cpus: 8 } });
       nodes[name] = n.uuid;
@@ -85,9 +89,33 @@ describe('baremetal CLI (python3-ironicclient)', () => {
   });
 
   it('creates allocations with --wait and lists, shows, sets and unsets them', async () => {
-    const a1 = await bm.json('allocation', 'create', '--resource-class', 'baremetal', '--trait', 'CUSTOM_GOLD', '--name', 'alloc-gold', '--extra', 'team=blue', '--wait', '60');
+    const a1 = await bm.json(
+      'allocation',
+      'create',
+      '--resource-class',
+      'baremetal',
+      '--trait',
+      'CUSTOM_GOLD',
+      '--name',
+      'alloc-gold',
+      '--extra',
+      'team=blue',
+      '--wait',
+      '60',
+    );
     expect(a1).toMatchObject({ name: 'alloc-gold', state: 'active', node_uuid: nodes['gold-1'], traits: ['CUSTOM_GOLD'], extra: { team: 'blue' } });
-    const a2 = await bm.json('allocation', 'create', '--resource-class', 'baremetal', '--candidate-node', 'plain-1', '--name', 'alloc-plain', '--wait', '60');
+    const a2 = await bm.json(
+      'allocation',
+      'create',
+      '--resource-class',
+      'baremetal',
+      '--candidate-node',
+      'plain-1',
+      '--name',
+      'alloc-plain',
+      '--wait',
+      '60',
+    );
     expect(a2).toMatchObject({ state: 'active', node_uuid: nodes['plain-1'], candidate_nodes: [nodes['plain-1']] });
     // the node records its allocation and instance
     const node = await get(`/v1/nodes/${nodes['gold-1']}`);

@@ -92,9 +92,21 @@ describe('openstack CLI + osc-placement (newest microversion)', () => {
 
   it('sets, lists, shows, amends and deletes inventories', async () => {
     const inv = await osc.json(
-      'resource', 'provider', 'inventory', 'set', numa,
-      '--resource', 'VCPU=8', '--resource', 'VCPU:allocation_ratio=2.0',
-      '--resource', 'MEMORY_MB=4096', '--resource', 'MEMORY_MB:max_unit=2048', '--resource', 'CUSTOM_FPGA=2',
+      'resource',
+      'provider',
+      'inventory',
+      'set',
+      numa,
+      '--resource',
+      'VCPU=8',
+      '--resource',
+      'VCPU:allocation_ratio=2.0',
+      '--resource',
+      'MEMORY_MB=4096',
+      '--resource',
+      'MEMORY_MB:max_unit=2048',
+      '--resource',
+      'CUSTOM_FPGA=2',
     );
     expect(Object.fromEntries(inv.map((i: any) => [i.resource_class, i.total]))).toEqual({ VCPU: 8, MEMORY_MB: 4096, CUSTOM_FPGA: 2 });
     await osc.ok('resource', 'provider', 'inventory', 'set', compute, '--resource', 'DISK_GB=500');
@@ -119,7 +131,19 @@ describe('openstack CLI + osc-placement (newest microversion)', () => {
 
   it('sets aggregates with the provider generation and refuses a stale one', async () => {
     const gen = (await api.req('GET', `/resource_providers/${compute}`)).json.generation as number;
-    const aggs = await osc.json('resource', 'provider', 'aggregate', 'set', compute, '--aggregate', AGG_A, '--aggregate', AGG_B, '--generation', String(gen));
+    const aggs = await osc.json(
+      'resource',
+      'provider',
+      'aggregate',
+      'set',
+      compute,
+      '--aggregate',
+      AGG_A,
+      '--aggregate',
+      AGG_B,
+      '--generation',
+      String(gen),
+    );
     expect(aggs.map((a: any) => a.uuid).sort()).toEqual([AGG_A, AGG_B]);
     expect((await osc.json('resource', 'provider', 'aggregate', 'list', compute)).map((a: any) => a.uuid).sort()).toEqual([AGG_A, AGG_B]);
     // the generation it just used is stale now: a conflict, reported by the client
@@ -127,7 +151,17 @@ describe('openstack CLI + osc-placement (newest microversion)', () => {
     expect(stale.code).not.toBe(0);
     expect(stale.stderr).toContain('HTTP 409');
     expect((await api.req('GET', `/resource_providers/${compute}/aggregates`)).json.aggregates.sort()).toEqual([AGG_A, AGG_B]);
-    await osc.ok('resource', 'provider', 'aggregate', 'set', other, '--aggregate', AGG_A, '--generation', String((await api.req('GET', `/resource_providers/${other}`)).json.generation));
+    await osc.ok(
+      'resource',
+      'provider',
+      'aggregate',
+      'set',
+      other,
+      '--aggregate',
+      AGG_A,
+      '--generation',
+      String((await api.req('GET', `/resource_providers/${other}`)).json.generation),
+    );
   });
 
   it('lists allocation candidates with required, any-of (1.39), forbidden traits and member_of', async () => {
@@ -141,9 +175,21 @@ describe('openstack CLI + osc-placement (newest microversion)', () => {
     expect(await osc.json('allocation', 'candidate', 'list', '--resource', 'VCPU=1', '--forbidden', 'CUSTOM_GOLD')).toEqual([]);
     // granular groups across the tree (numa's VCPU + compute's DISK_GB), limited to aggregate A
     const g = await osc.json(
-      'allocation', 'candidate', 'list',
-      '--group', '1', '--resource', 'VCPU=1', '--group', '2', '--resource', 'DISK_GB=10',
-      '--group-policy', 'none', '--member-of', AGG_A,
+      'allocation',
+      'candidate',
+      'list',
+      '--group',
+      '1',
+      '--resource',
+      'VCPU=1',
+      '--group',
+      '2',
+      '--resource',
+      'DISK_GB=10',
+      '--group-policy',
+      'none',
+      '--member-of',
+      AGG_A,
     );
     expect(g.map((x: any) => x['resource provider']).sort()).toEqual([compute, numa].sort());
     // more than the capacity (8 VCPU × 2.0): nothing
@@ -152,9 +198,21 @@ describe('openstack CLI + osc-placement (newest microversion)', () => {
 
   it('sets, shows and unsets allocations; usages follow', async () => {
     const set = await osc.json(
-      'resource', 'provider', 'allocation', 'set', CONSUMER,
-      '--allocation', `rp=${numa},VCPU=4,MEMORY_MB=1024`, '--allocation', `rp=${compute},DISK_GB=40`,
-      '--project-id', 'proj-a', '--user-id', 'user-a', '--consumer-type', 'INSTANCE',
+      'resource',
+      'provider',
+      'allocation',
+      'set',
+      CONSUMER,
+      '--allocation',
+      `rp=${numa},VCPU=4,MEMORY_MB=1024`,
+      '--allocation',
+      `rp=${compute},DISK_GB=40`,
+      '--project-id',
+      'proj-a',
+      '--user-id',
+      'user-a',
+      '--consumer-type',
+      'INSTANCE',
     );
     expect(set.map((a: any) => a.resource_provider).sort()).toEqual([compute, numa].sort());
     const shown = await osc.json('resource', 'provider', 'allocation', 'show', CONSUMER);
@@ -179,7 +237,21 @@ describe('openstack CLI + osc-placement (newest microversion)', () => {
     api1 = await api.req('GET', `/allocations/${CONSUMER}`);
     expect(Object.keys(api1.json.allocations)).toEqual([numa]);
     // capacity is enforced for the CLI too: 4 + 13 > 16
-    const over = await osc.run('resource', 'provider', 'allocation', 'set', CONSUMER, '--allocation', `rp=${numa},VCPU=17`, '--project-id', 'proj-a', '--user-id', 'user-a', '--consumer-type', 'INSTANCE');
+    const over = await osc.run(
+      'resource',
+      'provider',
+      'allocation',
+      'set',
+      CONSUMER,
+      '--allocation',
+      `rp=${numa},VCPU=17`,
+      '--project-id',
+      'proj-a',
+      '--user-id',
+      'user-a',
+      '--consumer-type',
+      'INSTANCE',
+    );
     expect(over.code).not.toBe(0);
     expect(over.stderr).toContain('HTTP 409');
     await osc.ok('resource', 'provider', 'allocation', 'delete', CONSUMER);

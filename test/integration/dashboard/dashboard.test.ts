@@ -30,8 +30,18 @@ beforeAll(async () => {
   };
   await ok(api.req('POST', '/resource_providers', { body: { name: 'compute-1', uuid: COMPUTE } }), 200);
   await ok(api.req('POST', '/resource_providers', { body: { name: 'numa-0', uuid: NUMA, parent_provider_uuid: COMPUTE } }), 200);
-  await ok(api.req('PUT', `/resource_providers/${COMPUTE}/inventories`, { body: { resource_provider_generation: 0, inventories: { DISK_GB: { total: 100 } } } }), 200);
-  await ok(api.req('PUT', `/resource_providers/${NUMA}/inventories`, { body: { resource_provider_generation: 0, inventories: { VCPU: { total: 8 }, MEMORY_MB: { total: 4096 } } } }), 200);
+  await ok(
+    api.req('PUT', `/resource_providers/${COMPUTE}/inventories`, {
+      body: { resource_provider_generation: 0, inventories: { DISK_GB: { total: 100 } } },
+    }),
+    200,
+  );
+  await ok(
+    api.req('PUT', `/resource_providers/${NUMA}/inventories`, {
+      body: { resource_provider_generation: 0, inventories: { VCPU: { total: 8 }, MEMORY_MB: { total: 4096 } } },
+    }),
+    200,
+  );
   await ok(api.req('PUT', `/resource_providers/${COMPUTE}/aggregates`, { body: { aggregates: [AGG], resource_provider_generation: 1 } }), 200);
   await ok(api.req('PUT', `/resource_providers/${NUMA}/traits`, { body: { traits: ['HW_CPU_X86_AVX2'], resource_provider_generation: 1 } }), 200);
   await ok(
@@ -50,7 +60,16 @@ beforeAll(async () => {
   dashUrl = `http://127.0.0.1:${(dash.address() as { port: number }).port}`;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }, 120_000);
 

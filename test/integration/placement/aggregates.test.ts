@@ -64,7 +64,10 @@ describe('provider aggregates', () => {
     const list = async (q: string, version?: string) => {
       const r = await api.req('GET', `/resource_providers?${q}`, { version });
       expect(r.status).toBe(200);
-      return (r.json.resource_providers as Array<{ uuid: string }>).map((p) => p.uuid).filter((u) => [r1, r2, r3].includes(u)).sort();
+      return (r.json.resource_providers as Array<{ uuid: string }>)
+        .map((p) => p.uuid)
+        .filter((u) => [r1, r2, r3].includes(u))
+        .sort();
     };
     expect(await list(`member_of=${b}`)).toEqual([r1, r2].sort());
     expect(await list(`member_of=in:${a},${c}`)).toEqual([r1, r2, r3].sort());

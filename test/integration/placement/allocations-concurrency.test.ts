@@ -105,7 +105,10 @@ describe('claims under contention', () => {
     const c = randomUUID();
     const rs = await Promise.all(
       Array.from({ length: 8 }, (_, i) =>
-        api.req('PUT', `/allocations/${c}`, { version: '1.27', body: { allocations: { [rp]: { resources: { VCPU: i + 1 } } }, project_id: 'p', user_id: 'u' } }),
+        api.req('PUT', `/allocations/${c}`, {
+          version: '1.27',
+          body: { allocations: { [rp]: { resources: { VCPU: i + 1 } } }, project_id: 'p', user_id: 'u' },
+        }),
       ),
     );
     expect(rs.map((r) => r.status)).toEqual(Array(8).fill(204));
@@ -155,7 +158,9 @@ describe('claims under contention', () => {
     expect(statuses.filter((s) => s === 204).length).toBeGreaterThan(50);
 
     // the truth: every consumer's record
-    const records = await Promise.all(consumers.map(async (c) => [c, (await api.req('GET', `/allocations/${c}`, { version: '1.38' })).json] as const));
+    const records = await Promise.all(
+      consumers.map(async (c) => [c, (await api.req('GET', `/allocations/${c}`, { version: '1.38' })).json] as const),
+    );
     const { getProvider } = await import('../../../functions/store/placement/providers.js');
     for (const [i, rp] of rps.entries()) {
       const fromConsumers: Record<string, number> = { VCPU: 0, MEMORY_MB: 0 };
@@ -170,7 +175,12 @@ describe('claims under contention', () => {
       expect(used).toEqual(fromConsumers);
       expect(used.VCPU).toBeLessThanOrEqual(caps[i]!);
       const rows = (await api.req('GET', `/resource_providers/${rp}/allocations`, { version: '1.28' })).json.allocations;
-      expect(Object.keys(rows).sort()).toEqual(records.filter(([, rec]) => rec.allocations[rp]).map(([c]) => c).sort());
+      expect(Object.keys(rows).sort()).toEqual(
+        records
+          .filter(([, rec]) => rec.allocations[rp])
+          .map(([c]) => c)
+          .sort(),
+      );
       for (const [c, row] of Object.entries(rows) as [string, { consumer_generation: number; resources: unknown }][]) {
         const rec = records.find(([x]) => x === c)![1];
         expect(row).toEqual({ resources: rec.allocations[rp].resources, consumer_generation: rec.consumer_generation });

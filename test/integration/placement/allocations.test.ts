@@ -79,7 +79,9 @@ describe('consumer generations (seed 000)', () => {
       const c = randomUUID();
       const over = await put(c, '1.28', { allocations: dict(rp, { VCPU: 3 }), project_id: 'p', user_id: 'u', consumer_generation: null });
       expect(over.status).toBe(409);
-      expect((await put(c, '1.28', { allocations: dict(rp, { VCPU: 2 }), project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(204);
+      expect((await put(c, '1.28', { allocations: dict(rp, { VCPU: 2 }), project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(
+        204,
+      );
     });
   });
 
@@ -130,7 +132,9 @@ describe('consumer generations (seed 000)', () => {
       expect(one.json.errors[0].detail).toContain('expected null but got 0');
       expect(await usage(rp)).toEqual({ VCPU: 3 });
       const project = `p-${randomUUID()}`;
-      expect((await put(c, '1.28', { allocations: dict(rp, { VCPU: 2 }), project_id: project, user_id: 'u', consumer_generation: null })).status).toBe(204);
+      expect(
+        (await put(c, '1.28', { allocations: dict(rp, { VCPU: 2 }), project_id: project, user_id: 'u', consumer_generation: null })).status,
+      ).toBe(204);
       expect(await usage(rp)).toEqual({ VCPU: 2 });
       expect((await api.req('GET', `/usages?project_id=${project}`, { version: '1.9' })).json.usages).toEqual({ VCPU: 2 });
     });
@@ -150,7 +154,10 @@ describe('consumer generations (seed 000)', () => {
       const [a, b] = [randomUUID(), randomUUID()];
       await importLegacy(a, { [rp]: { VCPU: 1 } });
       await importLegacy(b, { [rp]: { VCPU: 1 } });
-      const r13 = await api.req('POST', '/allocations', { version: '1.13', body: { [a]: { allocations: dict(rp, { VCPU: 2 }), project_id: 'p', user_id: 'u' } } });
+      const r13 = await api.req('POST', '/allocations', {
+        version: '1.13',
+        body: { [a]: { allocations: dict(rp, { VCPU: 2 }), project_id: 'p', user_id: 'u' } },
+      });
       expect(r13.status).toBe(204);
       const bad = await api.req('POST', '/allocations', {
         version: '1.28',
@@ -170,12 +177,21 @@ describe('consumer generations (seed 000)', () => {
     it('< 1.28: always overwrites; the generation goes up by one each time', async () => {
       const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const c = randomUUID();
-      expect((await put(c, '1.8', { allocations: [{ resource_provider: { uuid: rp }, resources: { VCPU: 1 } }], project_id: 'p', user_id: 'u' })).status).toBe(204);
+      expect(
+        (await put(c, '1.8', { allocations: [{ resource_provider: { uuid: rp }, resources: { VCPU: 1 } }], project_id: 'p', user_id: 'u' })).status,
+      ).toBe(204);
       expect((await put(c, '1.27', { allocations: dict(rp, { VCPU: 2 }), project_id: 'p', user_id: 'u' })).status).toBe(204);
       expect((await put(c, '1.7', { allocations: [{ resource_provider: { uuid: rp }, resources: { VCPU: 3 } }] })).status).toBe(204);
       // below 1.8 the incomplete owner replaces the consumer's (as upstream)
-      expect(await consumer(c, '1.28')).toMatchObject({ consumer_generation: 3, project_id: INCOMPLETE, allocations: { [rp]: { resources: { VCPU: 3 } } } });
-      const post = await api.req('POST', '/allocations', { version: '1.27', body: { [c]: { allocations: dict(rp, { VCPU: 4 }), project_id: 'p', user_id: 'u' } } });
+      expect(await consumer(c, '1.28')).toMatchObject({
+        consumer_generation: 3,
+        project_id: INCOMPLETE,
+        allocations: { [rp]: { resources: { VCPU: 3 } } },
+      });
+      const post = await api.req('POST', '/allocations', {
+        version: '1.27',
+        body: { [c]: { allocations: dict(rp, { VCPU: 4 }), project_id: 'p', user_id: 'u' } },
+      });
       expect(post.status).toBe(204);
       expect((await consumer(c)).consumer_generation).toBe(4);
     });
@@ -206,14 +222,26 @@ describe('consumer generations (seed 000)', () => {
     it('removing the last allocation (empty PUT, POST or DELETE) removes the consumer', async () => {
       const rp = await createProvider(api, { inventories: { VCPU: { total: 8 } } });
       const [a, b, c] = [randomUUID(), randomUUID(), randomUUID()];
-      for (const x of [a, b, c]) expect((await put(x, '1.28', { allocations: dict(rp, { VCPU: 1 }), project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(204);
+      for (const x of [a, b, c])
+        expect((await put(x, '1.28', { allocations: dict(rp, { VCPU: 1 }), project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(
+          204,
+        );
       expect((await put(a, '1.28', { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: 1 })).status).toBe(204);
-      expect((await api.req('POST', '/allocations', { version: '1.28', body: { [b]: { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: 1 } } })).status).toBe(204);
+      expect(
+        (
+          await api.req('POST', '/allocations', {
+            version: '1.28',
+            body: { [b]: { allocations: {}, project_id: 'p', user_id: 'u', consumer_generation: 1 } },
+          })
+        ).status,
+      ).toBe(204);
       expect((await api.req('DELETE', `/allocations/${c}`)).status).toBe(204);
       for (const x of [a, b, c]) {
         expect(await consumer(x)).toEqual({ allocations: {} });
         // no record left: "new consumer" again
-        expect((await put(x, '1.28', { allocations: dict(rp, { VCPU: 1 }), project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(204);
+        expect((await put(x, '1.28', { allocations: dict(rp, { VCPU: 1 }), project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(
+          204,
+        );
       }
     });
   });
@@ -221,9 +249,15 @@ describe('consumer generations (seed 000)', () => {
 
 describe('claims', () => {
   it('checks (total - reserved) * allocation_ratio, min_unit, max_unit and step_size', async () => {
-    const rp = await createProvider(api, { inventories: { VCPU: { total: 10, reserved: 2, allocation_ratio: 1.5 }, MEMORY_MB: { total: 1024, min_unit: 64, max_unit: 512, step_size: 64 } } });
+    const rp = await createProvider(api, {
+      inventories: {
+        VCPU: { total: 10, reserved: 2, allocation_ratio: 1.5 },
+        MEMORY_MB: { total: 1024, min_unit: 64, max_unit: 512, step_size: 64 },
+      },
+    });
     const c = () => randomUUID();
-    const claim = (res: Record<string, number>) => put(c(), '1.28', { allocations: dict(rp, res), project_id: 'p', user_id: 'u', consumer_generation: null });
+    const claim = (res: Record<string, number>) =>
+      put(c(), '1.28', { allocations: dict(rp, res), project_id: 'p', user_id: 'u', consumer_generation: null });
     const constraint = `Unable to allocate inventory: Unable to create allocation for 'MEMORY_MB' on resource provider '${rp}'. The requested amount would violate inventory constraints.`;
     for (const n of [32, 576, 100]) {
       const r = await claim({ MEMORY_MB: n });
@@ -246,7 +280,9 @@ describe('claims', () => {
     const claim = (allocations: unknown) => put(randomUUID(), '1.28', { allocations, project_id: 'p', user_id: 'u', consumer_generation: null });
     const none = await claim({ [empty]: { resources: { VCPU: 1, MEMORY_MB: 1 } } });
     expect(none.status).toBe(409);
-    expect(none.json.errors[0].detail).toContain(`Unable to allocate inventory: Inventory for 'VCPU, MEMORY_MB' on resource provider '${empty}' invalid.`);
+    expect(none.json.errors[0].detail).toContain(
+      `Unable to allocate inventory: Inventory for 'VCPU, MEMORY_MB' on resource provider '${empty}' invalid.`,
+    );
     const notThis = await claim({ [rp]: { resources: { VCPU: 1, DISK_GB: 1 } } });
     expect(notThis.status).toBe(409);
     expect(notThis.json.errors[0].detail).toContain(`Inventory for 'DISK_GB' on resource provider '${rp}' invalid.`);
@@ -275,7 +311,10 @@ describe('claims', () => {
   });
 
   it('bumps the generation of providers it allocates on, not of those it leaves, nor on DELETE (as upstream)', async () => {
-    const [x, y] = [await createProvider(api, { inventories: { VCPU: { total: 8 } } }), await createProvider(api, { inventories: { VCPU: { total: 8 } } })];
+    const [x, y] = [
+      await createProvider(api, { inventories: { VCPU: { total: 8 } } }),
+      await createProvider(api, { inventories: { VCPU: { total: 8 } } }),
+    ];
     const c = randomUUID();
     const [gx, gy] = [await gen(x), await gen(y)];
     expect((await put(c, '1.28', { allocations: dict(x, { VCPU: 1 }), project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(204);
@@ -293,10 +332,30 @@ describe('claims', () => {
     const rp = await createProvider(api, { inventories: { VCPU: { total: 16 }, MEMORY_MB: { total: 4096 } } });
     const c = randomUUID();
     const [p1, p2] = [`p-${randomUUID()}`, `p-${randomUUID()}`];
-    expect((await put(c, '1.38', { allocations: dict(rp, { VCPU: 2, MEMORY_MB: 512 }), project_id: p1, user_id: 'u1', consumer_generation: null, consumer_type: 'INSTANCE' })).status).toBe(204);
+    expect(
+      (
+        await put(c, '1.38', {
+          allocations: dict(rp, { VCPU: 2, MEMORY_MB: 512 }),
+          project_id: p1,
+          user_id: 'u1',
+          consumer_generation: null,
+          consumer_type: 'INSTANCE',
+        })
+      ).status,
+    ).toBe(204);
     const totals = async (q: string, v = '1.38') => (await api.req('GET', `/usages?${q}`, { version: v })).json.usages;
     expect(await totals(`project_id=${p1}`)).toEqual({ INSTANCE: { consumer_count: 1, VCPU: 2, MEMORY_MB: 512 } });
-    expect((await put(c, '1.38', { allocations: dict(rp, { VCPU: 3 }), project_id: p1, user_id: 'u2', consumer_generation: 1, consumer_type: 'MIGRATION' })).status).toBe(204);
+    expect(
+      (
+        await put(c, '1.38', {
+          allocations: dict(rp, { VCPU: 3 }),
+          project_id: p1,
+          user_id: 'u2',
+          consumer_generation: 1,
+          consumer_type: 'MIGRATION',
+        })
+      ).status,
+    ).toBe(204);
     expect(await totals(`project_id=${p1}`)).toEqual({ MIGRATION: { consumer_count: 1, VCPU: 3 } });
     expect(await totals(`project_id=${p1}&user_id=u1`)).toEqual({});
     expect(await totals(`project_id=${p1}&user_id=u2`, '1.9')).toEqual({ VCPU: 3 });

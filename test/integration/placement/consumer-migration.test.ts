@@ -30,10 +30,16 @@ const migration = () => import('../../../functions/maintenance/consumers.js');
 
 describe('incomplete consumer migration', () => {
   it('creates the missing records in resumable batches, then has nothing left to do', async () => {
-    const [a, b] = [await createProvider(api, { inventories: { VCPU: { total: 10_000 }, DISK_GB: { total: 10_000 } } }), await createProvider(api, { inventories: { VCPU: { total: 10_000 }, DISK_GB: { total: 10_000 } } })];
+    const [a, b] = [
+      await createProvider(api, { inventories: { VCPU: { total: 10_000 }, DISK_GB: { total: 10_000 } } }),
+      await createProvider(api, { inventories: { VCPU: { total: 10_000 }, DISK_GB: { total: 10_000 } } }),
+    ];
     const legacy = Array.from({ length: 120 }, (_, i) => ({
       uuid: randomUUID(),
-      allocations: (i % 3 === 0 ? { [a]: { VCPU: 1, DISK_GB: 2 }, [b]: { VCPU: 1 } } : { [a]: { VCPU: 1 } }) as Record<string, Record<string, number>>,
+      allocations: (i % 3 === 0 ? { [a]: { VCPU: 1, DISK_GB: 2 }, [b]: { VCPU: 1 } } : { [a]: { VCPU: 1 } }) as Record<
+        string,
+        Record<string, number>
+      >,
     }));
     await (await store()).importLegacyAllocations(legacy);
     expect((await api.req('GET', `/resource_providers/${a}/usages`)).json.usages).toEqual({ VCPU: 120, DISK_GB: 80 });

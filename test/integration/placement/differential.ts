@@ -21,7 +21,19 @@
  *  - renaming a custom resource class in use (1.2–1.6) is refused with 409.
  * Exit status 1 on any mismatch.
  */
-import { arg, normalizeJson, placementCall as call, prng, runRounds, waitForUp, withServers, type JsonRes as Res, type Prng as R, reportMismatch, type RoundResult } from '../differential-kit.js';
+import {
+  arg,
+  normalizeJson,
+  placementCall as call,
+  prng,
+  runRounds,
+  waitForUp,
+  withServers,
+  type JsonRes as Res,
+  type Prng as R,
+  reportMismatch,
+  type RoundResult,
+} from '../differential-kit.js';
 
 const ROUNDS = arg('rounds', 20);
 const OPS = arg('ops', 150);
@@ -100,7 +112,14 @@ function listQuery(r: R): string {
     parts.push(`member_of=${[list.includes(',') ? `in:${list}` : list, `in:${list}`, `!${AGGS[0]}`, `!in:${list}`, 'in:'][form]}`);
     if (r.chance(0.2)) parts.push(`member_of=${r.pick(AGGS)}`);
   }
-  if (r.chance(0.25)) parts.push(`resources=${rcs(r).map((c) => `${c}:${r.int(0, 8)}`).join(',') || 'VCPU:1'}`);
+  if (r.chance(0.25))
+    parts.push(
+      `resources=${
+        rcs(r)
+          .map((c) => `${c}:${r.int(0, 8)}`)
+          .join(',') || 'VCPU:1'
+      }`,
+    );
   if (r.chance(0.25)) {
     const t = r.some([...STD_TRAITS, ...CUSTOM_TRAITS], 2).map((x) => (r.chance(0.3) ? `!${x}` : x));
     parts.push(`required=${r.chance(0.2) ? `in:${STD_TRAITS.slice(0, 2).join(',')}` : t.join(',') || 'HW_CPU_X86_AVX2'}`);
@@ -114,13 +133,22 @@ function allocationsBody(r: R, v: number, seen: Seen, consumer: string): unknown
   // mostly plausible claims: providers with inventory, classes they have, small amounts
   const stocked = RPS.filter((u) => seen.inv.get(u)?.length);
   const plausible = stocked.length > 0 && r.chance(0.75);
-  const rps = plausible ? r.some(stocked, 2).concat(stocked.length ? [r.pick(stocked)] : []).filter((u, i, xs) => xs.indexOf(u) === i).slice(0, 2) : r.some(RPS, 2);
+  const rps = plausible
+    ? r
+        .some(stocked, 2)
+        .concat(stocked.length ? [r.pick(stocked)] : [])
+        .filter((u, i, xs) => xs.indexOf(u) === i)
+        .slice(0, 2)
+    : r.some(RPS, 2);
   const amounts = (rp?: string) =>
     Object.fromEntries(
-      (plausible && rp ? r.some(seen.inv.get(rp) ?? [], 2).concat(seen.inv.get(rp)!.slice(0, 1)).filter((c, i, xs) => xs.indexOf(c) === i) : rcs(r)).map((c) => [
-        c,
-        r.chance(0.05) ? r.pick([0, -1]) : plausible ? r.int(1, 2) : r.int(1, 6),
-      ]),
+      (plausible && rp
+        ? r
+            .some(seen.inv.get(rp) ?? [], 2)
+            .concat(seen.inv.get(rp)!.slice(0, 1))
+            .filter((c, i, xs) => xs.indexOf(c) === i)
+        : rcs(r)
+      ).map((c) => [c, r.chance(0.05) ? r.pick([0, -1]) : plausible ? r.int(1, 2) : r.int(1, 6)]),
     );
   const empty = r.chance(0.15);
   if (v < 12) {
@@ -166,25 +194,54 @@ function randomOp(r: R, seen: Seen, i: number): Op {
     case 7:
     case 8: {
       const inventories = Object.fromEntries(rcs(r).map((c) => [c, inventory(r)]));
-      return { method: 'PUT', path: `/resource_providers/${rp}/inventories`, version: v, body: { resource_provider_generation: gen(r, seen, rp), inventories } };
+      return {
+        method: 'PUT',
+        path: `/resource_providers/${rp}/inventories`,
+        version: v,
+        body: { resource_provider_generation: gen(r, seen, rp), inventories },
+      };
     }
     case 9:
-      return { method: 'POST', path: `/resource_providers/${rp}/inventories`, version: v, body: { resource_class: r.pick([...STD_RC, ...CUSTOM_RC]), ...inventory(r) } };
+      return {
+        method: 'POST',
+        path: `/resource_providers/${rp}/inventories`,
+        version: v,
+        body: { resource_class: r.pick([...STD_RC, ...CUSTOM_RC]), ...inventory(r) },
+      };
     case 10: {
       const c = r.pick([...STD_RC, ...CUSTOM_RC]);
       return r.chance(0.5)
-        ? { method: 'PUT', path: `/resource_providers/${rp}/inventories/${c}`, version: v, body: { resource_provider_generation: gen(r, seen, rp), ...inventory(r) } }
+        ? {
+            method: 'PUT',
+            path: `/resource_providers/${rp}/inventories/${c}`,
+            version: v,
+            body: { resource_provider_generation: gen(r, seen, rp), ...inventory(r) },
+          }
         : { method: 'DELETE', path: `/resource_providers/${rp}/inventories/${c}`, version: v };
     }
     case 11:
-      return r.chance(0.5) ? { method: 'DELETE', path: `/resource_providers/${rp}/inventories`, version: v } : { method: 'GET', path: `/resource_providers/${rp}/inventories`, version: v };
+      return r.chance(0.5)
+        ? { method: 'DELETE', path: `/resource_providers/${rp}/inventories`, version: v }
+        : { method: 'GET', path: `/resource_providers/${rp}/inventories`, version: v };
     case 12:
-      return { method: 'PUT', path: `/resource_providers/${rp}/traits`, version: v, body: { resource_provider_generation: gen(r, seen, rp), traits: r.some([...STD_TRAITS, ...CUSTOM_TRAITS]) } };
+      return {
+        method: 'PUT',
+        path: `/resource_providers/${rp}/traits`,
+        version: v,
+        body: { resource_provider_generation: gen(r, seen, rp), traits: r.some([...STD_TRAITS, ...CUSTOM_TRAITS]) },
+      };
     case 13:
-      return r.chance(0.5) ? { method: 'DELETE', path: `/resource_providers/${rp}/traits`, version: v } : { method: 'GET', path: `/resource_providers/${rp}/traits`, version: v };
+      return r.chance(0.5)
+        ? { method: 'DELETE', path: `/resource_providers/${rp}/traits`, version: v }
+        : { method: 'GET', path: `/resource_providers/${rp}/traits`, version: v };
     case 14: {
       const aggs = r.some(AGGS);
-      return { method: 'PUT', path: `/resource_providers/${rp}/aggregates`, version: v, body: vn >= 19 ? { resource_provider_generation: gen(r, seen, rp), aggregates: aggs } : aggs };
+      return {
+        method: 'PUT',
+        path: `/resource_providers/${rp}/aggregates`,
+        version: v,
+        body: vn >= 19 ? { resource_provider_generation: gen(r, seen, rp), aggregates: aggs } : aggs,
+      };
     }
     case 15:
       return { method: 'GET', path: `/resource_providers/${rp}/aggregates`, version: v };
@@ -202,19 +259,24 @@ function randomOp(r: R, seen: Seen, i: number): Op {
     case 20:
       return { method: 'DELETE', path: `/allocations/${r.pick(CONSUMERS)}`, version: v };
     case 21:
-      return r.chance(0.5) ? { method: 'GET', path: `/allocations/${r.pick(CONSUMERS)}`, version: v } : { method: 'GET', path: `/resource_providers/${rp}/allocations`, version: v };
+      return r.chance(0.5)
+        ? { method: 'GET', path: `/allocations/${r.pick(CONSUMERS)}`, version: v }
+        : { method: 'GET', path: `/resource_providers/${rp}/allocations`, version: v };
     case 22: {
       const q = [`project_id=${r.pick(PROJECTS)}`];
       if (r.chance(0.4)) q.push(`user_id=${r.pick(USERS)}`);
       if (r.chance(0.3)) q.push(`consumer_type=${r.pick(['INSTANCE', 'MIGRATION', 'all', 'unknown', 'INSTANCE,MIGRATION'])}`);
       if (r.chance(0.05)) q.shift();
-      return r.chance(0.7) ? { method: 'GET', path: `/usages?${q.join('&')}`, version: v } : { method: 'GET', path: `/resource_providers/${rp}/usages`, version: v };
+      return r.chance(0.7)
+        ? { method: 'GET', path: `/usages?${q.join('&')}`, version: v }
+        : { method: 'GET', path: `/resource_providers/${rp}/usages`, version: v };
     }
     case 23: {
       const c = r.pick([...CUSTOM_RC, 'CUSTOM_C', 'VCPU', 'bad']);
       const m = r.int(0, 3);
       if (m === 0) return { method: 'POST', path: '/resource_classes', version: v, body: { name: c } };
-      if (m === 1) return { method: 'PUT', path: `/resource_classes/${c}`, version: v, body: vn < 7 ? { name: r.pick([...CUSTOM_RC, 'CUSTOM_C']) } : undefined };
+      if (m === 1)
+        return { method: 'PUT', path: `/resource_classes/${c}`, version: v, body: vn < 7 ? { name: r.pick([...CUSTOM_RC, 'CUSTOM_C']) } : undefined };
       if (m === 2) return { method: 'DELETE', path: `/resource_classes/${c}`, version: v };
       return { method: 'GET', path: r.chance(0.5) ? '/resource_classes' : `/resource_classes/${c}`, version: v };
     }
@@ -224,7 +286,15 @@ function randomOp(r: R, seen: Seen, i: number): Op {
       if (m === 0) return { method: 'PUT', path: `/traits/${t}`, version: v };
       if (m === 1) return { method: 'DELETE', path: `/traits/${t}`, version: v };
       if (m === 2) return { method: 'GET', path: `/traits/${t}`, version: v };
-      const q = r.pick(['', '?associated=true', '?associated=false', '?name=startswith:CUSTOM', '?name=in:CUSTOM_T1,HW_CPU_X86_AVX2', '?name=CUSTOM_T1', '?associated=maybe']);
+      const q = r.pick([
+        '',
+        '?associated=true',
+        '?associated=false',
+        '?name=startswith:CUSTOM',
+        '?name=in:CUSTOM_T1,HW_CPU_X86_AVX2',
+        '?name=CUSTOM_T1',
+        '?associated=maybe',
+      ]);
       return { method: 'GET', path: `/traits${q}`, version: v };
     }
     case 25:
@@ -234,7 +304,15 @@ function randomOp(r: R, seen: Seen, i: number): Op {
       const [a, b] = [r.pick(RPS), r.pick(RPS)];
       const c = r.pick(CONSUMERS);
       const inv = { [a]: { resource_provider_generation: seen.rpGen.get(a) ?? 0, inventories: { VCPU: { total: r.int(1, 16) } } } };
-      const allocations = { [c]: { allocations: { [b]: { resources: { VCPU: 1 } } }, project_id: r.pick(PROJECTS), user_id: r.pick(USERS), consumer_generation: seen.consumerGen.get(c) ?? null, ...(vn >= 38 ? { consumer_type: 'INSTANCE' } : {}) } };
+      const allocations = {
+        [c]: {
+          allocations: { [b]: { resources: { VCPU: 1 } } },
+          project_id: r.pick(PROJECTS),
+          user_id: r.pick(USERS),
+          consumer_generation: seen.consumerGen.get(c) ?? null,
+          ...(vn >= 38 ? { consumer_type: 'INSTANCE' } : {}),
+        },
+      };
       return { method: 'POST', path: '/reshaper', version: v, body: { inventories: inv, allocations } };
     }
     default:
@@ -260,27 +338,43 @@ async function observe(refUrl: string, seen: Seen): Promise<void> {
 function known(op: Op, a: Res, b: Res): string | null {
   const body: any = op.body;
   // upstream joins some name sets in Python's (per-process, hash-seeded) set order
-  const words = (r: Res) => JSON.stringify(normalize(r.json)).split(/[^A-Za-z0-9_.-]+/).sort().join(' ');
+  const words = (r: Res) =>
+    JSON.stringify(normalize(r.json))
+      .split(/[^A-Za-z0-9_.-]+/)
+      .sort()
+      .join(' ');
   if (a.status === b.status && a.json?.errors && words(a) === words(b)) return 'python set order';
   // upstream leaks the SQL error of a duplicate inventory insert; Berth says what exists
-  if (a.status === b.status && a.json?.errors?.[0]?.code === b.json?.errors?.[0]?.code && /sqlite3\./.test(JSON.stringify(a.json))) return 'upstream SQL text';
- // a record upstream kept after a failed or empty write keeps its consumer type: the
+  if (a.status === b.status && a.json?.errors?.[0]?.code === b.json?.errors?.[0]?.code && /sqlite3\./.test(JSON.stringify(a.json)))
+    return 'upstream SQL text';
+  // a record upstream kept after a failed or empty write keeps its consumer type: the
   // same usage, grouped under another type
   const flat = (r: Res) => {
     const sum: Record<string, number> = {};
-    for (const u of Object.values<any>(r.json?.usages ?? {})) if (u && typeof u === 'object') for (const [k, n] of Object.entries<number>(u)) sum[k] = (sum[k] ?? 0) + n;
+    for (const u of Object.values<any>(r.json?.usages ?? {}))
+      if (u && typeof u === 'object') for (const [k, n] of Object.entries<number>(u)) sum[k] = (sum[k] ?? 0) + n;
     return JSON.stringify(normalize(sum));
   };
   const untyped = (r: Res) => JSON.stringify(normalize({ ...r.json, consumer_type: undefined }));
-  if (op.path.startsWith('/allocations/') && a.status === 200 && b.status === 200 && b.json?.consumer_type === 'unknown' && untyped(a) === untyped(b)) return 'gen-0 consumer record (its type)';
+  if (op.path.startsWith('/allocations/') && a.status === 200 && b.status === 200 && b.json?.consumer_type === 'unknown' && untyped(a) === untyped(b))
+    return 'gen-0 consumer record (its type)';
   if (op.path.startsWith('/usages') && a.status === 200 && b.status === 200 && flat(a) === flat(b)) return 'gen-0 consumer record (its type)';
-  const emptyAlloc = (x: any) => x && (Array.isArray(x.allocations) ? x.allocations.length === 0 : x.allocations && Object.keys(x.allocations).length === 0);
+  const emptyAlloc = (x: any) =>
+    x && (Array.isArray(x.allocations) ? x.allocations.length === 0 : x.allocations && Object.keys(x.allocations).length === 0);
   // upstream keeps a generation-0 record after an empty write for a new consumer; a later
   // null generation is refused there ("expected 0 but got None")
   if (a.status === 409 && /expected 0 but got/.test(JSON.stringify(a.json))) return 'gen-0 consumer record';
   if (op.method === 'PUT' && op.path.startsWith('/allocations/') && emptyAlloc(body) && a.status === b.status) return 'gen-0 consumer record';
   if (op.method === 'PUT' && op.path.startsWith('/resource_classes/') && a.status === 200 && b.status === 409 && body?.name) return 'rename in use';
-  if (op.method === 'GET' && op.path.startsWith('/allocations/') && a.status === 200 && b.status === 200 && a.json?.consumer_generation === 0 && !Object.keys(a.json?.allocations ?? {}).length) return 'gen-0 consumer record';
+  if (
+    op.method === 'GET' &&
+    op.path.startsWith('/allocations/') &&
+    a.status === 200 &&
+    b.status === 200 &&
+    a.json?.consumer_generation === 0 &&
+    !Object.keys(a.json?.allocations ?? {}).length
+  )
+    return 'gen-0 consumer record';
   return null;
 }
 
@@ -313,7 +407,14 @@ async function round(ri: number): Promise<RoundResult> {
         // the reference refused a new consumer's write because it kept a generation-0
         // record: send it again there with generation 0, so both states stay equal
         const body: any = op.body;
-        if (k === 'gen-0 consumer record' && op.method === 'PUT' && b.status < 300 && body && typeof body === 'object' && 'consumer_generation' in body) {
+        if (
+          k === 'gen-0 consumer record' &&
+          op.method === 'PUT' &&
+          b.status < 300 &&
+          body &&
+          typeof body === 'object' &&
+          'consumer_generation' in body
+        ) {
           const again = await call(refUrl, op.method, op.path, op.version, { ...body, consumer_generation: 0 });
           if (again.status === b.status) continue;
         }

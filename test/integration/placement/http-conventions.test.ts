@@ -19,7 +19,11 @@ describe('Placement HTTP conventions through the local API Gateway adapter', () 
   });
 
   it('puts a request id on every response, errors included', async () => {
-    for (const [m, p] of [['GET', '/'], ['GET', '/nowhere'], ['DELETE', '/']] as const) {
+    for (const [m, p] of [
+      ['GET', '/'],
+      ['GET', '/nowhere'],
+      ['DELETE', '/'],
+    ] as const) {
       const r = await api.req(m, p);
       expect(r.headers.get('openstack-request-id')).toMatch(/^req-[0-9a-f-]{36}$/);
       expect(r.headers.get('x-openstack-request-id')).toBe(r.headers.get('openstack-request-id'));

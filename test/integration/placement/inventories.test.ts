@@ -67,7 +67,9 @@ describe('inventories', () => {
     expect((await api.req('DELETE', `${inv(rp)}/VCPU`)).status).toBe(204);
     const unknown = await api.req('PUT', inv(rp), { body: { resource_provider_generation: 3, inventories: { CUSTOM_NOPE: { total: 1 } } } });
     expect(unknown.status).toBe(400);
-    expect(unknown.json.errors[0].detail).toContain(`Unknown resource class in inventory for resource provider ${rp}: No such resource class CUSTOM_NOPE.`);
+    expect(unknown.json.errors[0].detail).toContain(
+      `Unknown resource class in inventory for resource provider ${rp}: No such resource class CUSTOM_NOPE.`,
+    );
     const lower = await api.req('PUT', inv(rp), { body: { resource_provider_generation: 3, inventories: { bad_class: { total: 1 } } } });
     expect(lower.status).toBe(400);
     const putUnknown = await api.req('PUT', `${inv(rp)}/HOUSE`, { body: { resource_provider_generation: 3, total: 1 } });
@@ -142,7 +144,9 @@ describe('inventories', () => {
 
     const delOne = await api.req('DELETE', `${inv(rp)}/VCPU`);
     expect(delOne.status).toBe(409);
-    expect(delOne.json.errors[0].detail).toContain(`Unable to delete inventory of class VCPU: Inventory for 'VCPU' on resource provider '${rp}' in use.`);
+    expect(delOne.json.errors[0].detail).toContain(
+      `Unable to delete inventory of class VCPU: Inventory for 'VCPU' on resource provider '${rp}' in use.`,
+    );
     const putAll = await api.req('PUT', inv(rp), { body: { resource_provider_generation: gen, inventories: { DISK_GB: { total: 100 } } } });
     expect(putAll.status).toBe(409);
     expect(putAll.json.errors[0].code).toBe('placement.inventory.inuse');

@@ -26,7 +26,14 @@ describe('POST /reshaper', () => {
   it('moves inventory and allocations to a child atomically, or changes nothing', async () => {
     const root = await createProvider(api, { inventories: { VCPU: { total: 8 }, DISK_GB: { total: 100 } } });
     const c = randomUUID();
-    expect((await api.req('PUT', `/allocations/${c}`, { version: V, body: { allocations: { [root]: { resources: { VCPU: 4, DISK_GB: 10 } } }, ...owner, consumer_generation: null } })).status).toBe(204);
+    expect(
+      (
+        await api.req('PUT', `/allocations/${c}`, {
+          version: V,
+          body: { allocations: { [root]: { resources: { VCPU: 4, DISK_GB: 10 } } }, ...owner, consumer_generation: null },
+        })
+      ).status,
+    ).toBe(204);
     const child = await createProvider(api, { inventories: {}, parent: root });
     const before = [await state(root), await state(child)];
     const body = (childTotal: number, cg: number | null = 1) => ({
@@ -34,7 +41,9 @@ describe('POST /reshaper', () => {
         [root]: { resource_provider_generation: before[0]!.generation, inventories: { DISK_GB: { total: 100 } } },
         [child]: { resource_provider_generation: 0, inventories: { VCPU: { total: childTotal } } },
       },
-      allocations: { [c]: { allocations: { [root]: { resources: { DISK_GB: 10 } }, [child]: { resources: { VCPU: 4 } } }, ...owner, consumer_generation: cg } },
+      allocations: {
+        [c]: { allocations: { [root]: { resources: { DISK_GB: 10 } }, [child]: { resources: { VCPU: 4 } } }, ...owner, consumer_generation: cg },
+      },
     });
     // the child is too small: nothing changes anywhere
     const small = await api.req('POST', '/reshaper', { version: V, body: body(3) });
@@ -95,7 +104,14 @@ describe('POST /reshaper', () => {
     const root = await createProvider(api, { inventories: { VCPU: { total: 100 } } });
     const consumers = Array.from({ length: 40 }, () => randomUUID());
     for (const c of consumers) {
-      expect((await api.req('PUT', `/allocations/${c}`, { version: V, body: { allocations: { [root]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null } })).status).toBe(204);
+      expect(
+        (
+          await api.req('PUT', `/allocations/${c}`, {
+            version: V,
+            body: { allocations: { [root]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null },
+          })
+        ).status,
+      ).toBe(204);
     }
     const child = await createProvider(api, { inventories: {}, parent: root });
     const before = await state(root);
@@ -106,7 +122,9 @@ describe('POST /reshaper', () => {
           [root]: { resource_provider_generation: before.generation, inventories: {} },
           [child]: { resource_provider_generation: 0, inventories: { VCPU: { total: 100 } } },
         },
-        allocations: Object.fromEntries(consumers.map((c) => [c, { allocations: { [child]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: 1 }])),
+        allocations: Object.fromEntries(
+          consumers.map((c) => [c, { allocations: { [child]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: 1 }]),
+        ),
       },
     });
     expect(r.status).toBe(409);

@@ -48,9 +48,7 @@ describe('resource providers', () => {
   });
 
   it('lets exactly one of many racing creations of the same name win', async () => {
-    const results = await Promise.all(
-      Array.from({ length: 12 }, () => api.req('POST', '/resource_providers', { body: { name: 'racer' } })),
-    );
+    const results = await Promise.all(Array.from({ length: 12 }, () => api.req('POST', '/resource_providers', { body: { name: 'racer' } })));
     expect(results.filter((r) => r.status === 200)).toHaveLength(1);
     expect(results.filter((r) => r.status === 409)).toHaveLength(11);
     const list = await api.req('GET', '/resource_providers?name=racer');
@@ -172,7 +170,9 @@ describe('provider list filters combined', () => {
     const cn2 = await mk('cn2');
     const numa = await mk('numa', cn1);
     const setInv = async (u: string, inventories: Record<string, unknown>) =>
-      expect((await api.req('PUT', `/resource_providers/${u}/inventories`, { body: { resource_provider_generation: 0, inventories } })).status).toBe(200);
+      expect((await api.req('PUT', `/resource_providers/${u}/inventories`, { body: { resource_provider_generation: 0, inventories } })).status).toBe(
+        200,
+      );
     await setInv(cn1, { VCPU: { total: 8 }, MEMORY_MB: { total: 4096, max_unit: 2048 } });
     await setInv(cn2, { VCPU: { total: 4, reserved: 1 }, MEMORY_MB: { total: 8192 } });
     await setInv(numa, { VCPU: { total: 16, step_size: 4 } });
@@ -194,7 +194,10 @@ describe('provider list filters combined', () => {
     const list = async (q: string, version?: string) => {
       const r = await api.req('GET', `/resource_providers?${q}`, { version });
       expect(r.status).toBe(200);
-      return (r.json.resource_providers as Array<{ uuid: string }>).map((p) => p.uuid).filter((u) => ours.has(u)).sort();
+      return (r.json.resource_providers as Array<{ uuid: string }>)
+        .map((p) => p.uuid)
+        .filter((u) => ours.has(u))
+        .sort();
     };
     const sorted = (...u: string[]) => [...u].sort();
     expect(await list('resources=VCPU:3')).toEqual(sorted(cn2)); // cn1 has 2 left, numa's step is 4

@@ -26,7 +26,13 @@ beforeAll(async () => {
 async function rename(uuid: string, name: string) {
   // a write that bypasses the change log (as if its entry were never seen)
   await client.ddb().send(
-    new UpdateCommand({ TableName: client.tableName(), Key: { pk: `RP#${uuid}`, sk: 'RP' }, UpdateExpression: 'SET #n = :n', ExpressionAttributeNames: { '#n': 'name' }, ExpressionAttributeValues: { ':n': name } }),
+    new UpdateCommand({
+      TableName: client.tableName(),
+      Key: { pk: `RP#${uuid}`, sk: 'RP' },
+      UpdateExpression: 'SET #n = :n',
+      ExpressionAttributeNames: { '#n': 'name' },
+      ExpressionAttributeValues: { ':n': name },
+    }),
   );
 }
 

@@ -22,7 +22,12 @@ const state = () => tableState(process.env.DDB_ENDPOINT!, process.env.TABLE_NAME
 async function refused(method: string, path: string, raw: string | Buffer | undefined, status: number, fault?: RegExp) {
   await api.settle();
   const before = await state();
-  const res = await send(api.url, { method, path, headers: { 'x-openstack-ironic-api-version': '1.80', 'content-type': 'application/json' }, body: raw === undefined ? undefined : Buffer.isBuffer(raw) ? raw : Buffer.from(raw) });
+  const res = await send(api.url, {
+    method,
+    path,
+    headers: { 'x-openstack-ironic-api-version': '1.80', 'content-type': 'application/json' },
+    body: raw === undefined ? undefined : Buffer.isBuffer(raw) ? raw : Buffer.from(raw),
+  });
   expect(res.status, `${method} ${path.slice(0, 80)} ${String(raw).slice(0, 120)}: ${res.text.slice(0, 300)}`).toBe(status);
   const body = JSON.parse(res.text);
   expect(typeof body.error_message).toBe('string');

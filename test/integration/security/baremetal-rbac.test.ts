@@ -23,20 +23,56 @@ const SERVICE_PROJECT: Who = { userId: 'svc', projectId: 'proj-service', roles: 
 
 const saved = { ...process.env };
 let families: Record<string, (e: APIGatewayProxyEventV2, c: Context) => Promise<any>>;
-const context = { functionName: 'bm', awsRequestId: 'r', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:bm', memoryLimitInMB: '128', functionVersion: '1', getRemainingTimeInMillis: () => 30_000 } as unknown as Context;
+const context = {
+  functionName: 'bm',
+  awsRequestId: 'r',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:bm',
+  memoryLimitInMB: '128',
+  functionVersion: '1',
+  getRemainingTimeInMillis: () => 30_000,
+} as unknown as Context;
 
-async function call(family: string, who: Who, method: string, path: string, opts: { body?: unknown; query?: string; headers?: Record<string, string> } = {}) {
+async function call(
+  family: string,
+  who: Who,
+  method: string,
+  path: string,
+  opts: { body?: unknown; query?: string; headers?: Record<string, string> } = {},
+) {
   const event = {
     version: '2.0',
     routeKey: '$default',
     rawPath: path,
     rawQueryString: opts.query ?? '',
-    headers: { 'x-openstack-ironic-api-version': '1.80', host: 'bm.example.com', ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}), ...opts.headers },
+    headers: {
+      'x-openstack-ironic-api-version': '1.80',
+      host: 'bm.example.com',
+      ...(opts.body !== undefined ? { 'content-type': 'application/json' } : {}),
+      ...opts.headers,
+    },
     requestContext: {
-      accountId: '1', apiId: 'a', domainName: 'bm.example.com', domainPrefix: 'bm', requestId: 'r', routeKey: '$default', stage: '$default', time: '', timeEpoch: 0,
+      accountId: '1',
+      apiId: 'a',
+      domainName: 'bm.example.com',
+      domainPrefix: 'bm',
+      requestId: 'r',
+      routeKey: '$default',
+      stage: '$default',
+      time: '',
+      timeEpoch: 0,
       http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
       // what the Keystone Lambda authorizer puts in the context (functions/authorizer/keystone.ts)
-      authorizer: { lambda: { userId: who.userId ?? '', projectId: who.projectId ?? '', roles: who.roles.join(','), systemScope: who.systemScope ?? '', projectName: who.projectName ?? '', projectDomainId: 'default', isAdminProject: who.isAdminProject ?? '' } },
+      authorizer: {
+        lambda: {
+          userId: who.userId ?? '',
+          projectId: who.projectId ?? '',
+          roles: who.roles.join(','),
+          systemScope: who.systemScope ?? '',
+          projectName: who.projectName ?? '',
+          projectDomainId: 'default',
+          isAdminProject: who.isAdminProject ?? '',
+        },
+      },
     },
     body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
     isBase64Encoded: false,
@@ -54,7 +90,15 @@ beforeAll(async () => {
     nodes: (await import('../../../functions/baremetal/nodes.js')).handler,
     allocations: (await import('../../../functions/baremetal/allocations.js')).handler,
   };
-  const a = await call('nodes', SYSTEM_ADMIN, 'POST', '/v1/nodes', { body: { driver: 'fake-hardware', name: `rbac-${randomUUID().slice(0, 8)}`, owner: 'proj-owner', lessee: 'proj-lessee', resource_class: 'rbac-rc' } });
+  const a = await call('nodes', SYSTEM_ADMIN, 'POST', '/v1/nodes', {
+    body: {
+      driver: 'fake-hardware',
+      name: `rbac-${randomUUID().slice(0, 8)}`,
+      owner: 'proj-owner',
+      lessee: 'proj-lessee',
+      resource_class: 'rbac-rc',
+    },
+  });
   expect(a.status, a.text).toBe(201);
   node = a.json.uuid;
   const b = await call('nodes', SYSTEM_ADMIN, 'POST', '/v1/nodes', { body: { driver: 'fake-hardware', resource_class: 'rbac-rc' } });
@@ -99,12 +143,17 @@ describe('bare metal behind an authorizer (secure RBAC)', () => {
   });
 
   it('field-level updates: the owner member renames, the lessee member may not, readers never', async () => {
-    const patch = (who: Who, value: string) => call('nodes', who, 'PATCH', `/v1/nodes/${node}`, { body: [{ op: 'replace', path: '/description', value }] });
+    const patch = (who: Who, value: string) =>
+      call('nodes', who, 'PATCH', `/v1/nodes/${node}`, { body: [{ op: 'replace', path: '/description', value }] });
     expect((await patch(OWNER_MEMBER, 'by owner')).status).toBe(200);
-    const lessee = await call('nodes', LESSEE_MEMBER, 'PATCH', `/v1/nodes/${node}`, { body: [{ op: 'replace', path: '/name', value: 'lessee-name' }] });
+    const lessee = await call('nodes', LESSEE_MEMBER, 'PATCH', `/v1/nodes/${node}`, {
+      body: [{ op: 'replace', path: '/name', value: 'lessee-name' }],
+    });
     expect(lessee.status).toBe(403);
     expect((await patch(OWNER_READER, 'by reader')).status).toBe(403);
-    const owner = await call('nodes', LESSEE_MEMBER, 'PATCH', `/v1/nodes/${node}`, { body: [{ op: 'replace', path: '/owner', value: 'proj-lessee' }] });
+    const owner = await call('nodes', LESSEE_MEMBER, 'PATCH', `/v1/nodes/${node}`, {
+      body: [{ op: 'replace', path: '/owner', value: 'proj-lessee' }],
+    });
     expect(owner.status).toBe(403);
     const after = await call('nodes', SYSTEM_READER, 'GET', `/v1/nodes/${node}`);
     expect(after.json).toMatchObject({ description: 'by owner', owner: 'proj-owner', lessee: 'proj-lessee' });
@@ -121,7 +170,9 @@ describe('bare metal behind an authorizer (secure RBAC)', () => {
   });
 
   it('allocations belong to the caller project and are invisible to others', async () => {
-    const c = await call('allocations', OWNER_MEMBER, 'POST', '/v1/allocations', { body: { resource_class: 'rbac-rc', name: `alloc-${randomUUID().slice(0, 8)}` } });
+    const c = await call('allocations', OWNER_MEMBER, 'POST', '/v1/allocations', {
+      body: { resource_class: 'rbac-rc', name: `alloc-${randomUUID().slice(0, 8)}` },
+    });
     expect(c.status, c.text).toBe(201);
     expect(c.json.owner).toBe('proj-owner');
     const id = c.json.uuid;

@@ -27,7 +27,7 @@ const installed = new WeakSet<object>();
 type AV = Record<string, { S?: string }>;
 const pkOf = (item: AV | undefined) => item?.pk?.S;
 
-function record(family: string, command: string, input: any): void {
+function record(family: string, command: string, input: any) {
   const push = (action: string, pk?: string, index?: string): void => {
     calls.push({ family, action, pk, index });
   };
@@ -49,7 +49,8 @@ function record(family: string, command: string, input: any): void {
     case 'ScanCommand':
       return push('dynamodb:Scan', undefined, input.IndexName);
     case 'BatchGetItemCommand':
-      for (const t of Object.values(input.RequestItems ?? {}) as Array<{ Keys: AV[] }>) for (const k of t.Keys) push('dynamodb:BatchGetItem', pkOf(k));
+      for (const t of Object.values(input.RequestItems ?? {}) as Array<{ Keys: AV[] }>)
+        for (const k of t.Keys) push('dynamodb:BatchGetItem', pkOf(k));
       return;
     case 'BatchWriteItemCommand':
       for (const reqs of Object.values(input.RequestItems ?? {}) as Array<Array<{ PutRequest?: { Item: AV }; DeleteRequest?: { Key: AV } }>>) {
@@ -113,7 +114,8 @@ export function denied(recorded: DdbCall[], grants: Record<string, AccessRule[]>
   const out = new Set<string>();
   for (const c of recorded) {
     const rules = grants[c.family];
-    if (!rules || !allows(rules, c.action, c.pk, c.index)) out.add(`${c.family} ${c.action}${c.index ? `@${c.index}` : ''} ${c.pk?.replace(/#.*/, '#…') ?? '(no key)'}`);
+    if (!rules || !allows(rules, c.action, c.pk, c.index))
+      out.add(`${c.family} ${c.action}${c.index ? `@${c.index}` : ''} ${c.pk?.replace(/#.*/, '#…') ?? '(no key)'}`);
   }
   return [...out].sort();
 }

@@ -19,7 +19,13 @@ beforeAll(async () => {
   api = await startPlacement({ PLACEMENT_POLICY_MODE: 'default' });
   rp = randomUUID();
   expect((await api.req('POST', '/resource_providers', { body: { name: `h-${rp}`, uuid: rp } })).status).toBe(200);
-  expect((await api.req('PUT', `/resource_providers/${rp}/inventories`, { body: { resource_provider_generation: 0, inventories: { VCPU: { total: 16 } } } })).status).toBe(200);
+  expect(
+    (
+      await api.req('PUT', `/resource_providers/${rp}/inventories`, {
+        body: { resource_provider_generation: 0, inventories: { VCPU: { total: 16 } } },
+      })
+    ).status,
+  ).toBe(200);
 });
 afterAll(async () => api.close());
 
@@ -27,9 +33,20 @@ const state = () => tableState(process.env.DDB_ENDPOINT!, process.env.TABLE_NAME
 const H = { 'x-auth-token': 'admin', accept: 'application/json', 'content-type': 'application/json' };
 
 /** Send raw bytes; expect `status` (and `code`), and an unchanged table. */
-async function refused(method: string, path: string, raw: string | Buffer | undefined, status: number, opts: { version?: string; code?: string; detail?: RegExp } = {}) {
+async function refused(
+  method: string,
+  path: string,
+  raw: string | Buffer | undefined,
+  status: number,
+  opts: { version?: string; code?: string; detail?: RegExp } = {},
+) {
   const before = await state();
-  const res = await send(api.url, { method, path, headers: { ...H, 'openstack-api-version': `placement ${opts.version ?? 'latest'}` }, body: raw === undefined ? undefined : Buffer.isBuffer(raw) ? raw : Buffer.from(raw) });
+  const res = await send(api.url, {
+    method,
+    path,
+    headers: { ...H, 'openstack-api-version': `placement ${opts.version ?? 'latest'}` },
+    body: raw === undefined ? undefined : Buffer.isBuffer(raw) ? raw : Buffer.from(raw),
+  });
   expect(res.status, `${method} ${path.slice(0, 80)} ${String(raw).slice(0, 120)}: ${res.text.slice(0, 300)}`).toBe(status);
   if (res.headers['content-type']?.toString().startsWith('application/json')) {
     const body = JSON.parse(res.text);
@@ -58,7 +75,9 @@ describe('Placement integers', () => {
     }
   });
   it('a generation past 2^53 is a conflict, not a crash', async () => {
-    await refused('PUT', `/resource_providers/${rp}/traits`, '{"traits": [], "resource_provider_generation": 9007199254740993}', 409, { code: 'placement.concurrent_update' });
+    await refused('PUT', `/resource_providers/${rp}/traits`, '{"traits": [], "resource_provider_generation": 9007199254740993}', 409, {
+      code: 'placement.concurrent_update',
+    });
     await refused('PUT', `/resource_providers/${rp}/traits`, '{"traits": [], "resource_provider_generation": -1}', 409);
   });
   it('limit past any integer is refused or honoured, never a crash', async () => {
@@ -72,12 +91,21 @@ describe('Placement integers', () => {
 
 describe('Placement duplicate query keys it forbids', () => {
   it('root_required twice is 400 placement.query.duplicate_key', async () => {
-    await refused('GET', '/allocation_candidates?resources=VCPU:1&root_required=HW_CPU_X86_AVX&root_required=!HW_CPU_X86_SSE', undefined, 400, { version: '1.35', code: 'placement.query.duplicate_key' });
+    await refused('GET', '/allocation_candidates?resources=VCPU:1&root_required=HW_CPU_X86_AVX&root_required=!HW_CPU_X86_SSE', undefined, 400, {
+      version: '1.35',
+      code: 'placement.query.duplicate_key',
+    });
   });
   it('member_of twice before 1.24 is 400, on candidates and provider lists', async () => {
     const [a, b] = [randomUUID(), randomUUID()];
-    await refused('GET', `/allocation_candidates?resources=VCPU:1&member_of=${a}&member_of=${b}`, undefined, 400, { version: '1.23', detail: /Multiple member_of parameters are not supported/ });
-    await refused('GET', `/resource_providers?member_of=${a}&member_of=${b}`, undefined, 400, { version: '1.23', detail: /Multiple member_of parameters are not supported/ });
+    await refused('GET', `/allocation_candidates?resources=VCPU:1&member_of=${a}&member_of=${b}`, undefined, 400, {
+      version: '1.23',
+      detail: /Multiple member_of parameters are not supported/,
+    });
+    await refused('GET', `/resource_providers?member_of=${a}&member_of=${b}`, undefined, 400, {
+      version: '1.23',
+      detail: /Multiple member_of parameters are not supported/,
+    });
   });
 });
 
@@ -98,7 +126,9 @@ describe('Placement sizes, ids, encodings and types', () => {
     await refused('POST', '/resource_providers', '{"name": 5}', 400, { detail: /JSON does not validate/ });
     await refused('POST', '/resource_providers', '["name"]', 400);
     await refused('POST', '/resource_providers', '{"name": "\\ud800"}', 400, { detail: /Malformed JSON: unpaired surrogate/ });
-    await refused('POST', '/resource_providers', Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), 400, { detail: /Malformed JSON/ });
+    await refused('POST', '/resource_providers', Buffer.from([0x7b, 0x22, 0x6e, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), 400, {
+      detail: /Malformed JSON/,
+    });
     await refused('POST', '/resource_providers', `${'['.repeat(3000)}${']'.repeat(3000)}`, 400);
     await refused('GET', '/resource_providers?name=%FF', undefined, 400, { detail: /Invalid query string/ });
   });

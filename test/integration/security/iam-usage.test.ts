@@ -54,13 +54,27 @@ it('the rules are not vacuous: requests outside a family’s grant are refused',
 it('legacy data: claims on imported consumers and the maintenance migration stay within their rules', async () => {
   const rp = randomUUID();
   expect((await api.req('POST', '/resource_providers', { body: { name: `iam-${rp}`, uuid: rp } })).status).toBe(200);
-  expect((await api.req('PUT', `/resource_providers/${rp}/inventories`, { body: { resource_provider_generation: 0, inventories: { VCPU: { total: 100 } } } })).status).toBe(200);
+  expect(
+    (
+      await api.req('PUT', `/resource_providers/${rp}/inventories`, {
+        body: { resource_provider_generation: 0, inventories: { VCPU: { total: 100 } } },
+      })
+    ).status,
+  ).toBe(200);
   const [a, b] = [randomUUID(), randomUUID()];
   // rows without consumer records, as the operators' import tool writes them (not a Lambda)
   const { importLegacyAllocations } = await import('../../../functions/store/placement/allocations.js');
-  await asFamily('(import tool)', () => importLegacyAllocations([{ uuid: a, allocations: { [rp]: { VCPU: 1 } } }, { uuid: b, allocations: { [rp]: { VCPU: 2 } } }]));
+  await asFamily('(import tool)', () =>
+    importLegacyAllocations([
+      { uuid: a, allocations: { [rp]: { VCPU: 1 } } },
+      { uuid: b, allocations: { [rp]: { VCPU: 2 } } },
+    ]),
+  );
   // the allocations family reads a legacy consumer's rows (gsi1) when it claims for it
-  const claim = await api.req('PUT', `/allocations/${a}`, { version: '1.28', body: { allocations: { [rp]: { resources: { VCPU: 3 } } }, project_id: 'p', user_id: 'u', consumer_generation: null } });
+  const claim = await api.req('PUT', `/allocations/${a}`, {
+    version: '1.28',
+    body: { allocations: { [rp]: { resources: { VCPU: 3 } } }, project_id: 'p', user_id: 'u', consumer_generation: null },
+  });
   expect(claim.status, claim.text).toBe(204);
   const start = calls.length;
   const { migrateIncompleteConsumers } = await import('../../../functions/maintenance/consumers.js');
@@ -69,6 +83,11 @@ it('legacy data: claims on imported consumers and the maintenance migration stay
   const migration = calls.slice(start).filter((c) => c.family === 'maintenance');
   expect(migration.length).toBeGreaterThan(3);
   expect(denied(migration, { maintenance: MAINTENANCE_ACCESS })).toEqual([]);
-  expect(denied(calls.filter((c) => c.family !== '(import tool)' && c.family !== 'maintenance'), PLACEMENT_ACCESS)).toEqual([]);
+  expect(
+    denied(
+      calls.filter((c) => c.family !== '(import tool)' && c.family !== 'maintenance'),
+      PLACEMENT_ACCESS,
+    ),
+  ).toEqual([]);
   expect(calls.some((c) => c.family === 'allocations' && c.index === 'gsi1' && c.pk?.startsWith('CONSALLOC#'))).toBe(true);
 });

@@ -90,14 +90,24 @@ async function ok(r: Promise<Res>, status: number): Promise<Res> {
 async function newProvider(inventory = false): Promise<string> {
   const uuid = randomUUID();
   await ok(adminReq('POST', '/resource_providers', { name: `pm-${uuid}`, uuid }), 200);
-  if (inventory) await ok(adminReq('PUT', `/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 8 } } }), 200);
+  if (inventory)
+    await ok(
+      adminReq('PUT', `/resource_providers/${uuid}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 8 } } }),
+      200,
+    );
   return uuid;
 }
 async function generation(uuid: string): Promise<number> {
   return (await ok(adminReq('GET', `/resource_providers/${uuid}`), 200)).json.generation;
 }
 function allocBody(provider: string) {
-  return { allocations: { [provider]: { resources: { VCPU: 1 } } }, project_id: PROJECT, user_id: 'u1', consumer_generation: null, consumer_type: 'INSTANCE' };
+  return {
+    allocations: { [provider]: { resources: { VCPU: 1 } } },
+    project_id: PROJECT,
+    user_id: 'u1',
+    consumer_generation: null,
+    consumer_type: 'INSTANCE',
+  };
 }
 async function newConsumer(): Promise<string> {
   const c = randomUUID();
@@ -111,12 +121,44 @@ const ROUTES: Route[] = [
   // Berth's own OpenAPI document: any authenticated caller
   { method: 'GET', path: '/openapi.json', rule: '(none)', kind: 'none', ok: 200, call: async () => ({ method: 'GET', path: '/openapi.json' }) },
   // resource classes
-  { method: 'GET', path: '/resource_classes', rule: 'placement:resource_classes:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: '/resource_classes' }) },
-  { method: 'POST', path: '/resource_classes', rule: 'placement:resource_classes:create', kind: 'admin_or_service', ok: 201, call: async () => ({ method: 'POST', path: '/resource_classes', body: { name: name('CUSTOM_PMC') } }) },
-  { method: 'GET', path: '/resource_classes/{name}', rule: 'placement:resource_classes:show', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: `/resource_classes/${CLASS}` }) },
-  { method: 'PUT', path: '/resource_classes/{name}', rule: 'placement:resource_classes:update', kind: 'admin_or_service', ok: 201, call: async () => ({ method: 'PUT', path: `/resource_classes/${name('CUSTOM_PMC')}` }) },
   {
-    method: 'DELETE', path: '/resource_classes/{name}', rule: 'placement:resource_classes:delete', kind: 'admin_or_service', ok: 204,
+    method: 'GET',
+    path: '/resource_classes',
+    rule: 'placement:resource_classes:list',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: '/resource_classes' }),
+  },
+  {
+    method: 'POST',
+    path: '/resource_classes',
+    rule: 'placement:resource_classes:create',
+    kind: 'admin_or_service',
+    ok: 201,
+    call: async () => ({ method: 'POST', path: '/resource_classes', body: { name: name('CUSTOM_PMC') } }),
+  },
+  {
+    method: 'GET',
+    path: '/resource_classes/{name}',
+    rule: 'placement:resource_classes:show',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/resource_classes/${CLASS}` }),
+  },
+  {
+    method: 'PUT',
+    path: '/resource_classes/{name}',
+    rule: 'placement:resource_classes:update',
+    kind: 'admin_or_service',
+    ok: 201,
+    call: async () => ({ method: 'PUT', path: `/resource_classes/${name('CUSTOM_PMC')}` }),
+  },
+  {
+    method: 'DELETE',
+    path: '/resource_classes/{name}',
+    rule: 'placement:resource_classes:delete',
+    kind: 'admin_or_service',
+    ok: 204,
     call: async () => {
       const n = name('CUSTOM_PMC');
       await ok(adminReq('PUT', `/resource_classes/${n}`), 201);
@@ -124,43 +166,181 @@ const ROUTES: Route[] = [
     },
   },
   // resource providers
-  { method: 'GET', path: '/resource_providers', rule: 'placement:resource_providers:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: '/resource_providers' }) },
-  { method: 'POST', path: '/resource_providers', rule: 'placement:resource_providers:create', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'POST', path: '/resource_providers', body: { name: `pm-${randomUUID()}` } }) },
-  { method: 'GET', path: '/resource_providers/{uuid}', rule: 'placement:resource_providers:show', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: `/resource_providers/${rp}` }) },
-  { method: 'PUT', path: '/resource_providers/{uuid}', rule: 'placement:resource_providers:update', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'PUT', path: `/resource_providers/${await newProvider()}`, body: { name: `pm-${randomUUID()}` } }) },
-  { method: 'DELETE', path: '/resource_providers/{uuid}', rule: 'placement:resource_providers:delete', kind: 'admin_or_service', ok: 204, call: async () => ({ method: 'DELETE', path: `/resource_providers/${await newProvider()}` }) },
-  // inventories
-  { method: 'GET', path: '/resource_providers/{uuid}/inventories', rule: 'placement:resource_providers:inventories:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/inventories` }) },
-  { method: 'POST', path: '/resource_providers/{uuid}/inventories', rule: 'placement:resource_providers:inventories:create', kind: 'admin_or_service', ok: 201, call: async () => ({ method: 'POST', path: `/resource_providers/${await newProvider()}/inventories`, body: { resource_class: 'VCPU', total: 4 } }) },
   {
-    method: 'PUT', path: '/resource_providers/{uuid}/inventories', rule: 'placement:resource_providers:inventories:update', kind: 'admin_or_service', ok: 200,
-    call: async () => ({ method: 'PUT', path: `/resource_providers/${await newProvider()}/inventories`, body: { resource_provider_generation: 0, inventories: { VCPU: { total: 4 } } } }),
+    method: 'GET',
+    path: '/resource_providers',
+    rule: 'placement:resource_providers:list',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: '/resource_providers' }),
   },
-  { method: 'DELETE', path: '/resource_providers/{uuid}/inventories', rule: 'placement:resource_providers:inventories:delete', kind: 'admin_or_service', ok: 204, call: async () => ({ method: 'DELETE', path: `/resource_providers/${await newProvider(true)}/inventories` }) },
-  { method: 'GET', path: '/resource_providers/{uuid}/inventories/{resource_class}', rule: 'placement:resource_providers:inventories:show', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/inventories/VCPU` }) },
   {
-    method: 'PUT', path: '/resource_providers/{uuid}/inventories/{resource_class}', rule: 'placement:resource_providers:inventories:update', kind: 'admin_or_service', ok: 200,
+    method: 'POST',
+    path: '/resource_providers',
+    rule: 'placement:resource_providers:create',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'POST', path: '/resource_providers', body: { name: `pm-${randomUUID()}` } }),
+  },
+  {
+    method: 'GET',
+    path: '/resource_providers/{uuid}',
+    rule: 'placement:resource_providers:show',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/resource_providers/${rp}` }),
+  },
+  {
+    method: 'PUT',
+    path: '/resource_providers/{uuid}',
+    rule: 'placement:resource_providers:update',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'PUT', path: `/resource_providers/${await newProvider()}`, body: { name: `pm-${randomUUID()}` } }),
+  },
+  {
+    method: 'DELETE',
+    path: '/resource_providers/{uuid}',
+    rule: 'placement:resource_providers:delete',
+    kind: 'admin_or_service',
+    ok: 204,
+    call: async () => ({ method: 'DELETE', path: `/resource_providers/${await newProvider()}` }),
+  },
+  // inventories
+  {
+    method: 'GET',
+    path: '/resource_providers/{uuid}/inventories',
+    rule: 'placement:resource_providers:inventories:list',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/inventories` }),
+  },
+  {
+    method: 'POST',
+    path: '/resource_providers/{uuid}/inventories',
+    rule: 'placement:resource_providers:inventories:create',
+    kind: 'admin_or_service',
+    ok: 201,
+    call: async () => ({
+      method: 'POST',
+      path: `/resource_providers/${await newProvider()}/inventories`,
+      body: { resource_class: 'VCPU', total: 4 },
+    }),
+  },
+  {
+    method: 'PUT',
+    path: '/resource_providers/{uuid}/inventories',
+    rule: 'placement:resource_providers:inventories:update',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({
+      method: 'PUT',
+      path: `/resource_providers/${await newProvider()}/inventories`,
+      body: { resource_provider_generation: 0, inventories: { VCPU: { total: 4 } } },
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/resource_providers/{uuid}/inventories',
+    rule: 'placement:resource_providers:inventories:delete',
+    kind: 'admin_or_service',
+    ok: 204,
+    call: async () => ({ method: 'DELETE', path: `/resource_providers/${await newProvider(true)}/inventories` }),
+  },
+  {
+    method: 'GET',
+    path: '/resource_providers/{uuid}/inventories/{resource_class}',
+    rule: 'placement:resource_providers:inventories:show',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/inventories/VCPU` }),
+  },
+  {
+    method: 'PUT',
+    path: '/resource_providers/{uuid}/inventories/{resource_class}',
+    rule: 'placement:resource_providers:inventories:update',
+    kind: 'admin_or_service',
+    ok: 200,
     call: async () => {
       const u = await newProvider(true);
-      return { method: 'PUT', path: `/resource_providers/${u}/inventories/VCPU`, body: { resource_provider_generation: await generation(u), total: 16 } };
+      return {
+        method: 'PUT',
+        path: `/resource_providers/${u}/inventories/VCPU`,
+        body: { resource_provider_generation: await generation(u), total: 16 },
+      };
     },
   },
-  { method: 'DELETE', path: '/resource_providers/{uuid}/inventories/{resource_class}', rule: 'placement:resource_providers:inventories:delete', kind: 'admin_or_service', ok: 204, call: async () => ({ method: 'DELETE', path: `/resource_providers/${await newProvider(true)}/inventories/VCPU` }) },
+  {
+    method: 'DELETE',
+    path: '/resource_providers/{uuid}/inventories/{resource_class}',
+    rule: 'placement:resource_providers:inventories:delete',
+    kind: 'admin_or_service',
+    ok: 204,
+    call: async () => ({ method: 'DELETE', path: `/resource_providers/${await newProvider(true)}/inventories/VCPU` }),
+  },
   // provider usages, aggregates, allocations, traits
-  { method: 'GET', path: '/resource_providers/{uuid}/usages', rule: 'placement:resource_providers:usages', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/usages` }) },
-  { method: 'GET', path: '/resource_providers/{uuid}/aggregates', rule: 'placement:resource_providers:aggregates:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/aggregates` }) },
   {
-    method: 'PUT', path: '/resource_providers/{uuid}/aggregates', rule: 'placement:resource_providers:aggregates:update', kind: 'admin_or_service', ok: 200,
-    call: async () => ({ method: 'PUT', path: `/resource_providers/${await newProvider()}/aggregates`, body: { aggregates: [randomUUID()], resource_provider_generation: 0 } }),
-  },
-  { method: 'GET', path: '/resource_providers/{uuid}/allocations', rule: 'placement:resource_providers:allocations:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/allocations` }) },
-  { method: 'GET', path: '/resource_providers/{uuid}/traits', rule: 'placement:resource_providers:traits:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/traits` }) },
-  {
-    method: 'PUT', path: '/resource_providers/{uuid}/traits', rule: 'placement:resource_providers:traits:update', kind: 'admin_or_service', ok: 200,
-    call: async () => ({ method: 'PUT', path: `/resource_providers/${await newProvider()}/traits`, body: { traits: ['HW_CPU_X86_AVX', TRAIT], resource_provider_generation: 0 } }),
+    method: 'GET',
+    path: '/resource_providers/{uuid}/usages',
+    rule: 'placement:resource_providers:usages',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/usages` }),
   },
   {
-    method: 'DELETE', path: '/resource_providers/{uuid}/traits', rule: 'placement:resource_providers:traits:delete', kind: 'admin_or_service', ok: 204,
+    method: 'GET',
+    path: '/resource_providers/{uuid}/aggregates',
+    rule: 'placement:resource_providers:aggregates:list',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/aggregates` }),
+  },
+  {
+    method: 'PUT',
+    path: '/resource_providers/{uuid}/aggregates',
+    rule: 'placement:resource_providers:aggregates:update',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({
+      method: 'PUT',
+      path: `/resource_providers/${await newProvider()}/aggregates`,
+      body: { aggregates: [randomUUID()], resource_provider_generation: 0 },
+    }),
+  },
+  {
+    method: 'GET',
+    path: '/resource_providers/{uuid}/allocations',
+    rule: 'placement:resource_providers:allocations:list',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/allocations` }),
+  },
+  {
+    method: 'GET',
+    path: '/resource_providers/{uuid}/traits',
+    rule: 'placement:resource_providers:traits:list',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/resource_providers/${rp}/traits` }),
+  },
+  {
+    method: 'PUT',
+    path: '/resource_providers/{uuid}/traits',
+    rule: 'placement:resource_providers:traits:update',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({
+      method: 'PUT',
+      path: `/resource_providers/${await newProvider()}/traits`,
+      body: { traits: ['HW_CPU_X86_AVX', TRAIT], resource_provider_generation: 0 },
+    }),
+  },
+  {
+    method: 'DELETE',
+    path: '/resource_providers/{uuid}/traits',
+    rule: 'placement:resource_providers:traits:delete',
+    kind: 'admin_or_service',
+    ok: 204,
     call: async () => {
       const u = await newProvider();
       await ok(adminReq('PUT', `/resource_providers/${u}/traits`, { traits: [TRAIT], resource_provider_generation: 0 }), 200);
@@ -168,17 +348,77 @@ const ROUTES: Route[] = [
     },
   },
   // allocations
-  { method: 'POST', path: '/allocations', rule: 'placement:allocations:manage', kind: 'admin_or_service', ok: 204, call: async () => ({ method: 'POST', path: '/allocations', body: { [randomUUID()]: allocBody(rp) } }) },
-  { method: 'GET', path: '/allocations/{consumer_uuid}', rule: 'placement:allocations:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: `/allocations/${consumer}` }) },
-  { method: 'PUT', path: '/allocations/{consumer_uuid}', rule: 'placement:allocations:update', kind: 'admin_or_service', ok: 204, call: async () => ({ method: 'PUT', path: `/allocations/${randomUUID()}`, body: allocBody(rp) }) },
-  { method: 'DELETE', path: '/allocations/{consumer_uuid}', rule: 'placement:allocations:delete', kind: 'admin_or_service', ok: 204, call: async () => ({ method: 'DELETE', path: `/allocations/${await newConsumer()}` }) },
-  { method: 'GET', path: '/allocation_candidates', rule: 'placement:allocation_candidates:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: '/allocation_candidates?resources=VCPU:1' }) },
-  // traits
-  { method: 'GET', path: '/traits', rule: 'placement:traits:list', kind: 'admin_or_service', ok: 200, call: async () => ({ method: 'GET', path: '/traits' }) },
-  { method: 'GET', path: '/traits/{name}', rule: 'placement:traits:show', kind: 'admin_or_service', ok: 204, call: async () => ({ method: 'GET', path: `/traits/${TRAIT}` }) },
-  { method: 'PUT', path: '/traits/{name}', rule: 'placement:traits:update', kind: 'admin_or_service', ok: 201, call: async () => ({ method: 'PUT', path: `/traits/${name('CUSTOM_PMT')}` }) },
   {
-    method: 'DELETE', path: '/traits/{name}', rule: 'placement:traits:delete', kind: 'admin_or_service', ok: 204,
+    method: 'POST',
+    path: '/allocations',
+    rule: 'placement:allocations:manage',
+    kind: 'admin_or_service',
+    ok: 204,
+    call: async () => ({ method: 'POST', path: '/allocations', body: { [randomUUID()]: allocBody(rp) } }),
+  },
+  {
+    method: 'GET',
+    path: '/allocations/{consumer_uuid}',
+    rule: 'placement:allocations:list',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/allocations/${consumer}` }),
+  },
+  {
+    method: 'PUT',
+    path: '/allocations/{consumer_uuid}',
+    rule: 'placement:allocations:update',
+    kind: 'admin_or_service',
+    ok: 204,
+    call: async () => ({ method: 'PUT', path: `/allocations/${randomUUID()}`, body: allocBody(rp) }),
+  },
+  {
+    method: 'DELETE',
+    path: '/allocations/{consumer_uuid}',
+    rule: 'placement:allocations:delete',
+    kind: 'admin_or_service',
+    ok: 204,
+    call: async () => ({ method: 'DELETE', path: `/allocations/${await newConsumer()}` }),
+  },
+  {
+    method: 'GET',
+    path: '/allocation_candidates',
+    rule: 'placement:allocation_candidates:list',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: '/allocation_candidates?resources=VCPU:1' }),
+  },
+  // traits
+  {
+    method: 'GET',
+    path: '/traits',
+    rule: 'placement:traits:list',
+    kind: 'admin_or_service',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: '/traits' }),
+  },
+  {
+    method: 'GET',
+    path: '/traits/{name}',
+    rule: 'placement:traits:show',
+    kind: 'admin_or_service',
+    ok: 204,
+    call: async () => ({ method: 'GET', path: `/traits/${TRAIT}` }),
+  },
+  {
+    method: 'PUT',
+    path: '/traits/{name}',
+    rule: 'placement:traits:update',
+    kind: 'admin_or_service',
+    ok: 201,
+    call: async () => ({ method: 'PUT', path: `/traits/${name('CUSTOM_PMT')}` }),
+  },
+  {
+    method: 'DELETE',
+    path: '/traits/{name}',
+    rule: 'placement:traits:delete',
+    kind: 'admin_or_service',
+    ok: 204,
     call: async () => {
       const t = name('CUSTOM_PMT');
       await ok(adminReq('PUT', `/traits/${t}`), 201);
@@ -186,10 +426,25 @@ const ROUTES: Route[] = [
     },
   },
   // usages (target: the queried project) and reshaper (service only)
-  { method: 'GET', path: '/usages', rule: 'placement:usages', kind: 'usages', ok: 200, call: async () => ({ method: 'GET', path: `/usages?project_id=${PROJECT}` }) },
   {
-    method: 'POST', path: '/reshaper', rule: 'placement:reshaper:reshape', kind: 'service', ok: 204,
-    call: async () => ({ method: 'POST', path: '/reshaper', body: { inventories: { [await newProvider()]: { resource_provider_generation: 0, inventories: { VCPU: { total: 4 } } } }, allocations: {} } }),
+    method: 'GET',
+    path: '/usages',
+    rule: 'placement:usages',
+    kind: 'usages',
+    ok: 200,
+    call: async () => ({ method: 'GET', path: `/usages?project_id=${PROJECT}` }),
+  },
+  {
+    method: 'POST',
+    path: '/reshaper',
+    rule: 'placement:reshaper:reshape',
+    kind: 'service',
+    ok: 204,
+    call: async () => ({
+      method: 'POST',
+      path: '/reshaper',
+      body: { inventories: { [await newProvider()]: { resource_provider_generation: 0, inventories: { VCPU: { total: 4 } } } }, allocations: {} },
+    }),
   },
 ];
 
@@ -202,11 +457,20 @@ const savedEnv = process.env.PLACEMENT_POLICY_MODE;
 beforeAll(async () => {
   api = await startPlacement({ PLACEMENT_POLICY_MODE: 'default' });
   rp = await newProvider(true);
-  await ok(adminReq('PUT', `/resource_providers/${rp}/inventories`, { resource_provider_generation: await generation(rp), inventories: { VCPU: { total: 100000 } } }), 200);
+  await ok(
+    adminReq('PUT', `/resource_providers/${rp}/inventories`, {
+      resource_provider_generation: await generation(rp),
+      inventories: { VCPU: { total: 100000 } },
+    }),
+    200,
+  );
   await ok(adminReq('PUT', `/resource_classes/${CLASS}`), 201);
   await ok(adminReq('PUT', `/traits/${TRAIT}`), 201);
   await ok(adminReq('PUT', `/resource_providers/${rp}/traits`, { traits: [TRAIT], resource_provider_generation: await generation(rp) }), 200);
-  await ok(adminReq('PUT', `/resource_providers/${rp}/aggregates`, { aggregates: [randomUUID()], resource_provider_generation: await generation(rp) }), 200);
+  await ok(
+    adminReq('PUT', `/resource_providers/${rp}/aggregates`, { aggregates: [randomUUID()], resource_provider_generation: await generation(rp) }),
+    200,
+  );
   consumer = await newConsumer();
 });
 afterAll(async () => {

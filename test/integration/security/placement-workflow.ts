@@ -37,7 +37,10 @@ export async function placementWorkflow(api: Api): Promise<number> {
   await r('GET', `/resource_providers/${root}`);
   await r('PUT', `/resource_providers/${other}`, { name: `wf2-${other}`, parent_provider_uuid: root });
   await r('PUT', `/resource_providers/${other}`, { name: `wf2-${other}`, parent_provider_uuid: null }, '1.37');
-  await r('PUT', `/resource_providers/${root}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 32 }, MEMORY_MB: { total: 4096 }, [rc]: { total: 4 } } });
+  await r('PUT', `/resource_providers/${root}/inventories`, {
+    resource_provider_generation: 0,
+    inventories: { VCPU: { total: 32 }, MEMORY_MB: { total: 4096 }, [rc]: { total: 4 } },
+  });
   await r('POST', `/resource_providers/${child}/inventories`, { resource_class: 'DISK_GB', total: 500 });
   await r('PUT', `/resource_providers/${child}/inventories/DISK_GB`, { resource_provider_generation: 1, total: 600 });
   await r('GET', `/resource_providers/${root}/inventories`);
@@ -49,9 +52,17 @@ export async function placementWorkflow(api: Api): Promise<number> {
   await r('GET', `/resource_providers/${root}/aggregates`);
   const c1 = randomUUID();
   const c2 = randomUUID();
-  await r('PUT', `/allocations/${c1}`, { allocations: { [root]: { resources: { VCPU: 2, [rc]: 1 } }, [child]: { resources: { DISK_GB: 10 } } }, project_id: 'p1', user_id: 'u1', consumer_generation: null, consumer_type: 'INSTANCE' });
+  await r('PUT', `/allocations/${c1}`, {
+    allocations: { [root]: { resources: { VCPU: 2, [rc]: 1 } }, [child]: { resources: { DISK_GB: 10 } } },
+    project_id: 'p1',
+    user_id: 'u1',
+    consumer_generation: null,
+    consumer_type: 'INSTANCE',
+  });
   await r('PUT', `/allocations/${c1}`, { allocations: [{ resource_provider: { uuid: root }, resources: { VCPU: 1 } }] }, '1.7'); // old format
-  await r('POST', '/allocations', { [c2]: { allocations: { [root]: { resources: { MEMORY_MB: 512 } } }, project_id: 'p1', user_id: 'u2', consumer_generation: null } });
+  await r('POST', '/allocations', {
+    [c2]: { allocations: { [root]: { resources: { MEMORY_MB: 512 } } }, project_id: 'p1', user_id: 'u2', consumer_generation: null },
+  });
   await r('GET', `/allocations/${c1}`);
   await r('GET', `/allocations/${randomUUID()}`);
   await r('GET', `/resource_providers/${root}/allocations`);
@@ -71,10 +82,15 @@ export async function placementWorkflow(api: Api): Promise<number> {
   await r('DELETE', `/allocations/${c2}`);
   await r('DELETE', `/resource_providers/${root}/inventories/MEMORY_MB`);
   const gen = (await r('GET', `/resource_providers/${child}`)).json.generation;
-  await r('POST', '/reshaper', {
-    inventories: { [child]: { resource_provider_generation: gen, inventories: { DISK_GB: { total: 600 }, VCPU: { total: 8 } } } },
-    allocations: { [c1]: { allocations: { [child]: { resources: { VCPU: 1 } } }, project_id: 'p1', user_id: 'u1', consumer_generation: 2 } },
-  }, '1.34');
+  await r(
+    'POST',
+    '/reshaper',
+    {
+      inventories: { [child]: { resource_provider_generation: gen, inventories: { DISK_GB: { total: 600 }, VCPU: { total: 8 } } } },
+      allocations: { [c1]: { allocations: { [child]: { resources: { VCPU: 1 } } }, project_id: 'p1', user_id: 'u1', consumer_generation: 2 } },
+    },
+    '1.34',
+  );
   await r('DELETE', `/resource_providers/${root}/traits`);
   await r('DELETE', `/resource_providers/${child}/inventories`);
   await r('DELETE', `/allocations/${c1}`);

@@ -4,9 +4,13 @@ import { authorizerIdentity, noauthIdentity } from '../../../functions/http/iden
 
 describe('identity from Keystone tokens', () => {
   it('maps user, project, roles and system scope', () => {
-    expect(
-      identityFromKeystone({ token: { user: { id: 'u1' }, project: { id: 'p1' }, roles: [{ name: 'reader' }, { name: 'member' }] } }),
-    ).toEqual({ userId: 'u1', projectId: 'p1', roles: ['reader', 'member'], systemScope: undefined, source: 'keystone' });
+    expect(identityFromKeystone({ token: { user: { id: 'u1' }, project: { id: 'p1' }, roles: [{ name: 'reader' }, { name: 'member' }] } })).toEqual({
+      userId: 'u1',
+      projectId: 'p1',
+      roles: ['reader', 'member'],
+      systemScope: undefined,
+      source: 'keystone',
+    });
     expect(identityFromKeystone({ token: { user: { id: 'u1' }, roles: [{ name: 'admin' }], system: { all: true } } }).systemScope).toBe('all');
   });
 });
@@ -17,7 +21,9 @@ describe('identity from JWT claims', () => {
     expect(id).toMatchObject({ userId: 'abc', projectId: 'p9', roles: ['admin', 'reader'], source: 'jwt' });
   });
   it('honours a configured mapping with a role prefix and a system-scope claim', () => {
-    const m = parseClaimMapping(JSON.stringify({ user: 'email', project: 'tenant', roles: 'groups', rolePrefix: 'placement-', systemScope: 'scope' }));
+    const m = parseClaimMapping(
+      JSON.stringify({ user: 'email', project: 'tenant', roles: 'groups', rolePrefix: 'placement-', systemScope: 'scope' }),
+    );
     const id = identityFromClaims({ email: 'a@b', tenant: 't1', groups: ['placement-service', 'other'], scope: 'all' }, m);
     expect(id).toMatchObject({ userId: 'a@b', projectId: 't1', roles: ['service'], systemScope: 'all' });
   });

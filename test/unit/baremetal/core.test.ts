@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { S, isActionable, processEvent, provisionProgram } from '../../../functions/core/baremetal/states.js';
-import { backfillProblems, chooseCandidates, stillSuitable, AllocationFailed, type CandidateNode } from '../../../functions/core/baremetal/allocations.js';
+import {
+  backfillProblems,
+  chooseCandidates,
+  stillSuitable,
+  AllocationFailed,
+  type CandidateNode,
+} from '../../../functions/core/baremetal/allocations.js';
 import { isHostnameSafe, isValidLogicalName } from '../../../functions/core/baremetal/records.js';
 
 const node = (over: Partial<CandidateNode> = {}): CandidateNode => ({
@@ -103,7 +109,11 @@ describe('candidate selection (_candidate_nodes)', () => {
     );
     const owned = node({ uuid: 'owned', owner: 'p1' });
     const leased = node({ uuid: 'leased', lessee: 'p1' });
-    expect(chooseCandidates([good, owned, leased], req({ owner: 'p1' })).map((n) => n.uuid).sort()).toEqual(['leased', 'owned']);
+    expect(
+      chooseCandidates([good, owned, leased], req({ owner: 'p1' }))
+        .map((n) => n.uuid)
+        .sort(),
+    ).toEqual(['leased', 'owned']);
   });
 
   it("fails with Ironic's texts", () => {
@@ -131,7 +141,12 @@ describe('candidate selection (_candidate_nodes)', () => {
     );
     const orders = new Set<string>();
     const nodes = Array.from({ length: 6 }, (_, i) => node({ uuid: `n${i}` }));
-    for (let i = 0; i < 50; i++) orders.add(chooseCandidates(nodes, req()).map((x) => x.uuid).join());
+    for (let i = 0; i < 50; i++)
+      orders.add(
+        chooseCandidates(nodes, req())
+          .map((x) => x.uuid)
+          .join(),
+      );
     expect(orders.size).toBeGreaterThan(10);
   });
 

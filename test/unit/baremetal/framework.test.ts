@@ -56,7 +56,9 @@ describe('version negotiation', () => {
 describe('error bodies', () => {
   it('wraps faults and webob errors in error_message as Ironic does', () => {
     const f = faultResponse(new IronicError(404, 'Node x could not be found.'));
-    expect(f.body).toBe('{"error_message": "{\\"faultcode\\": \\"Client\\", \\"faultstring\\": \\"Node x could not be found.\\", \\"debuginfo\\": null}"}');
+    expect(f.body).toBe(
+      '{"error_message": "{\\"faultcode\\": \\"Client\\", \\"faultstring\\": \\"Node x could not be found.\\", \\"debuginfo\\": null}"}',
+    );
     const w = webobResponse(new WebobError(405));
     expect(JSON.parse(JSON.parse(w.body!).error_message)).toEqual({ code: 405, title: 'Method Not Allowed', description: '' });
     expect(JSON.parse(JSON.parse(faultResponse(new IronicError(500, 'boom')).body!).error_message).faultcode).toBe('Server');
@@ -81,7 +83,9 @@ describe('argument validators (ironic.common.args)', () => {
     expect(throwsIronic(() => validateSchema('allocation', { resource_class: 'x', traits: ['bad'] }, ALLOCATION_JSON as never)).faultstring).toBe(
       "Schema error for allocation: 'bad' is not valid under any of the given schemas. Possible root cause: 'bad' does not match '^CUSTOM_[A-Z0-9_]+$'",
     );
-    expect(() => validateSchema('allocation', { resource_class: 'x', traits: ['CUSTOM_OK', 'HW_CPU_X86_AVX'] }, ALLOCATION_JSON as never)).not.toThrow();
+    expect(() =>
+      validateSchema('allocation', { resource_class: 'x', traits: ['CUSTOM_OK', 'HW_CPU_X86_AVX'] }, ALLOCATION_JSON as never),
+    ).not.toThrow();
   });
 });
 
@@ -98,7 +102,7 @@ describe('JSON patch', () => {
     ).toEqual({ name: 'b', extra: { n: { x: 1 } }, list: [1, 2, 3] });
     expect(doc).toEqual({ name: 'a', extra: { k: 1 }, list: [1, 2] });
   });
-  it("words failures like python-jsonpatch and refuses new root attributes", () => {
+  it('words failures like python-jsonpatch and refuses new root attributes', () => {
     expect(throwsIronic(() => applyPatch(doc, [{ op: 'remove', path: '/extra/nope' }])).faultstring).toBe(
       "Couldn't apply patch '{'op': 'remove', 'path': '/extra/nope'}'. Reason: can't remove a non-existent object 'nope'",
     );

@@ -55,10 +55,12 @@ describe('bare-metal policy', () => {
   });
 
   it('rules can be overridden by the operator', () => {
-    const p = baremetalPolicy(loadConfig({
-      BAREMETAL_POLICY_MODE: 'secure-rbac',
-      BAREMETAL_POLICY_OVERRIDES: JSON.stringify({ 'baremetal:node:delete': 'role:member and project_id:%(node.owner)s' }),
-    }).baremetal.policy);
+    const p = baremetalPolicy(
+      loadConfig({
+        BAREMETAL_POLICY_MODE: 'secure-rbac',
+        BAREMETAL_POLICY_OVERRIDES: JSON.stringify({ 'baremetal:node:delete': 'role:member and project_id:%(node.owner)s' }),
+      }).baremetal.policy,
+    );
     expect(p.allowed('baremetal:node:delete', node('p1'), member('p1'))).toBe(true);
     expect(p.allowed('baremetal:node:delete', node('p1'), member('p2'))).toBe(false);
   });

@@ -101,7 +101,10 @@ type GenProvider = typeof providerArb extends fc.Arbitrary<infer T> ? T : never;
 export const forestArb = fc
   .record({
     trees: fc.array(
-      fc.record({ root: providerArb, kids: fc.array(fc.record({ p: providerArb, kids: fc.array(providerArb, { maxLength: 2 }) }), { maxLength: 3 }) }),
+      fc.record({
+        root: providerArb,
+        kids: fc.array(fc.record({ p: providerArb, kids: fc.array(providerArb, { maxLength: 2 }) }), { maxLength: 3 }),
+      }),
       { minLength: 1, maxLength: 3 },
     ),
     sharing: fc.array(fc.record({ p: providerArb, nestedUnder: fc.nat() }), { maxLength: 2 }),
@@ -117,7 +120,7 @@ export const forestArb = fc
       specs.push(mk(`cn${i}`, t.root));
       t.kids.forEach((k, j) => {
         specs.push(mk(`cn${i}_${j}`, k.p, `cn${i}`));
-        k.kids.forEach((g, m) => specs.push(mk(`cn${i}_${j}_${m}`, g, `cn${i}_${j}`)));
+        for (const [m, g] of k.kids.entries()) specs.push(mk(`cn${i}_${j}_${m}`, g, `cn${i}_${j}`));
       });
     });
     sharing.forEach((s, i) => {
@@ -155,8 +158,7 @@ const aggsArb = (v: Vocabulary) =>
   });
 
 /** `arb` one time in `1 + none`, null otherwise */
-const sometimes = <T>(arb: fc.Arbitrary<T>, none: number) =>
-  fc.oneof({ arbitrary: fc.constant(null), weight: none }, { arbitrary: arb, weight: 1 });
+const sometimes = <T>(arb: fc.Arbitrary<T>, none: number) => fc.oneof({ arbitrary: fc.constant(null), weight: none }, { arbitrary: arb, weight: 1 });
 
 const groupArb = (v: Vocabulary, suffix: string, resourceless: boolean) =>
   fc
@@ -183,7 +185,10 @@ export const requestArb = (specs: ProviderSpec[], v: Vocabulary = DEFAULT_VOCABU
       subtree: fc.boolean(),
       subtreeAll: fc.boolean(),
       rootRequired: sometimes(
-        fc.record({ required: fc.subarray(v.traits, { maxLength: Math.min(1, v.traits.length) }), forbidden: fc.subarray(v.traits, { maxLength: Math.min(1, v.traits.length) }) }),
+        fc.record({
+          required: fc.subarray(v.traits, { maxLength: Math.min(1, v.traits.length) }),
+          forbidden: fc.subarray(v.traits, { maxLength: Math.min(1, v.traits.length) }),
+        }),
         4,
       ),
       nestedAware: fc.boolean(),
@@ -201,7 +206,9 @@ export const requestArb = (specs: ProviderSpec[], v: Vocabulary = DEFAULT_VOCABU
           group(g.suffix, {
             resources: g.resources,
             requiredTraits: (g.traits?.required ?? []).map((s) => new Set(s)),
-            forbiddenTraits: new Set((g.traits?.forbidden ?? []).filter((t) => !(g.traits?.required ?? []).some((any) => any.length === 1 && any[0] === t))),
+            forbiddenTraits: new Set(
+              (g.traits?.forbidden ?? []).filter((t) => !(g.traits?.required ?? []).some((any) => any.length === 1 && any[0] === t)),
+            ),
             memberOf: (g.aggs?.memberOf ?? []).map((s) => new Set(s)),
             forbiddenAggs: new Set(g.aggs?.forbidden ?? []),
             inTree: g.inTree !== null ? uuidOf(specs[g.inTree % specs.length]!.name) : undefined,
@@ -213,14 +220,16 @@ export const requestArb = (specs: ProviderSpec[], v: Vocabulary = DEFAULT_VOCABU
         return request(groups, {
           groupPolicy: shape.isolate ? 'isolate' : 'none',
           sameSubtrees: shape.subtree && named.length ? [named] : [],
-          rootRequired: rr && (rr.required.length || rr.forbidden.length) ? { required: rr.required, forbidden: rr.forbidden.filter((t) => !rr.required.includes(t)) } : undefined,
+          rootRequired:
+            rr && (rr.required.length || rr.forbidden.length)
+              ? { required: rr.required, forbidden: rr.forbidden.filter((t) => !rr.required.includes(t)) }
+              : undefined,
           nestedAware: shape.nestedAware,
         });
       });
     });
 
 // ------------------------------------------------------------------ query helpers
-
 
 export function version(v: string): RequestVersion {
   const [major, minor] = v.split('.').map(Number) as [number, number];
@@ -248,12 +257,20 @@ export function ask(forest: Forest, qs: string, v = '1.39', opts: SolveOptions =
       ? ar.allocations.map((a: any) => [a.resource_provider.uuid, a.resources])
       : Object.entries(ar.allocations).map(([u, a]: [string, any]) => [u, a.resources]);
     return entries
-      .map(([u, r]) => `${names.get(u)}(${Object.entries(r).sort().map(([rc, n]) => `${rc}:${n}`).join(',')})`)
+      .map(
+        ([u, r]) =>
+          `${names.get(u)}(${Object.entries(r)
+            .sort()
+            .map(([rc, n]) => `${rc}:${n}`)
+            .join(',')})`,
+      )
       .sort()
       .join(' + ');
   });
   const mappings = (body.allocation_requests as any[]).map((ar) =>
-    ar.mappings ? Object.fromEntries(Object.entries(ar.mappings as Record<string, string[]>).map(([k, us]) => [k, us.map((u) => names.get(u))])) : undefined,
+    ar.mappings
+      ? Object.fromEntries(Object.entries(ar.mappings as Record<string, string[]>).map(([k, us]) => [k, us.map((u) => names.get(u))]))
+      : undefined,
   );
   const summaries = Object.keys(body.provider_summaries).map((u) => names.get(u)!);
   return { body, res, candidates: readable.slice().sort(), mappings, summaries };

@@ -83,7 +83,9 @@ export function bruteForce(forest: Forest, req: CandidatesRequest): Flat[] {
   if (req.rootRequired) {
     const rr = req.rootRequired;
     anchorRoots = new Set(
-      all.filter((p) => !p.parent && rr.required.every((t) => p.traits.includes(t)) && !rr.forbidden.some((t) => p.traits.includes(t))).map((p) => p.uuid),
+      all
+        .filter((p) => !p.parent && rr.required.every((t) => p.traits.includes(t)) && !rr.forbidden.some((t) => p.traits.includes(t)))
+        .map((p) => p.uuid),
     );
   }
   const anchorOk = (a: string) => !anchorRoots || anchorRoots.has(a);

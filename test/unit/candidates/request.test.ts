@@ -26,7 +26,9 @@ function problem(qs: string, v = '1.39'): Problem {
 
 describe('request groups', () => {
   it('splits numbered and named groups in order of first appearance', () => {
-    const r = parse(`resources_B=VCPU:1&resources=DISK_GB:10&required_B=in:CUSTOM_A,CUSTOM_B&required_B=!CUSTOM_C&member_of=in:${A},${B}&member_of=!${A}&in_tree_B=${A}&group_policy=isolate`);
+    const r = parse(
+      `resources_B=VCPU:1&resources=DISK_GB:10&required_B=in:CUSTOM_A,CUSTOM_B&required_B=!CUSTOM_C&member_of=in:${A},${B}&member_of=!${A}&in_tree_B=${A}&group_policy=isolate`,
+    );
     expect(r.groups.map((g) => [g.suffix, g.useSameProvider])).toEqual([
       ['_B', true],
       ['', false],
@@ -49,7 +51,10 @@ describe('request groups', () => {
   });
   it('before 1.39 only the last required value counts; from 1.39 all are ANDed', () => {
     expect(parse('resources=VCPU:1&required=CUSTOM_A&required=CUSTOM_B', '1.38').groups[0]!.requiredTraits).toEqual([new Set(['CUSTOM_B'])]);
-    expect(parse('resources=VCPU:1&required=CUSTOM_A&required=CUSTOM_B').groups[0]!.requiredTraits).toEqual([new Set(['CUSTOM_A']), new Set(['CUSTOM_B'])]);
+    expect(parse('resources=VCPU:1&required=CUSTOM_A&required=CUSTOM_B').groups[0]!.requiredTraits).toEqual([
+      new Set(['CUSTOM_A']),
+      new Set(['CUSTOM_B']),
+    ]);
   });
   it('numbered suffixes only before 1.33 (other keys are left to the schema)', () => {
     expect(parse('resources1=VCPU:1&resources_X=VCPU:1', '1.32').groups.map((g) => g.suffix)).toEqual(['1']);
@@ -63,7 +68,9 @@ describe('request groups', () => {
     expect(parse('resources=VCPU:1', '1.28').nestedAware).toBe(false);
   });
   it('lists every class and trait named, for existence checks', () => {
-    expect(namesOf(parse('resources=VCPU:1&required=CUSTOM_A,!CUSTOM_B&resources1=DISK_GB:1&required1=in:CUSTOM_A,CUSTOM_C&root_required=CUSTOM_R'))).toEqual({
+    expect(
+      namesOf(parse('resources=VCPU:1&required=CUSTOM_A,!CUSTOM_B&resources1=DISK_GB:1&required1=in:CUSTOM_A,CUSTOM_C&root_required=CUSTOM_R')),
+    ).toEqual({
       resourceClasses: ['VCPU', 'DISK_GB'],
       traits: ['CUSTOM_R', 'CUSTOM_A', 'CUSTOM_B', 'CUSTOM_C'],
     });
@@ -72,35 +79,121 @@ describe('request groups', () => {
 
 describe('errors (Placement text and codes)', () => {
   const cases: Array<[string, string, string, string?]> = [
-    ['1.10', 'resources=', 'Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: empty string.'],
-    ['1.10', 'resources=VCPU', 'Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: VCPU.'],
+    [
+      '1.10',
+      'resources=',
+      'Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: empty string.',
+    ],
+    [
+      '1.10',
+      'resources=VCPU',
+      'Badly formed resources parameter. Expected resources query string parameter in form: ?resources=VCPU:2,MEMORY_MB:1024. Got: VCPU.',
+    ],
     ['1.10', 'resources=VCPU:x', 'Requested resource VCPU expected positive integer amount. Got: x.'],
     ['1.10', 'resources=VCPU:0', 'Requested resource VCPU requires amount >= 1. Got: 0.'],
-    ['1.17', 'resources=VCPU:1&required=', "Invalid query string parameters: Expected 'required' parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: "],
-    ['1.22', 'resources=VCPU:1&required=', "Invalid query string parameters: Expected 'required' parameter value of the form: HW_CPU_X86_VMX,!CUSTOM_MAGIC. Got an empty trait in: "],
-    ['1.17', 'resources=VCPU:1&required=!CUSTOM_A', "Invalid query string parameters: Expected 'required' parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: !CUSTOM_A"],
-    ['1.38', 'resources=VCPU:1&required=in:CUSTOM_A', "Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since microversion 1.39. Got: in:CUSTOM_A"],
-    ['1.39', 'resources=VCPU:1&required=in:!CUSTOM_A', "Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support forbidden traits. Got: in:!CUSTOM_A"],
+    [
+      '1.17',
+      'resources=VCPU:1&required=',
+      "Invalid query string parameters: Expected 'required' parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got an empty trait in: ",
+    ],
+    [
+      '1.22',
+      'resources=VCPU:1&required=',
+      "Invalid query string parameters: Expected 'required' parameter value of the form: HW_CPU_X86_VMX,!CUSTOM_MAGIC. Got an empty trait in: ",
+    ],
+    [
+      '1.17',
+      'resources=VCPU:1&required=!CUSTOM_A',
+      "Invalid query string parameters: Expected 'required' parameter value of the form: HW_CPU_X86_VMX,CUSTOM_MAGIC. Got: !CUSTOM_A",
+    ],
+    [
+      '1.38',
+      'resources=VCPU:1&required=in:CUSTOM_A',
+      "Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since microversion 1.39. Got: in:CUSTOM_A",
+    ],
+    [
+      '1.39',
+      'resources=VCPU:1&required=in:!CUSTOM_A',
+      "Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' does not support forbidden traits. Got: in:!CUSTOM_A",
+    ],
     ['1.21', 'resources=VCPU:1&member_of=bad', "Invalid query string parameters: Expected 'member_of' parameter to contain valid UUID(s). Got: bad"],
-    ['1.21', `resources=VCPU:1&member_of=${A},${B}`, `Multiple values for 'member_of' must be prefixed with the 'in:' or '!in:' keyword using the valid microversion. Got: ${A},${B}`],
+    [
+      '1.21',
+      `resources=VCPU:1&member_of=${A},${B}`,
+      `Multiple values for 'member_of' must be prefixed with the 'in:' or '!in:' keyword using the valid microversion. Got: ${A},${B}`,
+    ],
     ['1.23', `resources=VCPU:1&member_of=${A}&member_of=${B}`, 'Multiple member_of parameters are not supported'],
     ['1.31', `resources=VCPU:1&member_of=!${A}`, 'Forbidden member_of parameters are not supported in the specified microversion'],
     ['1.31', 'resources=VCPU:1&in_tree=bad', "Invalid query string parameters: Expected 'in_tree' parameter to be a format of uuid. Got: bad"],
-    ['1.25', 'required=CUSTOM_A&required1=CUSTOM_B', 'All traits parameters must be associated with resources.  Found the following orphaned traits keys: required, required1'],
-    ['1.25', `member_of=${A}&member_of3=${A}`, 'All member_of parameters must be associated with resources. Found the following orphaned member_of keys: member_of, member_of3'],
+    [
+      '1.25',
+      'required=CUSTOM_A&required1=CUSTOM_B',
+      'All traits parameters must be associated with resources.  Found the following orphaned traits keys: required, required1',
+    ],
+    [
+      '1.25',
+      `member_of=${A}&member_of3=${A}`,
+      'All member_of parameters must be associated with resources. Found the following orphaned member_of keys: member_of, member_of3',
+    ],
     ['1.31', `resources=VCPU:1&in_tree1=${A}`, 'All request groups must specify resources.'],
     ['1.25', 'group_policy=isolate', 'At least one request group (`resources` or `resources{$S}`) is required.'],
-    ['1.25', 'resources1=VCPU:1&resources2=VCPU:1', 'The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.'],
-    ['1.22', 'resources=VCPU:1&required=CUSTOM_A,!CUSTOM_A', 'Conflicting required and forbidden traits found in the following traits keys: required: (CUSTOM_A)'],
-    ['1.39', 'resources=VCPU:1&required=in:CUSTOM_A,CUSTOM_B&required=!CUSTOM_A,!CUSTOM_B', 'Conflicting required and forbidden traits found in the following traits keys: required: (CUSTOM_A, CUSTOM_B)'],
-    ['1.35', 'resources=VCPU:1&root_required=CUSTOM_A&root_required=CUSTOM_B', "Query parameter 'root_required' may be specified only once.", 'placement.query.duplicate_key'],
-    ['1.35', 'resources=VCPU:1&root_required=CUSTOM_A,!CUSTOM_A', 'Conflicting required and forbidden traits found in root_required: CUSTOM_A', 'placement.query.bad_value'],
-    ['1.39', 'resources=VCPU:1&root_required=in:CUSTOM_A', "Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since microversion 1.39. Got: in:CUSTOM_A"],
-    ['1.36', 'resources_A=VCPU:1&same_subtree=,_A', 'Empty string (unsuffixed group) can not be specified in `same_subtree` ', 'placement.query.bad_value'],
-    ['1.36', 'required_B=CUSTOM_A&same_subtree=_B', 'There must be at least one resources or resources[$S] parameter.', 'placement.query.missing_value'],
+    [
+      '1.25',
+      'resources1=VCPU:1&resources2=VCPU:1',
+      'The "group_policy" parameter is required when specifying more than one "resources{N}" parameter.',
+    ],
+    [
+      '1.22',
+      'resources=VCPU:1&required=CUSTOM_A,!CUSTOM_A',
+      'Conflicting required and forbidden traits found in the following traits keys: required: (CUSTOM_A)',
+    ],
+    [
+      '1.39',
+      'resources=VCPU:1&required=in:CUSTOM_A,CUSTOM_B&required=!CUSTOM_A,!CUSTOM_B',
+      'Conflicting required and forbidden traits found in the following traits keys: required: (CUSTOM_A, CUSTOM_B)',
+    ],
+    [
+      '1.35',
+      'resources=VCPU:1&root_required=CUSTOM_A&root_required=CUSTOM_B',
+      "Query parameter 'root_required' may be specified only once.",
+      'placement.query.duplicate_key',
+    ],
+    [
+      '1.35',
+      'resources=VCPU:1&root_required=CUSTOM_A,!CUSTOM_A',
+      'Conflicting required and forbidden traits found in root_required: CUSTOM_A',
+      'placement.query.bad_value',
+    ],
+    [
+      '1.39',
+      'resources=VCPU:1&root_required=in:CUSTOM_A',
+      "Invalid query string parameters: The format 'in:HW_CPU_X86_VMX,CUSTOM_MAGIC' only supported since microversion 1.39. Got: in:CUSTOM_A",
+    ],
+    [
+      '1.36',
+      'resources_A=VCPU:1&same_subtree=,_A',
+      'Empty string (unsuffixed group) can not be specified in `same_subtree` ',
+      'placement.query.bad_value',
+    ],
+    [
+      '1.36',
+      'required_B=CUSTOM_A&same_subtree=_B',
+      'There must be at least one resources or resources[$S] parameter.',
+      'placement.query.missing_value',
+    ],
     ['1.36', 'group_policy=none', 'There must be at least one resources or resources[$S] parameter.', 'placement.query.missing_value'],
-    ['1.36', 'resources_A=VCPU:1&required_B=CUSTOM_A&required=CUSTOM_C&same_subtree=_A', "Resourceless suffixed group request should be specified in `same_subtree` query param: bad group(s) - ['_B', ''].", 'placement.query.bad_value'],
-    ['1.36', 'resources_A=VCPU:1&same_subtree=_A,_X,_Y', "Real suffixes should be specified in `same_subtree`: ['_X', '_Y'] not found in ['_A'].", 'placement.query.bad_value'],
+    [
+      '1.36',
+      'resources_A=VCPU:1&required_B=CUSTOM_A&required=CUSTOM_C&same_subtree=_A',
+      "Resourceless suffixed group request should be specified in `same_subtree` query param: bad group(s) - ['_B', ''].",
+      'placement.query.bad_value',
+    ],
+    [
+      '1.36',
+      'resources_A=VCPU:1&same_subtree=_A,_X,_Y',
+      "Real suffixes should be specified in `same_subtree`: ['_X', '_Y'] not found in ['_A'].",
+      'placement.query.bad_value',
+    ],
   ];
   it.each(cases)('%s %s', (v, qs, detail, code) => {
     const p = problem(qs, v);

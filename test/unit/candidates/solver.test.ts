@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Problem } from '../../../functions/core/errors.js';
+import type { Problem } from '../../../functions/core/errors.js';
 import { ask, buildForest, uuidOf, type ProviderSpec } from './forests.js';
 
 /** upstream's TestWideTreeAllocationCandidateExplosion shape */
@@ -77,12 +77,14 @@ describe('sharing providers', () => {
       { name: 'pf2', parent: 'cn', inv: { SRIOV_NET_VF: { total: 4 } } },
     ]);
     const r = ask(f, 'resources=VCPU:1,SRIOV_NET_VF:2&resources1=SRIOV_NET_VF:2&resources2=SRIOV_NET_VF:1&group_policy=isolate');
-    expect(r.candidates).toEqual([
-      'cn(VCPU:1) + pf1(SRIOV_NET_VF:2) + pf2(SRIOV_NET_VF:3)',
-      'cn(VCPU:1) + pf1(SRIOV_NET_VF:3) + pf2(SRIOV_NET_VF:2)',
-      'cn(VCPU:1) + pf1(SRIOV_NET_VF:4) + pf2(SRIOV_NET_VF:1)',
-      'cn(VCPU:1) + pf1(SRIOV_NET_VF:1) + pf2(SRIOV_NET_VF:4)',
-    ].sort());
+    expect(r.candidates).toEqual(
+      [
+        'cn(VCPU:1) + pf1(SRIOV_NET_VF:2) + pf2(SRIOV_NET_VF:3)',
+        'cn(VCPU:1) + pf1(SRIOV_NET_VF:3) + pf2(SRIOV_NET_VF:2)',
+        'cn(VCPU:1) + pf1(SRIOV_NET_VF:4) + pf2(SRIOV_NET_VF:1)',
+        'cn(VCPU:1) + pf1(SRIOV_NET_VF:1) + pf2(SRIOV_NET_VF:4)',
+      ].sort(),
+    );
   });
 });
 

@@ -57,7 +57,11 @@ describe('provider-tree.rst: sharing providers and aggregates on nested trees', 
     expect(r.candidates).toEqual(['CN2(DISK_GB:500,MEMORY_MB:512) + NUMA2_2(VCPU:1)', 'CN2(MEMORY_MB:512) + NUMA2_2(VCPU:1) + SS1(DISK_GB:500)']);
     const g = ask(forest, `resources1=VCPU:1&member_of1=!${AGG_B}&resources2=MEMORY_MB:512&group_policy=none`);
     // granular: only NUMA2_1 (in B itself) is excluded; CN1 being in B does not matter
-    expect(g.candidates).toEqual(['CN1(MEMORY_MB:512) + NUMA1_1(VCPU:1)', 'CN1(MEMORY_MB:512) + NUMA1_2(VCPU:1)', 'CN2(MEMORY_MB:512) + NUMA2_2(VCPU:1)']);
+    expect(g.candidates).toEqual([
+      'CN1(MEMORY_MB:512) + NUMA1_1(VCPU:1)',
+      'CN1(MEMORY_MB:512) + NUMA1_2(VCPU:1)',
+      'CN2(MEMORY_MB:512) + NUMA2_2(VCPU:1)',
+    ]);
   });
 
   it('summaries cover every provider of the trees involved (1.29), only the used ones before', () => {
@@ -180,12 +184,19 @@ describe('provider-tree.rst: root_required (1.35)', () => {
     { name: 'NUMA2', parent: 'NUMA_CN', inv: { VCPU: { total: 4 }, MEMORY_MB: { total: 1024 } }, traits: ['HW_CPU_X86_AVX2'] },
   ]);
   it('required root traits', () => {
-    const q = 'resources1=VCPU:1,MEMORY_MB:512&required1=HW_CPU_X86_AVX2&resources2=DISK_GB:100&group_policy=none&root_required=COMPUTE_VOLUME_MULTI_ATTACH';
-    expect(ask(forest, q).candidates).toEqual(['NON_NUMA_CN(DISK_GB:100,MEMORY_MB:512,VCPU:1)', 'NUMA2(MEMORY_MB:512,VCPU:1) + NUMA_CN(DISK_GB:100)']);
+    const q =
+      'resources1=VCPU:1,MEMORY_MB:512&required1=HW_CPU_X86_AVX2&resources2=DISK_GB:100&group_policy=none&root_required=COMPUTE_VOLUME_MULTI_ATTACH';
+    expect(ask(forest, q).candidates).toEqual([
+      'NON_NUMA_CN(DISK_GB:100,MEMORY_MB:512,VCPU:1)',
+      'NUMA2(MEMORY_MB:512,VCPU:1) + NUMA_CN(DISK_GB:100)',
+    ]);
   });
   it('forbidden root traits', () => {
     const q = 'resources1=VCPU:1,MEMORY_MB:512&resources2=DISK_GB:100&group_policy=none&root_required=!CUSTOM_WINDOWS_LICENSE_POOL';
-    expect(ask(forest, q).candidates).toEqual(['NUMA1(MEMORY_MB:512,VCPU:1) + NUMA_CN(DISK_GB:100)', 'NUMA2(MEMORY_MB:512,VCPU:1) + NUMA_CN(DISK_GB:100)']);
+    expect(ask(forest, q).candidates).toEqual([
+      'NUMA1(MEMORY_MB:512,VCPU:1) + NUMA_CN(DISK_GB:100)',
+      'NUMA2(MEMORY_MB:512,VCPU:1) + NUMA_CN(DISK_GB:100)',
+    ]);
   });
   it('applies to the anchor root, not to sharing providers', () => {
     const f = buildForest([
@@ -253,7 +264,7 @@ describe('limits, caps and randomisation', () => {
   });
   it('randomize samples `limit` of all candidates with the given random source', () => {
     let seed = 7;
-    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
     const r = ask(forest, 'resources=VCPU:1&limit=4', '1.16', { randomize: true, random });
     expect(r.candidates).toHaveLength(4);
     expect(r.candidates).not.toEqual(['cn00(VCPU:1)', 'cn01(VCPU:1)', 'cn02(VCPU:1)', 'cn03(VCPU:1)']);
@@ -265,7 +276,12 @@ describe('limits, caps and randomisation', () => {
 
 describe('response shapes per microversion', () => {
   const forest = buildForest([
-    { name: 'cn', inv: { VCPU: { total: 8, reserved: 2, allocation_ratio: 1.5 }, DISK_GB: { total: 100 } }, used: { VCPU: 3 }, traits: ['CUSTOM_B', 'CUSTOM_A'] },
+    {
+      name: 'cn',
+      inv: { VCPU: { total: 8, reserved: 2, allocation_ratio: 1.5 }, DISK_GB: { total: 100 } },
+      used: { VCPU: 3 },
+      traits: ['CUSTOM_B', 'CUSTOM_A'],
+    },
   ]);
   const cn = uuidOf('cn');
   it('1.10-1.11: allocations as a list, summaries with requested classes only', () => {

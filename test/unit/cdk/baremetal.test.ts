@@ -126,7 +126,11 @@ describe('the bare-metal construct', () => {
     const s = new Stack(app, 'Orphans');
     const table = new dynamodb.TableV2(s, 'T', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
     const bm = new BaremetalApi(s, 'Bm', { table });
-    const fn = new lambda.Function(s, 'Maintenance', { runtime: lambda.Runtime.NODEJS_22_X, handler: 'i.h', code: lambda.Code.fromInline('exports.h=1') });
+    const fn = new lambda.Function(s, 'Maintenance', {
+      runtime: lambda.Runtime.NODEJS_22_X,
+      handler: 'i.h',
+      code: lambda.Code.fromInline('exports.h=1'),
+    });
     bm.grantOrphanRecovery(fn);
     const t = Template.fromStack(s);
     t.hasResourceProperties('AWS::Lambda::Function', {
@@ -147,7 +151,11 @@ describe('the bare-metal construct', () => {
     for (const a of auths) expect(a.Properties.JwtConfiguration).toEqual({ Audience: ['berth'], Issuer: 'https://issuer.example.com' });
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const ks = new BerthStack(app, 'Ks', {
-      identity: { mode: 'keystone', keystoneUrl: 'https://keystone.example.com/v3', keystonePasswordSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:p-AbCdEf' },
+      identity: {
+        mode: 'keystone',
+        keystoneUrl: 'https://keystone.example.com/v3',
+        keystonePasswordSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:p-AbCdEf',
+      },
     });
     const r = Template.fromStack(ks).toJSON().Resources as Record<string, Res>;
     const lambdaAuths = Object.values(r).filter((x) => x.Type === 'AWS::ApiGatewayV2::Authorizer');

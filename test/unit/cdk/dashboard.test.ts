@@ -18,7 +18,9 @@ let outdir: string;
 
 function synth(mode: 'jwt' | 'none') {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  const s = new BerthStack(app, `Dash${mode}`, { identity: mode === 'jwt' ? { mode, jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] } : { mode } });
+  const s = new BerthStack(app, `Dash${mode}`, {
+    identity: mode === 'jwt' ? { mode, jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] } : { mode },
+  });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   acknowledgeNagFindings(s);
   const t = Template.fromStack(s);
@@ -49,7 +51,7 @@ describe('dashboard static site', () => {
       OriginAccessControlConfig: Match.objectLike({ OriginAccessControlOriginType: 's3', SigningBehavior: 'always', SigningProtocol: 'sigv4' }),
     });
     // the bucket policy: deny non-TLS, allow s3:GetObject to cloudfront.amazonaws.com for this distribution only
-    const policies = Object.values(template.findResources('AWS::S3::BucketPolicy')).map((p: any) => p.Properties.PolicyDocument.Statement).flat();
+    const policies = Object.values(template.findResources('AWS::S3::BucketPolicy')).flatMap((p: any) => p.Properties.PolicyDocument.Statement);
     expect(policies.some((s: any) => s.Effect === 'Deny' && ref(s.Condition).includes('aws:SecureTransport'))).toBe(true);
     const read = policies.find((s: any) => s.Principal?.Service === 'cloudfront.amazonaws.com');
     expect(read.Action).toBe('s3:GetObject');
@@ -61,7 +63,11 @@ describe('dashboard static site', () => {
     template.hasResourceProperties('AWS::CloudFront::Distribution', {
       DistributionConfig: Match.objectLike({
         DefaultRootObject: 'index.html',
-        DefaultCacheBehavior: Match.objectLike({ ViewerProtocolPolicy: 'redirect-to-https', AllowedMethods: ['GET', 'HEAD'], ResponseHeadersPolicyId: Match.anyValue() }),
+        DefaultCacheBehavior: Match.objectLike({
+          ViewerProtocolPolicy: 'redirect-to-https',
+          AllowedMethods: ['GET', 'HEAD'],
+          ResponseHeadersPolicyId: Match.anyValue(),
+        }),
         Origins: [Match.objectLike({ OriginAccessControlId: Match.anyValue(), S3OriginConfig: { OriginAccessIdentity: '' } })],
       }),
     });
@@ -95,7 +101,9 @@ describe('dashboard static site', () => {
       expect(cors.AllowMethods).toEqual(['GET']);
       expect(cors.AllowOrigins.length).toBe(1);
       expect(ref(cors.AllowOrigins[0])).toContain(dist);
-      expect(cors.AllowHeaders).toEqual(expect.arrayContaining(['x-auth-token', 'authorization', 'openstack-api-version', 'x-openstack-ironic-api-version']));
+      expect(cors.AllowHeaders).toEqual(
+        expect.arrayContaining(['x-auth-token', 'authorization', 'openstack-api-version', 'x-openstack-ironic-api-version']),
+      );
     }
   });
 

@@ -35,7 +35,9 @@ function dynamoStatements(description: string): Statement[] {
   const [fn] = Object.values(fns) as any[];
   if (!fn) throw new Error(`no function ${description}`);
   const role = fn.Properties.Role['Fn::GetAtt'][0] as string;
-  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p: any) => p.Properties.Roles.some((r: any) => r.Ref === role)) as any[];
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')).filter((p: any) =>
+    p.Properties.Roles.some((r: any) => r.Ref === role),
+  ) as any[];
   return policies
     .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[])
     .filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
@@ -83,7 +85,10 @@ describe('Placement functions: least-privilege table access', () => {
   it('the traits function cannot touch consumer, usage or name items', () => {
     for (const s of dynamoStatements('Placement traits')) {
       for (const pk of ['CONS#c', 'USAGE#p', 'RPNAME#n', 'META', 'CONSALLOC#c']) {
-        expect(keys(s).some((k) => matches(k, pk)), `${pk} in ${JSON.stringify(s)}`).toBe(false);
+        expect(
+          keys(s).some((k) => matches(k, pk)),
+          `${pk} in ${JSON.stringify(s)}`,
+        ).toBe(false);
       }
     }
   });
@@ -135,7 +140,11 @@ describe('bare-metal functions: bound to bare-metal items', () => {
         } else {
           expect([...keys(s)].sort()).toEqual([...BAREMETAL_ITEM_KEYS].sort());
         }
-        for (const pk of ['RP#x', 'CONS#c', 'USAGE#p', 'TRAITS', 'RCS', 'LOG#1#2', 'META']) expect(keys(s).some((k) => matches(k, pk)), `${d} ${pk}`).toBe(false);
+        for (const pk of ['RP#x', 'CONS#c', 'USAGE#p', 'TRAITS', 'RCS', 'LOG#1#2', 'META'])
+          expect(
+            keys(s).some((k) => matches(k, pk)),
+            `${d} ${pk}`,
+          ).toBe(false);
       }
     }
     expect(withTable).toBeGreaterThan(5);
@@ -144,7 +153,11 @@ describe('bare-metal functions: bound to bare-metal items', () => {
   it('no Placement function can reach a bare-metal item', () => {
     for (const family of Object.keys(PLACEMENT_ACCESS)) {
       for (const s of dynamoStatements(`Placement ${family}`)) {
-        for (const pk of ['BMN#n', 'BMA#a', 'BMNNAME#x', 'BMNS#0']) expect(keys(s).some((k) => matches(k, pk)), `${family} ${pk}`).toBe(false);
+        for (const pk of ['BMN#n', 'BMA#a', 'BMNNAME#x', 'BMNS#0'])
+          expect(
+            keys(s).some((k) => matches(k, pk)),
+            `${family} ${pk}`,
+          ).toBe(false);
       }
     }
   });
@@ -159,7 +172,9 @@ describe('the maintenance function: its migration rules plus bare-metal orphan r
       expect(keys(s).length, JSON.stringify(s)).toBeGreaterThan(0);
       expect(JSON.stringify(s.Resource)).not.toContain('*');
       const k = [...keys(s)].sort();
-      const bm = JSON.stringify(k) === JSON.stringify([...BAREMETAL_ITEM_KEYS].sort()) || JSON.stringify(k) === JSON.stringify([...BAREMETAL_INDEX_KEYS].sort());
+      const bm =
+        JSON.stringify(k) === JSON.stringify([...BAREMETAL_ITEM_KEYS].sort()) ||
+        JSON.stringify(k) === JSON.stringify([...BAREMETAL_INDEX_KEYS].sort());
       if (bm) continue;
       const w = want.find((r) => (r.index ?? undefined) === indexOf(s) && JSON.stringify(r.keys) === JSON.stringify(k));
       expect(w, `unexpected statement ${JSON.stringify(s)}`).toBeDefined();

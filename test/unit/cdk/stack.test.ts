@@ -36,7 +36,9 @@ describe('the CDK stack', () => {
 
   it('runs every function on Node.js 22 / arm64 with tracing and JSON logs', () => {
     const fns = template.findResources('AWS::Lambda::Function');
-    const ours = Object.values(fns).filter((f) => (f as any).Properties.Runtime !== undefined && String((f as any).Properties.Description ?? '').length);
+    const ours = Object.values(fns).filter(
+      (f) => (f as any).Properties.Runtime !== undefined && String((f as any).Properties.Description ?? '').length,
+    );
     expect(ours.length).toBeGreaterThan(0);
     for (const f of ours) {
       expect((f as any).Properties).toMatchObject({
@@ -109,7 +111,12 @@ describe('the Keystone identity option', () => {
     });
     t.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'Keystone token authorizer',
-      Environment: { Variables: Match.objectLike({ KEYSTONE_URL: 'https://keystone.example.com/v3', KEYSTONE_PASSWORD_SECRET_ARN: Match.stringLikeRegexp('secret:placement') }) },
+      Environment: {
+        Variables: Match.objectLike({
+          KEYSTONE_URL: 'https://keystone.example.com/v3',
+          KEYSTONE_PASSWORD_SECRET_ARN: Match.stringLikeRegexp('secret:placement'),
+        }),
+      },
     });
     const policies = JSON.stringify(t.findResources('AWS::IAM::Policy'));
     expect(policies).toContain('secretsmanager:GetSecretValue');

@@ -22,11 +22,13 @@ describe('JSON Schema validation with Python jsonschema messages', () => {
     expect(message({}, create)).toMatch(/^'name' is a required property\n\nFailed validating 'required' in schema:/);
   });
   it('reports additional properties in sorted order', () => {
-    expect(message({ name: 'x', zed: 1, bad_field: 2 }, create)).toMatch(/^Additional properties are not allowed \('bad_field', 'zed' were unexpected\)/);
+    expect(message({ name: 'x', zed: 1, bad_field: 2 }, create)).toMatch(
+      /^Additional properties are not allowed \('bad_field', 'zed' were unexpected\)/,
+    );
   });
   it('reports nested failures with their schema and instance paths', () => {
     const m = message({ name: 'a'.repeat(201) }, create);
-    expect(m).toContain("is too long");
+    expect(m).toContain('is too long');
     expect(m).toContain("Failed validating 'maxLength' in schema['properties']['name']");
     expect(m).toContain("On instance['name']");
   });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { MicroversionFormatError, MicroversionRangeError, VersionRange, headerVersion, parseVersionString } from '../../../functions/core/microversion.js';
+import {
+  MicroversionFormatError,
+  MicroversionRangeError,
+  VersionRange,
+  headerVersion,
+  parseVersionString,
+} from '../../../functions/core/microversion.js';
 
 const range = new VersionRange('placement', '1.0', '1.39');
 

@@ -47,7 +47,12 @@ describe('Placement defaults', () => {
   });
   it('open mode allows any authenticated caller, operators can override a rule', () => {
     expect(allow('open', 'placement:resource_providers:list', { roles: [] })).toBe(true);
-    const e = placementPolicy(loadConfig({ PLACEMENT_POLICY_MODE: 'secure-rbac', PLACEMENT_POLICY_OVERRIDES: JSON.stringify({ 'placement:resource_providers:list': 'role:reader' }) }).placementPolicy);
+    const e = placementPolicy(
+      loadConfig({
+        PLACEMENT_POLICY_MODE: 'secure-rbac',
+        PLACEMENT_POLICY_OVERRIDES: JSON.stringify({ 'placement:resource_providers:list': 'role:reader' }),
+      }).placementPolicy,
+    );
     expect(e.check('placement:resource_providers:list', {}, reader as never)).toBe(true);
   });
 });

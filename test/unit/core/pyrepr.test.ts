@@ -17,7 +17,9 @@ describe('pyPformat', () => {
     );
   });
   it('splits a long top-level string at whitespace, in parentheses', () => {
-    expect(pyPformat('word '.repeat(20), 72)).toBe("('word word word word word word word word word word word word word '\n 'word word word word word word word ')");
+    expect(pyPformat('word '.repeat(20), 72)).toBe(
+      "('word word word word word word word word word word word word word '\n 'word word word word word word word ')",
+    );
   });
   it('nests lists and dicts with their indents', () => {
     expect(pyPformat([{ a: 'x'.repeat(40), b: [1, 2, 3] }, 1.5e-7, null], 40)).toBe(
@@ -25,7 +27,13 @@ describe('pyPformat', () => {
     );
   });
   it('writes small floats with a two-digit exponent', () => {
-    expect([pyNumber(1e-5), pyNumber(1.5e-7), pyNumber(0.0015), pyNumber(2.5), pyNumber(-1e-300)]).toEqual(['1e-05', '1.5e-07', '0.0015', '2.5', '-1e-300']);
+    expect([pyNumber(1e-5), pyNumber(1.5e-7), pyNumber(0.0015), pyNumber(2.5), pyNumber(-1e-300)]).toEqual([
+      '1e-05',
+      '1.5e-07',
+      '0.0015',
+      '2.5',
+      '-1e-300',
+    ]);
   });
 });
 

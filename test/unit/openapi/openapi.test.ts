@@ -28,7 +28,7 @@ function resolve(doc: any, ref: string): unknown {
 }
 
 function refs(x: unknown, out: string[] = []): string[] {
-  if (Array.isArray(x)) x.forEach((v) => refs(v, out));
+  if (Array.isArray(x)) for (const v of x) refs(v, out);
   else if (x && typeof x === 'object') {
     for (const [k, v] of Object.entries(x)) {
       if (k === '$ref' && typeof v === 'string') out.push(v);
@@ -62,7 +62,11 @@ for (const api of APIS) {
       expect(unrouted(api)).toEqual([]);
       const expected = ROUTES[api].flatMap((r) => r.methods.map((m) => `${m} ${r.path}`)).sort();
       const actual = Object.entries(doc.paths as Record<string, any>)
-        .flatMap(([p, item]) => Object.keys(item).filter((k) => METHODS.includes(k)).map((m) => `${m.toUpperCase()} ${p}`))
+        .flatMap(([p, item]) =>
+          Object.keys(item)
+            .filter((k) => METHODS.includes(k))
+            .map((m) => `${m.toUpperCase()} ${p}`),
+        )
         .sort();
       expect(actual).toEqual(expected);
       const ids = actual.map((k) => {
@@ -96,13 +100,20 @@ for (const api of APIS) {
 
 describe('published request schemas are the validated ones', () => {
   const doc = buildOpenApi('placement') as any;
-  const bodyOf = (path: string, method: string): JsonSchema => resolve(doc, doc.paths[path][method].requestBody.content['application/json'].schema.$ref) as JsonSchema;
+  const bodyOf = (path: string, method: string): JsonSchema =>
+    resolve(doc, doc.paths[path][method].requestBody.content['application/json'].schema.$ref) as JsonSchema;
 
   it('PUT /allocations/{consumer_uuid} at 1.38: the handler’s schema, byte for byte, and it behaves', () => {
     const schema = bodyOf('/allocations/{consumer_uuid}', 'put');
     expect(schema).toEqual(jsonSchemaOf(ALLOC.putAllocationsV1_38));
     const rp = '0c4e6d3b-8a3c-4a51-8f0b-5d3b5f1d0a11';
-    const good = { allocations: { [rp]: { resources: { VCPU: 1 } } }, project_id: 'p', user_id: 'u', consumer_generation: null, consumer_type: 'INSTANCE' };
+    const good = {
+      allocations: { [rp]: { resources: { VCPU: 1 } } },
+      project_id: 'p',
+      user_id: 'u',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    };
     expect(accepts(schema, good)).toBe(true);
     // 1.38 requires consumer_type; a resource amount must be a positive integer
     const { consumer_type: _t, ...noType } = good;
@@ -111,7 +122,10 @@ describe('published request schemas are the validated ones', () => {
   });
 
   it('query parameters of GET /resource_providers are the 1.18 query schema', () => {
-    const names = doc.paths['/resource_providers'].get.parameters.slice(1).map((p: any) => p.name).sort();
+    const names = doc.paths['/resource_providers'].get.parameters
+      .slice(1)
+      .map((p: any) => p.name)
+      .sort();
     expect(names).toEqual(['in_tree', 'member_of', 'name', 'required', 'resources', 'uuid']);
     const usages = doc.paths['/usages'].get.parameters.slice(1);
     expect(usages.find((p: any) => p.name === 'project_id').required).toBe(true);

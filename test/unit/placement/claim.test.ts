@@ -76,13 +76,20 @@ describe('consumer generations', () => {
       req('a', { missing: { VCPU: 1 } }, { generation: { check: true, expected: null } }),
       req('b', {}, { generation: { check: true, expected: 1 } }),
     ];
-    expect(checkConsumerGenerations(requests, states)).toEqual({ error: 'consumer_generation', detail: 'consumer generation conflict - expected 2 but got 1' });
+    expect(checkConsumerGenerations(requests, states)).toEqual({
+      error: 'consumer_generation',
+      detail: 'consumer generation conflict - expected 2 but got 1',
+    });
     expect(checkProvidersExist(requests, new Map())).toMatchObject({ error: 'provider_missing', provider: 'missing' });
   });
 });
 
 describe('planAllocations', () => {
-  const A = rp('A', { VCPU: inv(10, { reserved: 2, allocation_ratio: 1.5 }), MEMORY_MB: inv(1024, { min_unit: 64, max_unit: 512, step_size: 64 }) }, { VCPU: 5 });
+  const A = rp(
+    'A',
+    { VCPU: inv(10, { reserved: 2, allocation_ratio: 1.5 }), MEMORY_MB: inv(1024, { min_unit: 64, max_unit: 512, step_size: 64 }) },
+    { VCPU: 5 },
+  );
   const B = rp('B', { DISK_GB: inv(100) });
 
   it('reports an unknown class before inventory problems, then providers without any requested inventory', () => {
@@ -102,7 +109,11 @@ describe('planAllocations', () => {
   });
 
   it('checks min_unit, max_unit, step_size and (total - reserved) * ratio against usage without the replaced allocations', () => {
-    for (const n of [32, 576, 96]) expect(plan([req('c', { A: { MEMORY_MB: n } })], new Map(), providers(A))).toMatchObject({ error: 'invalid_inventory', detail: expect.stringContaining('violate inventory constraints') });
+    for (const n of [32, 576, 96])
+      expect(plan([req('c', { A: { MEMORY_MB: n } })], new Map(), providers(A))).toMatchObject({
+        error: 'invalid_inventory',
+        detail: expect.stringContaining('violate inventory constraints'),
+      });
     expect(capacity(A.inventories.VCPU!)).toBe(12);
     expect(plan([req('c', { A: { VCPU: 8 } })], new Map(), providers(A))).toMatchObject({ detail: expect.stringContaining('exceed the capacity') });
     expect(plan([req('c', { A: { VCPU: 7 } })], new Map(), providers(A))).not.toHaveProperty('error');
@@ -159,10 +170,13 @@ describe('planAllocations', () => {
   it('property: accepted plans never over-commit and keep usage equal to the sum of allocations', () => {
     const classes = ['VCPU', 'DISK_GB'];
     const arb = fc.record({
-      totals: fc.array(fc.record({ total: fc.integer({ min: 1, max: 20 }), reserved: fc.integer({ min: 0, max: 3 }), ratio: fc.constantFrom(1, 1.5, 2) }), {
-        minLength: 2,
-        maxLength: 2,
-      }),
+      totals: fc.array(
+        fc.record({ total: fc.integer({ min: 1, max: 20 }), reserved: fc.integer({ min: 0, max: 3 }), ratio: fc.constantFrom(1, 1.5, 2) }),
+        {
+          minLength: 2,
+          maxLength: 2,
+        },
+      ),
       ops: fc.array(
         fc.record({
           consumer: fc.integer({ min: 0, max: 4 }),
@@ -175,7 +189,9 @@ describe('planAllocations', () => {
       fc.property(arb, ({ totals, ops }) => {
         const ps = new Map<string, ProviderRecord>();
         totals.forEach((t, i) => {
-          const inventories = Object.fromEntries(classes.map((c) => [c, inv(t.total, { reserved: Math.min(t.reserved, t.total), allocation_ratio: t.ratio })]));
+          const inventories = Object.fromEntries(
+            classes.map((c) => [c, inv(t.total, { reserved: Math.min(t.reserved, t.total), allocation_ratio: t.ratio })]),
+          );
           ps.set(`P${i}`, rp(`P${i}`, inventories, {}));
         });
         const records = new Map<string, ConsumerRecord>();
@@ -254,7 +270,12 @@ describe('usage aggregates', () => {
 describe('reshaper plan', () => {
   it("bumps generations as upstream's interim / allocations / final writes do, and refuses inventory in use", () => {
     // reshaper.yaml: VCPU moves from the root (generation 5) to a new child (generation 0)
-    const root = rp('R', { DISK_GB: inv(2048, { step_size: 10, min_unit: 10, max_unit: 1000 }), VCPU: inv(10, { max_unit: 10 }) }, { DISK_GB: 1020, VCPU: 7 }, 5);
+    const root = rp(
+      'R',
+      { DISK_GB: inv(2048, { step_size: 10, min_unit: 10, max_unit: 1000 }), VCPU: inv(10, { max_unit: 10 }) },
+      { DISK_GB: 1020, VCPU: 7 },
+      5,
+    );
     const child = rp('C', {}, {}, 0);
     const states = new Map<string, ConsumerState>([
       ['c0', { record: consumer('c0', { R: { DISK_GB: 1000 } }) }],

@@ -10,14 +10,20 @@ describe('error rendering (WebOb + Placement json_error_formatter)', () => {
     });
   });
   it('adds the error code from 1.23 and version bounds to a 406 before versioning', () => {
-    const r = renderError(new PlacementError(409, 'x', 'placement.concurrent_update'), { method: 'PUT', requestId: 'r', version: { major: 1, minor: 23 } });
+    const r = renderError(new PlacementError(409, 'x', 'placement.concurrent_update'), {
+      method: 'PUT',
+      requestId: 'r',
+      version: { major: 1, minor: 23 },
+    });
     expect(JSON.parse(r.body!).errors[0].code).toBe('placement.concurrent_update');
     const r2 = renderError(new PlacementError(406, 'Invalid microversion: Unacceptable version header: 0.5'), { method: 'GET', requestId: 'r' });
     expect(JSON.parse(r2.body!).errors[0]).toMatchObject({ max_version: '1.39', min_version: '1.0' });
   });
   it('uses the 405 and 415 templates', () => {
     const r = renderError(new PlacementError(405, 'The method specified is not allowed for this resource.'), { method: 'DELETE', requestId: 'r' });
-    expect(JSON.parse(r.body!).errors[0].detail).toBe('The method DELETE is not allowed for this resource. \n\n The method specified is not allowed for this resource.');
+    expect(JSON.parse(r.body!).errors[0].detail).toBe(
+      'The method DELETE is not allowed for this resource. \n\n The method specified is not allowed for this resource.',
+    );
     const r2 = renderError(new PlacementError(415, 'The media type None is not supported, use application/json'), { method: 'PUT', requestId: 'r' });
     expect(JSON.parse(r2.body!).errors[0].detail).toContain('The request media type None is not supported by this server.');
   });

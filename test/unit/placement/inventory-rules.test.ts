@@ -28,21 +28,40 @@ describe('inventory rules (handlers/inventory.py, objects/inventory.py)', () => 
     const eq = withDefaults({ total: 5, reserved: 5 });
     const over = withDefaults({ total: 5, reserved: 6 });
     const ok = withDefaults({ total: 5 });
-    expect(capacityError(U, [['VCPU', ok], ['DISK_GB', eq]], false)).toBe(
-      `Invalid inventory for 'DISK_GB' on resource provider '${U}'. The reserved value is greater than or equal to total.`,
-    );
+    expect(
+      capacityError(
+        U,
+        [
+          ['VCPU', ok],
+          ['DISK_GB', eq],
+        ],
+        false,
+      ),
+    ).toBe(`Invalid inventory for 'DISK_GB' on resource provider '${U}'. The reserved value is greater than or equal to total.`);
     expect(capacityError(U, [['DISK_GB', eq]], true)).toBeUndefined();
-    expect(capacityError(U, [['DISK_GB', over], ['VCPU', eq]], true)).toBe(
-      `Invalid inventory for 'DISK_GB' on resource provider '${U}'. The reserved value is greater than total.`,
-    );
+    expect(
+      capacityError(
+        U,
+        [
+          ['DISK_GB', over],
+          ['VCPU', eq],
+        ],
+        true,
+      ),
+    ).toBe(`Invalid inventory for 'DISK_GB' on resource provider '${U}'. The reserved value is greater than total.`);
   });
 
   it('applies each kind of change or says why it does not apply', () => {
     const cur = { VCPU: withDefaults({ total: 1 }) };
     const mem = withDefaults({ total: 2 });
-    expect(applyInventoryChange(cur, { kind: 'add', resourceClass: 'MEMORY_MB', inventory: mem })).toEqual({ inventories: { ...cur, MEMORY_MB: mem } });
+    expect(applyInventoryChange(cur, { kind: 'add', resourceClass: 'MEMORY_MB', inventory: mem })).toEqual({
+      inventories: { ...cur, MEMORY_MB: mem },
+    });
     expect(applyInventoryChange(cur, { kind: 'add', resourceClass: 'VCPU', inventory: mem })).toEqual({ error: 'exists', resourceClass: 'VCPU' });
-    expect(applyInventoryChange(cur, { kind: 'update', resourceClass: 'DISK_GB', inventory: mem })).toEqual({ error: 'absent', resourceClass: 'DISK_GB' });
+    expect(applyInventoryChange(cur, { kind: 'update', resourceClass: 'DISK_GB', inventory: mem })).toEqual({
+      error: 'absent',
+      resourceClass: 'DISK_GB',
+    });
     expect(applyInventoryChange(cur, { kind: 'update', resourceClass: 'VCPU', inventory: mem })).toEqual({ inventories: { VCPU: mem } });
     expect(applyInventoryChange(cur, { kind: 'delete', resourceClass: 'VCPU' })).toEqual({ inventories: {} });
     expect(applyInventoryChange(cur, { kind: 'delete', resourceClass: 'toString' })).toEqual({ error: 'absent', resourceClass: 'toString' });
@@ -60,7 +79,15 @@ describe('inventory rules (handlers/inventory.py, objects/inventory.py)', () => 
 
   it('serialises like _serialize_inventory (the generation only when truthy)', () => {
     const inv = withDefaults({ total: 1 });
-    expect(Object.keys(inventoryView(inv, 3))).toEqual(['total', 'reserved', 'min_unit', 'max_unit', 'step_size', 'allocation_ratio', 'resource_provider_generation']);
+    expect(Object.keys(inventoryView(inv, 3))).toEqual([
+      'total',
+      'reserved',
+      'min_unit',
+      'max_unit',
+      'step_size',
+      'allocation_ratio',
+      'resource_provider_generation',
+    ]);
     expect(inventoryView(inv, 0)).not.toHaveProperty('resource_provider_generation');
   });
 });

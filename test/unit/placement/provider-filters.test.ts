@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Forest } from '../../../functions/core/placement/forest.js';
-import { filterProviders, hasCapacity, matchesAggregates, matchesTraits, type ProviderFilters } from '../../../functions/core/placement/provider-filters.js';
+import {
+  filterProviders,
+  hasCapacity,
+  matchesAggregates,
+  matchesTraits,
+  type ProviderFilters,
+} from '../../../functions/core/placement/provider-filters.js';
 import { INVENTORY_DEFAULTS, type ProviderRecord } from '../../../functions/core/placement/model.js';
 
 const CLASSES = ['VCPU', 'MEMORY_MB', 'DISK_GB'];
@@ -14,7 +20,10 @@ const forestArb = fc
     fc.record({
       parentPick: fc.nat(),
       hasParent: fc.boolean(),
-      inv: fc.dictionary(fc.constantFrom(...CLASSES), fc.record({ total: fc.integer({ min: 1, max: 8 }), step: fc.constantFrom(1, 2), used: fc.integer({ min: 0, max: 8 }) })),
+      inv: fc.dictionary(
+        fc.constantFrom(...CLASSES),
+        fc.record({ total: fc.integer({ min: 1, max: 8 }), step: fc.constantFrom(1, 2), used: fc.integer({ min: 0, max: 8 }) }),
+      ),
       traits: fc.subarray(TRAITS),
       aggs: fc.subarray(AGGS),
     }),
@@ -57,8 +66,12 @@ const filtersArb: fc.Arbitrary<ProviderFilters> = fc
     name: rare(fc.constantFrom('n0', 'n1', 'n9')),
     uuid: rare(fc.constantFrom('u0', 'u3', 'zz')),
     inTree: rare(fc.constantFrom('u0', 'u2', 'u5', 'zz')),
-    traits: often(fc.record({ required: fc.array(anySet(TRAITS), { maxLength: 2 }), forbidden: fc.subarray(TRAITS, { maxLength: 1 }).map((a) => new Set(a)) })),
-    aggregates: often(fc.record({ required: fc.array(anySet(AGGS), { maxLength: 2 }), forbidden: fc.subarray(AGGS, { maxLength: 1 }).map((a) => new Set(a)) })),
+    traits: often(
+      fc.record({ required: fc.array(anySet(TRAITS), { maxLength: 2 }), forbidden: fc.subarray(TRAITS, { maxLength: 1 }).map((a) => new Set(a)) }),
+    ),
+    aggregates: often(
+      fc.record({ required: fc.array(anySet(AGGS), { maxLength: 2 }), forbidden: fc.subarray(AGGS, { maxLength: 1 }).map((a) => new Set(a)) }),
+    ),
     resources: often(fc.dictionary(fc.constantFrom(...CLASSES), fc.integer({ min: 1, max: 4 }), { minKeys: 1 })),
   })
   .map((f) => Object.fromEntries(Object.entries(f).filter(([, v]) => v !== undefined)) as ProviderFilters);

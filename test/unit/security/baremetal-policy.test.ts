@@ -19,7 +19,17 @@ import type { Identity } from '../../../functions/core/policy/identity.js';
 import { loadConfig } from '../../../functions/config.js';
 
 interface Oracle {
-  personas: Record<string, { roles: string[]; system_scope?: string; project_id?: string | null; project_name?: string; project_domain_id?: string; is_admin_project?: boolean }>;
+  personas: Record<
+    string,
+    {
+      roles: string[];
+      system_scope?: string;
+      project_id?: string | null;
+      project_name?: string;
+      project_domain_id?: string;
+      is_admin_project?: boolean;
+    }
+  >;
   targets: Record<string, Record<string, string | null>>;
   /** the order of the bits in each decision string */
   target_order: string[];

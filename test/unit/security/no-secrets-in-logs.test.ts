@@ -38,7 +38,12 @@ function event(method: string, path: string, body?: string): APIGatewayProxyEven
     routeKey: '$default',
     rawPath: path,
     rawQueryString: '',
-    headers: { 'x-auth-token': TOKEN, 'openstack-api-version': 'placement latest', accept: 'application/json', ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: {
+      'x-auth-token': TOKEN,
+      'openstack-api-version': 'placement latest',
+      accept: 'application/json',
+      ...(body ? { 'content-type': 'application/json' } : {}),
+    },
     requestContext: {
       accountId: '1',
       apiId: 'a',
@@ -55,7 +60,14 @@ function event(method: string, path: string, body?: string): APIGatewayProxyEven
     isBase64Encoded: false,
   };
 }
-const context = { functionName: 'placement-root', awsRequestId: 'req', invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:x', memoryLimitInMB: '128', functionVersion: '1', getRemainingTimeInMillis: () => 1000 } as unknown as Context;
+const context = {
+  functionName: 'placement-root',
+  awsRequestId: 'req',
+  invokedFunctionArn: 'arn:aws:lambda:eu-west-1:1:function:x',
+  memoryLimitInMB: '128',
+  functionVersion: '1',
+  getRemainingTimeInMillis: () => 1000,
+} as unknown as Context;
 
 describe('Lambda logs', () => {
   it('carry neither the token nor the body, on success, 404 and crash paths', async () => {
@@ -79,7 +91,16 @@ describe('Lambda logs', () => {
     const { makeAuthorizer } = await import('../../../functions/authorizer/keystone.js');
     const { KeystoneValidator } = await import('../../../functions/authorizer/keystone-client.js');
     // nothing listens there: validation fails with a network error
-    const v = new KeystoneValidator({ url: 'http://127.0.0.1:18601/v3', username: 'placement', password: 'service-password-secret', project: 'service', userDomain: 'Default', projectDomain: 'Default', cacheTtlMs: 0, timeoutMs: 500 } as never);
+    const v = new KeystoneValidator({
+      url: 'http://127.0.0.1:18601/v3',
+      username: 'placement',
+      password: 'service-password-secret',
+      project: 'service',
+      userDomain: 'Default',
+      projectDomain: 'Default',
+      cacheTtlMs: 0,
+      timeoutMs: 500,
+    } as never);
     const before = out.length;
     const res = await makeAuthorizer(() => v)({ headers: { 'X-Auth-Token': TOKEN } } as never);
     expect(res.isAuthorized).toBe(false);

@@ -64,7 +64,11 @@ export function summaryFragment(p: ProviderView, shape: Shape, requested: Readon
     res.push(`${q(rc)}:{"capacity":${Math.trunc(inv.cap)},"used":${Math.trunc(inv.used)}}`);
   }
   s = `${p.json}:{"resources":{${res.join(',')}}`;
-  if (shape.traits) s += `,"traits":[${[...p.traits].sort().map((t) => q(t)).join(',')}]`;
+  if (shape.traits)
+    s += `,"traits":[${[...p.traits]
+      .sort()
+      .map((t) => q(t))
+      .join(',')}]`;
   if (shape.tree) s += `,"parent_provider_uuid":${p.parent ? q(p.parent) : 'null'},"root_provider_uuid":${q(p.root)}`;
   s += '}';
   flatten(s);

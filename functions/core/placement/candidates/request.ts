@@ -159,17 +159,11 @@ function parseGroups(pairs: ReadonlyArray<readonly [string, string]>, v: Version
 function checkOrphans(groups: RequestGroup[]): void {
   const traitOrphans = groups.filter((g) => g.requiredTraits.length && !g.resources.length).map((g) => `required${g.suffix}`);
   if (traitOrphans.length) {
-    throw bad(
-      `All traits parameters must be associated with resources.  Found the following orphaned traits keys: ${traitOrphans.join(', ')}`,
-    );
+    throw bad(`All traits parameters must be associated with resources.  Found the following orphaned traits keys: ${traitOrphans.join(', ')}`);
   }
-  const aggOrphans = groups
-    .filter((g) => !g.resources.length && (g.memberOf.length || g.forbiddenAggs.size))
-    .map((g) => `member_of${g.suffix}`);
+  const aggOrphans = groups.filter((g) => !g.resources.length && (g.memberOf.length || g.forbiddenAggs.size)).map((g) => `member_of${g.suffix}`);
   if (aggOrphans.length) {
-    throw bad(
-      `All member_of parameters must be associated with resources. Found the following orphaned member_of keys: ${aggOrphans.join(', ')}`,
-    );
+    throw bad(`All member_of parameters must be associated with resources. Found the following orphaned member_of keys: ${aggOrphans.join(', ')}`);
   }
   if (!groups.every((g) => g.resources.length)) throw bad('All request groups must specify resources.');
   if (!groups.length) throw bad('At least one request group (`resources` or `resources{$S}`) is required.');
@@ -192,10 +186,7 @@ function checkSameSubtree(groups: RequestGroup[], sameSubtrees: string[][]): voi
   const suffixes = groups.map((g) => g.suffix);
   const unknown = [...named].filter((s) => !suffixes.includes(s));
   if (unknown.length) {
-    throw bad(
-      `Real suffixes should be specified in \`same_subtree\`: ${pyRepr(unknown)} not found in ${pyRepr(suffixes)}.`,
-      QUERY_CODES.BAD_VALUE,
-    );
+    throw bad(`Real suffixes should be specified in \`same_subtree\`: ${pyRepr(unknown)} not found in ${pyRepr(suffixes)}.`, QUERY_CODES.BAD_VALUE);
   }
 }
 

@@ -205,7 +205,10 @@ export class CandidateSolver {
     this.isolate = req.groupPolicy === 'isolate';
     this.distinctRoots = !req.nestedAware && forest.hasTrees();
     const sharingIds = forest.byTrait.get('MISC_SHARES_VIA_AGGREGATE');
-    const sharing = [...(sharingIds ?? [])].map((u) => viewIn(forest, u)!).filter(Boolean).sort(bySeq);
+    const sharing = [...(sharingIds ?? [])]
+      .map((u) => viewIn(forest, u)!)
+      .filter(Boolean)
+      .sort(bySeq);
     this.anySharing = sharing.length > 0;
     for (const s of sharing) {
       for (const a of s.aggs) {
@@ -285,7 +288,10 @@ export class CandidateSolver {
     const seen = new Map<string, number>();
     for (const s of this.slots) for (const [rc] of s.amounts) seen.set(rc, (seen.get(rc) ?? 0) + 1);
     this.sharedClasses = [...seen].filter(([, n]) => n > 1).map(([rc]) => rc);
-    this.sharedTotals = this.sharedClasses.map((rc) => [rc, this.slots.reduce((t, s) => t + s.amounts.reduce((a, [r, n]) => a + (r === rc ? n : 0), 0), 0)]);
+    this.sharedTotals = this.sharedClasses.map((rc) => [
+      rc,
+      this.slots.reduce((t, s) => t + s.amounts.reduce((a, [r, n]) => a + (r === rc ? n : 0), 0), 0),
+    ]);
     this.slotGranular = this.slots.map((s) => s.granular);
     this.slotRc = this.slots.map((s) => (s.granular ? '' : s.amounts[0]![0]));
     this.slotAmount = this.slots.map((s) => (s.granular ? 0 : s.amounts[0]![1]));
@@ -382,7 +388,7 @@ export class CandidateSolver {
           consider(ids?.size ?? 0, (into) => {
             for (const u of ids ?? []) {
               const p = viewIn(f, u);
-              if (!p || !p.fits(rc, n)) continue;
+              if (!p?.fits(rc, n)) continue;
               into.add(p.root);
               if (p.sharing && (!g.memberOf.length || aggsSatisfy(p, g.memberOf))) this.anchorsOfSharing(p, into);
             }
@@ -393,7 +399,13 @@ export class CandidateSolver {
     if (!best || best.size * 4 >= roots.length) return new RootViews(roots);
     const set = new Set<string>();
     best.expand(set);
-    const picked = set.size * 4 >= roots.length ? roots.filter((r) => set.has(r.uuid)) : [...set].map((u) => f.get(u)).filter((p): p is ProviderRecord => !!p && !p.parent).sort(bySeq);
+    const picked =
+      set.size * 4 >= roots.length
+        ? roots.filter((r) => set.has(r.uuid))
+        : [...set]
+            .map((u) => f.get(u))
+            .filter((p): p is ProviderRecord => !!p && !p.parent)
+            .sort(bySeq);
     return { length: picked.length, at: (i) => viewOf(picked[i]!) };
   }
 
@@ -503,7 +515,7 @@ export class CandidateSolver {
     if (this.isolate && this.granularSlots > 1) return false;
     for (const [rc, total] of this.sharedTotals) if (!A.inv.get(rc)!.fitsSum(total)) return false;
     const u = this.unsuffixed;
-    if (u && u.required.length && !hasTraits(A, u.required)) return false;
+    if (u?.required.length && !hasTraits(A, u.required)) return false;
     this.stats.nodes++;
     const c = new Array<ProviderView>(n);
     for (let i = 0; i < n; i++) c[i] = A;
@@ -518,7 +530,7 @@ export class CandidateSolver {
    */
   private feasible(): boolean {
     const u = this.unsuffixed;
-    if (u && u.required.length) {
+    if (u?.required.length) {
       for (const any of u.required) {
         let ok = false;
         for (let i = 0; i < this.slots.length && !ok; i++) {
@@ -783,7 +795,7 @@ export class CandidateSolver {
    */
   private summaries(candidates: ProviderView[][]): ProviderView[] {
     const resourceSlots: number[] = [];
-    this.slots.forEach((s, i) => s.amounts.length && resourceSlots.push(i));
+    for (const [i, s] of this.slots.entries()) if (s.amounts.length) resourceSlots.push(i);
     const out: ProviderView[] = [];
     const mark = nextMark();
     if (this.distinctRoots) {

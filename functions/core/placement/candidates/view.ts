@@ -69,7 +69,7 @@ export class ProviderView {
 
   fits(rc: string, amount: number): boolean {
     const i = this.inv.get(rc);
-    return i !== undefined && i.fits(amount);
+    return i?.fits(amount) ?? false;
   }
 
   inAgg(a: string): boolean {

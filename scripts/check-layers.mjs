@@ -1,0 +1,119 @@
+#!/usr/bin/env node
+/**
+ * The import rule (docs/design.md, "Layers"): imports point one way,
+ *
+ *   handlers (functions/{placement,baremetal,maintenance,authorizer})
+ *     -> conductor (bare metal's workflows) -> store -> core
+ *   every layer may use http/ (handlers only), observability/ and config.ts;
+ *   core imports nothing but core (and zod / node built-ins);
+ *   the AWS SDK is imported only by the store, the executor and the authorizer;
+ *   nothing under functions/ imports local/, scripts/, test/, bench/ or cdk/.
+ *
+ * `node scripts/check-layers.mjs` prints every violation and exits 1 if there is one.
+ * `npm test` runs it before anything else. The rules are data (LAYERS, RULES) so a
+ * unit test can check the checker (test/unit/layers.test.ts).
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** The layer a repository path belongs to (first matching prefix). */
+export const LAYERS = [
+  ['functions/core/', 'core'],
+  ['functions/store/', 'store'],
+  ['functions/conductor/', 'conductor'],
+  ['functions/http/', 'http'],
+  ['functions/observability/', 'observability'],
+  ['functions/config.ts', 'config'],
+  ['functions/placement/', 'placement'],
+  ['functions/baremetal/', 'baremetal'],
+  ['functions/maintenance/', 'maintenance'],
+  ['functions/authorizer/', 'authorizer'],
+  ['functions/dashboard/', 'dashboard'],
+  ['schemas/', 'schemas'],
+  ['local/', 'local'],
+  ['scripts/', 'scripts'],
+  ['test/', 'test'],
+  ['bench/', 'bench'],
+  ['cdk/', 'cdk'],
+];
+
+/** layer -> the layers it may import from (itself always allowed) */
+export const RULES = {
+  core: [],
+  config: [],
+  observability: ['config'],
+  store: ['core', 'observability', 'config'],
+  conductor: ['store', 'core', 'observability', 'config'],
+  http: ['core', 'observability', 'config'],
+  schemas: ['core'],
+  placement: ['store', 'core', 'http', 'observability', 'config', 'schemas'],
+  baremetal: ['conductor', 'store', 'core', 'http', 'observability', 'config', 'schemas'],
+  maintenance: ['conductor', 'store', 'core', 'observability', 'config'],
+  authorizer: ['core', 'http', 'observability', 'config'],
+};
+
+/** the only places that may import the AWS SDK (@aws-sdk/*) */
+export const AWS_SDK_ALLOWED = ['functions/store/', 'functions/conductor/executor.ts', 'functions/authorizer/'];
+
+export function layerOf(path) {
+  const hit = LAYERS.find(([prefix]) => path === prefix || path.startsWith(prefix));
+  return hit?.[1];
+}
+
+const IMPORT_RE =
+  /(?:^|[\s;])(?:import|export)\s[^'"`;]*?from\s*['"]([^'"]+)['"]|(?:^|[\s;(])import\s*\(\s*['"]([^'"]+)['"]\s*\)|(?:^|[\s;])import\s*['"]([^'"]+)['"]/g;
+
+/** every module specifier a source text imports (static, re-exports, dynamic with a literal) */
+export function importsOf(text) {
+  const out = [];
+  const code = text.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:])\/\/.*$/gm, '$1');
+  for (const m of code.matchAll(IMPORT_RE)) out.push(m[1] ?? m[2] ?? m[3]);
+  return out;
+}
+
+/** Violations of one file: [{file, spec, why}] */
+export function checkFile(file, text) {
+  const from = layerOf(file);
+  const problems = [];
+  for (const spec of importsOf(text)) {
+    if (spec.startsWith('@aws-sdk/') && file.startsWith('functions/') && !AWS_SDK_ALLOWED.some((p) => file === p || file.startsWith(p))) {
+      problems.push({ file, spec, why: 'the AWS SDK may only be imported by the store, the executor and the authorizer' });
+    }
+    if (!spec.startsWith('.')) continue;
+    const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\\/g, '/');
+    const to = layerOf(target);
+    if (file.startsWith('functions/') && !target.startsWith('functions/') && to !== 'schemas') {
+      problems.push({ file, spec, why: `functions/ must not import ${target.split('/')[0]}/` });
+      continue;
+    }
+    if (!from || !(from in RULES) || !to || to === from) continue;
+    if (!RULES[from].includes(to)) problems.push({ file, spec, why: `${from} must not import ${to}` });
+  }
+  return problems;
+}
+
+function walk(dir, out = []) {
+  for (const name of readdirSync(join(ROOT, dir))) {
+    const p = `${dir}/${name}`;
+    if (name === 'node_modules' || name.startsWith('.')) continue;
+    if (statSync(join(ROOT, p)).isDirectory()) walk(p, out);
+    else if (/\.(ts|mts|mjs)$/.test(name)) out.push(p);
+  }
+  return out;
+}
+
+export function checkRepository() {
+  const problems = [];
+  for (const dir of ['functions', 'schemas']) for (const f of walk(dir)) problems.push(...checkFile(f, readFileSync(join(ROOT, f), 'utf8')));
+  return problems;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const problems = checkRepository();
+  for (const p of problems) process.stdout.write(`${p.file}: imports '${p.spec}': ${p.why}\n`);
+  process.stdout.write(problems.length ? `[layers] ${problems.length} violation(s)\n` : '[layers] imports point one way\n');
+  process.exit(problems.length ? 1 : 0);
+}

@@ -1,0 +1,41 @@
+import { describe, expect, it } from 'vitest';
+// @ts-expect-error plain JavaScript module without declarations
+import { checkFile, checkRepository } from '../../scripts/check-layers.mjs';
+
+describe('the import rule (scripts/check-layers.mjs)', () => {
+  it('holds for the repository', () => {
+    expect(checkRepository()).toEqual([]);
+  });
+
+  it('refuses imports that point the wrong way', () => {
+    const whys = (file: string, text: string) => checkFile(file, text).map((p: { why: string }) => p.why);
+    expect(whys('functions/store/placement/x.ts', "import { a } from '../../placement/framework/app.js';")).toEqual([
+      'store must not import placement',
+    ]);
+    expect(whys('functions/core/placement/x.ts', "import { a } from '../../store/ddb/tx.js';")).toEqual(['core must not import store']);
+    expect(whys('functions/conductor/x.ts', "const v = await import('../baremetal/views.js');")).toEqual(['conductor must not import baremetal']);
+    expect(whys('functions/http/x.ts', "export { b } from '../conductor/nodes.js';")).toEqual(['http must not import conductor']);
+    expect(whys('functions/placement/x.ts', "import { serve } from '../../local/apis.js';")).toEqual(['functions/ must not import local/']);
+    expect(whys('functions/baremetal/x.ts', "import { h } from '../../test/integration/harness.js';")).toEqual(['functions/ must not import test/']);
+  });
+
+  it('keeps the AWS SDK in the store, the executor and the authorizer', () => {
+    const sdk = "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';";
+    expect(checkFile('functions/store/ddb/client.ts', sdk)).toEqual([]);
+    expect(checkFile('functions/conductor/executor.ts', "import { SFNClient } from '@aws-sdk/client-sfn';")).toEqual([]);
+    expect(checkFile('functions/conductor/nodes.ts', "import { SFNClient } from '@aws-sdk/client-sfn';")).toHaveLength(1);
+    expect(checkFile('functions/placement/traits.ts', sdk)).toHaveLength(1);
+  });
+
+  it('allows what the layers may use', () => {
+    expect(
+      checkFile(
+        'functions/baremetal/nodes.ts',
+        "import { createNode } from '../conductor/nodes.js';\nimport { S } from '../../schemas/baremetal/nodes.js';",
+      ),
+    ).toEqual([]);
+    expect(
+      checkFile('functions/store/placement/x.ts', "import { config } from '../../config.js';\nimport { log } from '../../observability/log.js';"),
+    ).toEqual([]);
+  });
+});
