@@ -9,7 +9,7 @@
  * so "allocatable nodes of class X" and "allocations still allocating" are prefix
  * queries that read only matching rows.
  */
-import { shardOf } from '../placement/keys.js';
+import { shardOf } from '../ddb/keys.js';
 
 /**
  * Index partitions per item kind. Each lookup reads every shard, each write lands in

@@ -5,7 +5,7 @@
  */
 import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName, type Item } from './client.js';
-import { keyFits } from '../placement/keys.js';
+import { keyFits } from './keys.js';
 import { backoffMs, sleep } from './retry.js';
 
 export type Key = { pk: string; sk: string };

@@ -33,7 +33,8 @@ import {
 } from '../../core/placement/claim.js';
 import { tableName } from '../ddb/client.js';
 import { logPut } from './changelog.js';
-import { K, keyFits } from './keys.js';
+import { K } from './keys.js';
+import { keyFits } from '../ddb/keys.js';
 import { batchGet, keyId } from '../ddb/batch.js';
 import { fromItem, getProviders } from './providers.js';
 import { missingResourceClasses } from './catalog.js';

@@ -18,7 +18,8 @@
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AllocationMap, ConsumerRecord } from '../../core/placement/consumers.js';
 import { ddb, tableName, type Item } from '../ddb/client.js';
-import { K, keyFits } from './keys.js';
+import { K } from './keys.js';
+import { keyFits } from '../ddb/keys.js';
 import { batchGet, keyId } from '../ddb/batch.js';
 import { sleep } from '../ddb/retry.js';
 import { config } from '../../config.js';

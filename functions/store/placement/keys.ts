@@ -2,28 +2,11 @@
  * Key builders for every item type in the table (docs/design.md has the full list).
  * Nothing else in the code base spells a key.
  */
-import { createHash } from 'node:crypto';
+import { shardOf } from '../ddb/keys.js';
 
 export const PROVIDER_SHARDS = 16;
 /** partitions of the sparse index of legacy allocation rows (the consumer migration reads them) */
 export const LEGACY_SHARDS = 16;
-
-/** stable small hash of a string, for shard selection */
-export function shardOf(s: string, n: number): number {
-  const h = createHash('md5').update(s).digest();
-  return h.readUInt32BE(0) % n;
-}
-
-/**
- * DynamoDB refuses a request naming a key longer than 2048 bytes (partition) or 1024
- * bytes (sort), or an empty one, index keys included. No such item can exist, so reads of one find
- * nothing instead of failing (ids in URLs are not length-checked, as upstream).
- */
-export function keyFits(k: { pk: string; sk?: string }): boolean {
-  const pk = Buffer.byteLength(k.pk);
-  const sk = k.sk === undefined ? 1 : Buffer.byteLength(k.sk);
-  return pk >= 1 && pk <= 2048 && sk >= 1 && sk <= 1024;
-}
 
 export const K = {
   provider: (uuid: string) => ({ pk: `RP#${uuid}`, sk: 'RP' }),

@@ -7,7 +7,8 @@
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPartition } from '../ddb/query.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { K, keyFits } from './keys.js';
+import { K } from './keys.js';
+import { keyFits } from '../ddb/keys.js';
 import { nextSeq } from './providers.js';
 import { isConditionFailure } from '../ddb/single-item.js';
 import { transact, type TxItem } from '../ddb/tx.js';

@@ -9,7 +9,8 @@ import { config } from '../../config.js';
 import { sumUsage, usageDeltas, type TypeUsage } from '../../core/placement/usage.js';
 import type { ConsumerChange } from '../../core/placement/claim.js';
 import { tableName } from '../ddb/client.js';
-import { K, keyFits, shardOf } from './keys.js';
+import { K } from './keys.js';
+import { keyFits, shardOf } from '../ddb/keys.js';
 import type { TxItem } from '../ddb/tx.js';
 
 /** The usage shard a consumer's aggregates go to. */
