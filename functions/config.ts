@@ -90,6 +90,8 @@ export interface Config {
   maxBodyBytes: number;
   /** longest query string accepted (characters) */
   maxQueryBytes: number;
+  /** largest Lambda response payload (bytes, after compression and base64); 0 lifts the limit (local runs only) */
+  maxResponseBytes: number;
   /** how long a process trusts "no legacy allocation rows" (ms; also how long an import waits) */
   legacyFlagTtlMs: number;
   /** claim guard: 'generation' only exists to repeat the measurement in docs/design.md */
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),
     maxBodyBytes: Math.max(1024, int(env.MAX_BODY_BYTES, 4 * 1024 * 1024)),
     maxQueryBytes: Math.max(1024, int(env.MAX_QUERY_BYTES, 8 * 1024)),
+    maxResponseBytes: Math.max(0, int(env.MAX_RESPONSE_BYTES, 6 * 1024 * 1024)),
     legacyFlagTtlMs: Math.max(0, int(env.LEGACY_FLAG_TTL_MS, 60_000)),
     claimGuard: env.CLAIM_GUARD === 'generation' ? 'generation' : 'capacity',
     baremetal: {

@@ -5,7 +5,8 @@
  *   the bare-metal API's handlers (127.0.0.1:6385), the allocation state machine run
  *   locally from its ASL file, the scheduled maintenance function on a timer.
  * Options: --fresh, --placement-port N, --baremetal-port N, --dashboard-port N, --ddb-port N,
- *          --host H, --maintenance-interval SECONDS (0 disables)
+ *          --host H, --maintenance-interval SECONDS (0 disables),
+ *          --no-response-limit (lift Lambda's 6 MB answer limit, which applies by default as in AWS)
  * SIGINT / SIGTERM stop every child.
  */
 import type { Server } from 'node:http';
@@ -25,6 +26,8 @@ interface Options {
   dataDir: string;
   /** null disables the dashboard; 0 picks any free port */
   dashboardPort?: number | null;
+  /** lift Lambda's 6 MB response limit (local only; AWS cannot) */
+  noResponseLimit?: boolean;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -53,9 +56,10 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--data-dir') o.dataDir = val();
     else if (a === '--dashboard-port') o.dashboardPort = Number(val());
     else if (a === '--no-dashboard') o.dashboardPort = null;
+    else if (a === '--no-response-limit') o.noResponseLimit = true;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
-        'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--ddb-port N] [--host H] [--maintenance-interval S]\n',
+        'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--ddb-port N] [--host H] [--maintenance-interval S] [--no-response-limit]\n',
       );
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
@@ -79,6 +83,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
   process.env.TABLE_NAME = tableName;
   process.env.DDB_ENDPOINT = ddb.endpoint;
   process.env.AWS_REGION ??= 'local';
+  if (o.noResponseLimit) process.env.MAX_RESPONSE_BYTES = '0';
   // CloudWatch EMF metric lines are for Lambda; locally they would only be noise
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   try {

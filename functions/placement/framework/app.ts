@@ -8,6 +8,8 @@
 import { acceptableOffers } from '../../http/accept.js';
 import { authorizerIdentity, noauthIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
+import type { App } from '../../http/apigw.js';
+import { mb } from '../../http/encoding.js';
 import { Query, QueryDecodeError, type HttpRequest, type HttpResponse } from '../../http/types.js';
 import type { Identity } from '../../core/policy/identity.js';
 import { MicroversionFormatError, MicroversionRangeError, RequestVersion, versionString } from '../../core/microversion.js';
@@ -68,14 +70,51 @@ function identityOf(req: HttpRequest, cfg: Config): Identity | undefined {
 }
 
 /** Build the pipeline for one resource family (or for all of them, locally/tests). */
-export function placementApp(handlers: FamilyRoutes): (req: HttpRequest) => Promise<HttpResponse> {
-  return async (req: HttpRequest) => {
+export function placementApp(handlers: FamilyRoutes): App {
+  const app: App = async (req: HttpRequest) => {
     const cfg = config();
     const cors = corsSettings(cfg);
     let res = await authenticated(req, cfg, handlers);
     if (cors) res = applyCors(req, res, cors);
     return requestIdHeaders(res, req.requestId);
   };
+  app.tooLarge = answerTooLarge;
+  return app;
+}
+
+/** How to narrow each kind of answer that can grow with the cloud. */
+const NARROW: Record<string, string> = {
+  '/resource_providers':
+    'filter it (name, uuid, member_of, in_tree, resources, required) and ask for the providers in parts, for example one aggregate or one tree at a time',
+  '/allocation_candidates': 'ask for fewer candidates with limit (Nova asks for 1000) or narrow the groups',
+  '/resource_providers/{uuid}/allocations': 'read the consumers one at a time with GET /allocations/{consumer_uuid}',
+  '/traits': 'filter the list with name=startswith:... or name=in:...',
+};
+
+/** Placement's error for an answer larger than a Lambda may return (functions/http/encoding.ts). */
+function answerTooLarge(req: HttpRequest, size: { bytes: number; limit: number; compressed: boolean }): HttpResponse {
+  const route = matchRoute(PLACEMENT_ROUTES, req.path)?.route.path ?? req.path;
+  const hint = NARROW[route] ?? 'narrow the request';
+  const how = size.compressed ? 'even compressed' : 'uncompressed (send Accept-Encoding: gzip to receive it compressed)';
+  const detail = `The answer to ${req.method} ${req.path} is ${mb(size.bytes)} and does not fit ${how} in the ${mb(size.limit)} a response may carry here: ${hint}.`;
+  let version: RequestVersion | undefined;
+  try {
+    version = RequestVersion.of(PLACEMENT_VERSIONS.extract(req.headers));
+  } catch {
+    version = undefined;
+  }
+  const res = renderError(new PlacementError(400, detail), {
+    method: req.method,
+    accept: req.headers.accept,
+    contentType: contentTypeOf(req),
+    requestId: req.requestId,
+    version,
+  });
+  if (version) {
+    res.headers['openstack-api-version'] = `placement ${versionString(version)}`;
+    res.headers.vary = 'openstack-api-version';
+  }
+  return requestIdHeaders(res, req.requestId);
 }
 
 async function authenticated(req: HttpRequest, cfg: Config, handlers: FamilyRoutes): Promise<HttpResponse> {
