@@ -1,11 +1,18 @@
 /**
  * The in-memory provider forest: every provider with its inventories, usages,
  * traits, aggregates and tree links, plus the indexes queries need (by resource
- * class, trait, aggregate, root, parent). The store keeps one warm per process and
+ * class, trait, aggregate, tree, parent). The store keeps one warm per process and
  * feeds it changes; provider listing and the allocation-candidates solver read it.
  * Pure data structure: no I/O.
+ *
+ * Sized for a million providers in one Lambda (docs/design.md, "Memory"): records
+ * share what providers have in common — an inventory definition, a trait set, an
+ * aggregate set, the uuid strings their parent and root name — through interning
+ * (`Interner`), so a record holds little more than its uuid, name, counters and usage;
+ * a one-provider tree needs no tree index entry; creation order is kept by binary
+ * search instead of position maps. Records are immutable: a change puts a new record.
  */
-import type { ProviderRecord } from './model.js';
+import type { Inventory, ProviderRecord } from './model.js';
 
 function addTo(m: Map<string, Set<string>>, k: string, v: string) {
   let s = m.get(k);
@@ -19,7 +26,69 @@ function removeFrom(m: Map<string, Set<string>>, k: string, v: string) {
   if (!s.size) m.delete(k);
 }
 
+/**
+ * Shared, frozen values for what many providers have in common. Entries are never
+ * evicted while the forest lives; they are few (distinct inventory definitions, trait
+ * and aggregate combinations), and a full reload starts a new forest.
+ */
+export class Interner {
+  private readonly inventories = new Map<string, Readonly<Record<string, Inventory>>>();
+  private readonly lists = new Map<string, readonly string[]>();
+  static readonly EMPTY_INV: Readonly<Record<string, Inventory>> = Object.freeze({});
+  static readonly EMPTY_LIST: readonly string[] = Object.freeze([]);
+
+  inventory(inv: Record<string, Inventory>): Readonly<Record<string, Inventory>> {
+    const keys = Object.keys(inv);
+    if (!keys.length) return Interner.EMPTY_INV;
+    let key = '';
+    for (const rc of keys) {
+      const i = inv[rc]!;
+      key += `${rc}:${i.total},${i.reserved},${i.min_unit},${i.max_unit},${i.step_size},${i.allocation_ratio};`;
+    }
+    let hit = this.inventories.get(key);
+    if (!hit) {
+      const copy: Record<string, Inventory> = {};
+      for (const rc of keys) copy[rc] = Object.freeze({ ...inv[rc]! });
+      hit = Object.freeze(copy);
+      this.inventories.set(key, hit);
+    }
+    return hit;
+  }
+
+  /** a list with this content, in this order */
+  list(xs: readonly string[]): readonly string[] {
+    if (!xs.length) return Interner.EMPTY_LIST;
+    const key = xs.join('\u0000');
+    let hit = this.lists.get(key);
+    if (!hit) {
+      hit = Object.freeze([...xs]);
+      this.lists.set(key, hit);
+    }
+    return hit;
+  }
+
+  get size(): { inventories: number; lists: number } {
+    return { inventories: this.inventories.size, lists: this.lists.size };
+  }
+}
+
 let forestIds = 0;
+
+const bySeqThenUuid = (a: ProviderRecord, b: ProviderRecord) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
+
+/** Index of `p` (by seq, then uuid) in a list sorted that way, or -1. */
+function positionOf(list: readonly ProviderRecord[], p: ProviderRecord): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = bySeqThenUuid(list[mid]!, p);
+    if (c === 0) return list[mid]!.uuid === p.uuid ? mid : -1;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
 
 export class Forest {
   /** unique in the process: (id, version) names one state of one forest */
@@ -28,15 +97,14 @@ export class Forest {
   readonly byResourceClass = new Map<string, Set<string>>();
   readonly byTrait = new Map<string, Set<string>>();
   readonly byAggregate = new Map<string, Set<string>>();
+  /** the members of every tree with more than one provider (a lone root is its own tree) */
   readonly byRoot = new Map<string, Set<string>>();
   readonly childrenOf = new Map<string, Set<string>>();
+  readonly intern = new Interner();
   /** bumped on every change: lets callers cache derived results */
   version = 0;
   private sorted: ProviderRecord[] | undefined;
-  /** uuid -> position in `sorted` (O(1) in-place replacement) */
-  private sortedAt: Map<string, number> | undefined;
   private rootList: ProviderRecord[] | undefined;
-  private rootAt: Map<string, number> | undefined;
 
   get size(): number {
     return this.providers.size;
@@ -46,43 +114,71 @@ export class Forest {
     return this.providers.get(uuid);
   }
 
-  /** Insert or replace a provider. */
-  put(p: ProviderRecord): void {
+  /** The members of the tree rooted at `root` (just the root for a one-provider tree; empty if unknown). */
+  treeIds(root: string): ReadonlySet<string> {
+    const s = this.byRoot.get(root);
+    if (s) return s;
+    return this.providers.has(root) ? new Set([root]) : EMPTY;
+  }
+
+  /** The record as the forest keeps it: shared parts interned, tree links pointing at canonical uuid strings. */
+  compact(p: ProviderRecord): ProviderRecord {
+    const uuidOf = (u: string | undefined) => (u === undefined ? undefined : u === p.uuid ? p.uuid : (this.providers.get(u)?.uuid ?? u));
+    return {
+      uuid: p.uuid,
+      name: p.name,
+      generation: p.generation,
+      parent: uuidOf(p.parent),
+      root: uuidOf(p.root)!,
+      inventories: this.intern.inventory(p.inventories) as Record<string, Inventory>,
+      invVersion: p.invVersion,
+      usages: p.usages,
+      traits: this.intern.list(p.traits) as string[],
+      aggregates: this.intern.list(p.aggregates) as string[],
+      children: p.children,
+      allocationCount: p.allocationCount,
+      createdAt: p.createdAt,
+      updatedAt: p.updatedAt,
+      seq: p.seq,
+    };
+  }
+
+  /** Insert or replace a provider (kept compacted: see compact()). */
+  put(record: ProviderRecord): void {
+    const p = this.compact(record);
     const old = this.providers.get(p.uuid);
     if (old) this.unindex(old);
     this.providers.set(p.uuid, p);
     this.index(p);
     this.version++;
     if (!old) {
-      // a new provider normally has the highest seq: append instead of re-sorting
       this.appendSorted(p);
       return;
     }
-    if (old.seq !== p.seq) this.sorted = this.sortedAt = undefined;
-    else if (this.sorted) {
-      const i = this.sortedAt?.get(p.uuid);
-      if (i !== undefined && this.sorted[i] === old) this.sorted[i] = p;
-      else this.sorted = this.sortedAt = undefined;
-    }
-    if (old.seq !== p.seq || !old.parent !== !p.parent) this.rootList = this.rootAt = undefined;
-    else if (this.rootList && !p.parent) {
-      const i = this.rootAt?.get(p.uuid);
-      if (i !== undefined && this.rootList[i] === old) this.rootList[i] = p;
-      else this.rootList = this.rootAt = undefined;
+    if (old.seq !== p.seq) this.sorted = this.rootList = undefined;
+    else {
+      if (this.sorted) {
+        const i = positionOf(this.sorted, old);
+        if (i >= 0 && this.sorted[i] === old) this.sorted[i] = p;
+        else this.sorted = undefined;
+      }
+      if (!old.parent !== !p.parent) this.rootList = undefined;
+      else if (this.rootList && !p.parent) {
+        const i = positionOf(this.rootList, old);
+        if (i >= 0 && this.rootList[i] === old) this.rootList[i] = p;
+        else this.rootList = undefined;
+      }
     }
   }
 
+  /** a new provider normally has the highest seq: append instead of re-sorting */
   private appendSorted(p: ProviderRecord): void {
-    const after = (last: ProviderRecord | undefined) => !last || last.seq < p.seq || (last.seq === p.seq && last.uuid < p.uuid);
-    if (this.sorted && after(this.sorted[this.sorted.length - 1])) {
-      this.sortedAt!.set(p.uuid, this.sorted.length);
-      this.sorted.push(p);
-    } else this.sorted = this.sortedAt = undefined;
+    const after = (last: ProviderRecord | undefined) => !last || bySeqThenUuid(last, p) < 0;
+    if (this.sorted && after(this.sorted[this.sorted.length - 1])) this.sorted.push(p);
+    else this.sorted = undefined;
     if (p.parent) return;
-    if (this.rootList && after(this.rootList[this.rootList.length - 1])) {
-      this.rootAt!.set(p.uuid, this.rootList.length);
-      this.rootList.push(p);
-    } else this.rootList = this.rootAt = undefined;
+    if (this.rootList && after(this.rootList[this.rootList.length - 1])) this.rootList.push(p);
+    else this.rootList = undefined;
   }
 
   delete(uuid: string): void {
@@ -91,15 +187,18 @@ export class Forest {
     this.unindex(old);
     this.providers.delete(uuid);
     this.version++;
-    this.sorted = this.sortedAt = undefined;
-    this.rootList = this.rootAt = undefined;
+    this.sorted = this.rootList = undefined;
   }
 
   private index(p: ProviderRecord) {
     for (const rc of Object.keys(p.inventories)) addTo(this.byResourceClass, rc, p.uuid);
     for (const t of p.traits) addTo(this.byTrait, t, p.uuid);
     for (const a of p.aggregates) addTo(this.byAggregate, a, p.uuid);
-    addTo(this.byRoot, p.root, p.uuid);
+    if (p.root !== p.uuid) {
+      // the first member below a root makes the tree worth an index entry
+      if (!this.byRoot.has(p.root)) this.byRoot.set(p.root, new Set([p.root]));
+      this.byRoot.get(p.root)!.add(p.uuid);
+    } else this.byRoot.get(p.uuid)?.add(p.uuid);
     if (p.parent) addTo(this.childrenOf, p.parent, p.uuid);
   }
 
@@ -107,25 +206,24 @@ export class Forest {
     for (const rc of Object.keys(p.inventories)) removeFrom(this.byResourceClass, rc, p.uuid);
     for (const t of p.traits) removeFrom(this.byTrait, t, p.uuid);
     for (const a of p.aggregates) removeFrom(this.byAggregate, a, p.uuid);
-    removeFrom(this.byRoot, p.root, p.uuid);
+    const tree = this.byRoot.get(p.root);
+    if (tree) {
+      tree.delete(p.uuid);
+      // back to a lone root (or an empty tree): no entry
+      if (tree.size === 0 || (tree.size === 1 && tree.has(p.root))) this.byRoot.delete(p.root);
+    }
     if (p.parent) removeFrom(this.childrenOf, p.parent, p.uuid);
   }
 
   /** All providers in creation order. */
   all(): ProviderRecord[] {
-    if (!this.sorted) {
-      this.sorted = [...this.providers.values()].sort((a, b) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : 1));
-      this.sortedAt = new Map(this.sorted.map((p, i) => [p.uuid, i]));
-    }
+    if (!this.sorted) this.sorted = [...this.providers.values()].sort(bySeqThenUuid);
     return this.sorted;
   }
 
   /** Root providers in creation order. */
   roots(): ProviderRecord[] {
-    if (!this.rootList) {
-      this.rootList = this.all().filter((p) => !p.parent);
-      this.rootAt = new Map(this.rootList.map((p, i) => [p.uuid, i]));
-    }
+    if (!this.rootList) this.rootList = this.all().filter((p) => !p.parent);
     return this.rootList;
   }
 
@@ -136,7 +234,7 @@ export class Forest {
 
   /** Providers of the tree rooted at `root`. */
   tree(root: string): ProviderRecord[] {
-    return [...(this.byRoot.get(root) ?? [])].map((u) => this.providers.get(u)!).filter(Boolean);
+    return [...this.treeIds(root)].map((u) => this.providers.get(u)!).filter(Boolean);
   }
 
   children(uuid: string): ProviderRecord[] {
@@ -169,3 +267,5 @@ export class Forest {
     return out;
   }
 }
+
+const EMPTY: ReadonlySet<string> = new Set();

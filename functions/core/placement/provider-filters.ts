@@ -55,7 +55,7 @@ function narrowest(forest: Forest, f: ProviderFilters, root: string | undefined)
     if (!best || s.size < best.size) best = s;
   };
   if (f.uuid !== undefined) offer(new Set([f.uuid]));
-  if (root !== undefined) offer(forest.byRoot.get(root) ?? EMPTY);
+  if (root !== undefined) offer(forest.treeIds(root));
   for (const rc of Object.keys(f.resources ?? {})) offer(forest.byResourceClass.get(rc) ?? EMPTY);
   for (const any of f.traits?.required ?? []) offer(union(forest.byTrait, any));
   for (const any of f.aggregates?.required ?? []) offer(union(forest.byAggregate, any));

@@ -56,12 +56,12 @@ function shapeKey(shape: Shape, requested: ReadonlySet<string>): string {
 
 /** `"<uuid>":{...}` for provider_summaries; cached on the view per shape */
 export function summaryFragment(p: ProviderView, shape: Shape, requested: ReadonlySet<string>, key = shapeKey(shape, requested)): string {
-  let s = p.fragments.get(key);
+  let s = p.fragments?.get(key);
   if (s !== undefined) return s;
   const res: string[] = [];
   for (const [rc, inv] of p.inv) {
     if (!shape.allResources && !requested.has(rc)) continue;
-    res.push(`${q(rc)}:{"capacity":${Math.trunc(inv.cap)},"used":${Math.trunc(inv.used)}}`);
+    res.push(`${q(rc)}:{"capacity":${Math.trunc(inv.cap)},"used":${Math.trunc(p.used(rc))}}`);
   }
   s = `${p.json}:{"resources":{${res.join(',')}}`;
   if (shape.traits)
@@ -72,7 +72,7 @@ export function summaryFragment(p: ProviderView, shape: Shape, requested: Readon
   if (shape.tree) s += `,"parent_provider_uuid":${p.parent ? q(p.parent) : 'null'},"root_provider_uuid":${q(p.root)}`;
   s += '}';
   flatten(s);
-  p.fragments.set(key, s);
+  (p.fragments ??= new Map()).set(key, s);
   return s;
 }
 

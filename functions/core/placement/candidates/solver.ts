@@ -377,7 +377,10 @@ export class CandidateSolver {
         for (const [rc] of g.resources) consider(f.byResourceClass.get(rc)?.size ?? 0, expandGranular(f.byResourceClass.get(rc) ?? []));
         for (const any of g.required) consider(sizeOf(f.byTrait, any), (into) => expandGranular(idsOf(f.byTrait, any))(into));
         for (const any of g.memberOf) consider(sizeOf(f.byAggregate, any), (into) => expandGranular(idsOf(f.byAggregate, any))(into));
-        if (g.inTreeRoot !== undefined) consider(f.byRoot.get(g.inTreeRoot)?.size ?? 0, expandGranular(f.byRoot.get(g.inTreeRoot) ?? []));
+        if (g.inTreeRoot !== undefined) {
+          const members = f.treeIds(g.inTreeRoot);
+          consider(members.size, expandGranular(members));
+        }
       } else {
         if (g.inTreeRoot !== undefined) {
           const r = g.inTreeRoot;
@@ -417,8 +420,8 @@ export class CandidateSolver {
       this.single[0] = root;
       return this.single;
     }
-    const ids = this.forest.byRoot.get(root.uuid);
-    if (!ids || ids.size <= 1) {
+    const ids = this.forest.treeIds(root.uuid);
+    if (ids.size <= 1) {
       this.single[0] = root;
       return this.single;
     }
@@ -513,7 +516,7 @@ export class CandidateSolver {
     const n = this.slots.length;
     for (let i = 0; i < n; i++) if (!this.accepts(i, A, true, aSat)) return false;
     if (this.isolate && this.granularSlots > 1) return false;
-    for (const [rc, total] of this.sharedTotals) if (!A.inv.get(rc)!.fitsSum(total)) return false;
+    for (const [rc, total] of this.sharedTotals) if (!A.fitsSum(rc, total)) return false;
     const u = this.unsuffixed;
     if (u?.required.length && !hasTraits(A, u.required)) return false;
     this.stats.nodes++;
@@ -554,7 +557,7 @@ export class CandidateSolver {
       let supply = 0;
       for (const p of providers) {
         const inv = p.inv.get(rc)!;
-        supply += Math.min(inv.cap - inv.used, inv.max);
+        supply += Math.min(inv.cap - p.used(rc), inv.max);
         if (supply >= need) break;
       }
       if (supply < need) return false;
@@ -578,7 +581,7 @@ export class CandidateSolver {
         if (this.chosen[j] !== p) continue;
         for (const [rc2, m] of this.slots[j]!.amounts) if (rc2 === rc) sum += m;
       }
-      if (sum !== n && !p.inv.get(rc)!.fitsSum(sum)) return false;
+      if (sum !== n && !p.fitsSum(rc, sum)) return false;
     }
     return true;
   }
