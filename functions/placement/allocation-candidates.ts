@@ -17,6 +17,7 @@ import { isStandardResourceClass, isStandardTrait } from '../core/placement/stan
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
 import { snapshot } from '../store/placement/snapshot.js';
 import { log } from '../observability/log.js';
+import { PlacementError } from './framework/errors.js';
 import { count, millis, metrics, MetricUnit } from '../observability/powertools.js';
 
 import {
@@ -28,6 +29,7 @@ import {
   type FamilyRoutes,
   type PlacementRequest,
   cacheHeaders,
+  answerTooLargeDetail,
 } from './framework/app.js';
 
 /** rendered answers of this process (64 MB): see core/placement/candidates/answer-cache.ts */
@@ -46,6 +48,22 @@ async function unknownNames(forest: Forest, rcs: string[], traits: string[]) {
     traitLookups.length ? missingTraits(traitLookups) : [],
   ]);
   return { missingResourceClasses: new Set(mrc), missingTraits: new Set(mt) };
+}
+
+/** no candidate renders smaller than this (an allocation request and one provider summary) */
+const MIN_CANDIDATE_BYTES = 200;
+
+/**
+ * An unlimited answer over a large cloud can run to hundreds of MB: when even its
+ * smallest rendering could not be sent compressed (JSON compresses < 16x), refuse before
+ * rendering it, with the same error the response limit gives (functions/http/encoding.ts).
+ */
+function refuseHopeless(r: PlacementRequest, candidates: number): void {
+  const limit = r.config.maxResponseBytes;
+  const bytes = candidates * MIN_CANDIDATE_BYTES;
+  if (limit > 0 && bytes > limit * 16) {
+    throw new PlacementError(400, answerTooLargeDetail(r.http, { bytes, limit, compressed: true }, true));
+  }
 }
 
 async function list(r: PlacementRequest) {
@@ -77,6 +95,7 @@ async function list(r: PlacementRequest) {
     randomize: r.config.randomizeAllocationCandidates,
   });
   const t1 = performance.now();
+  refuseHopeless(r, res.candidates.length);
   const body = renderCandidates(res, req, shapeFor(v));
   log.debug('allocation candidates', {
     request_id: r.http.requestId,

@@ -91,12 +91,17 @@ const NARROW: Record<string, string> = {
   '/traits': 'filter the list with name=startswith:... or name=in:...',
 };
 
-/** Placement's error for an answer larger than a Lambda may return (functions/http/encoding.ts). */
-function answerTooLarge(req: HttpRequest, size: { bytes: number; limit: number; compressed: boolean }): HttpResponse {
+/** The text of Placement's error for an answer too large to send: what it is and how to narrow it. */
+export function answerTooLargeDetail(req: HttpRequest, size: { bytes: number; limit: number; compressed: boolean }, atLeast = false): string {
   const route = matchRoute(PLACEMENT_ROUTES, req.path)?.route.path ?? req.path;
   const hint = NARROW[route] ?? 'narrow the request';
   const how = size.compressed ? 'even compressed' : 'uncompressed (send Accept-Encoding: gzip to receive it compressed)';
-  const detail = `The answer to ${req.method} ${req.path} is ${mb(size.bytes)} and does not fit ${how} in the ${mb(size.limit)} a response may carry here: ${hint}.`;
+  return `The answer to ${req.method} ${req.path} is ${atLeast ? 'at least ' : ''}${mb(size.bytes)} and does not fit ${how} in the ${mb(size.limit)} a response may carry here: ${hint}.`;
+}
+
+/** Placement's error for an answer larger than a Lambda may return (functions/http/encoding.ts). */
+function answerTooLarge(req: HttpRequest, size: { bytes: number; limit: number; compressed: boolean }): HttpResponse {
+  const detail = answerTooLargeDetail(req, size);
   let version: RequestVersion | undefined;
   try {
     version = RequestVersion.of(PLACEMENT_VERSIONS.extract(req.headers));

@@ -39,7 +39,7 @@ export interface BulkProvider {
 }
 
 export interface BulkOptions {
-  /** BatchWriteItem calls in flight (default 8) */
+  /** BatchWriteItem calls in flight (default 32: each call waits on one round trip, so throughput follows concurrency) */
   concurrency?: number;
   onProgress?: (written: number, total: number) => void;
 }
@@ -142,7 +142,7 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
       opts.onProgress?.(written, records.length);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 32) }, worker));
   for (const [kind, counts] of [
     ['rc', customRcs],
     ['trait', customTraits],

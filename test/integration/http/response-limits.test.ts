@@ -76,3 +76,25 @@ describe('bare-metal answers within the response limit', () => {
     expect(refused.fault).toMatch(/in pages with limit and marker/);
   });
 });
+
+describe('candidates too large to render', () => {
+  let api: Api;
+  beforeAll(async () => {
+    api = await startPlacement({ MAX_RESPONSE_BYTES: '2000' });
+    for (let i = 0; i < 170; i++) await createProvider(api, { inventories: { VCPU: { total: 8 } } });
+  });
+  afterAll(async () => {
+    await api.close();
+    delete process.env.MAX_RESPONSE_BYTES;
+    resetConfig();
+  });
+
+  it('refuses an unlimited answer that could not be sent before rendering it, and points at limit', async () => {
+    const r = await api.req('GET', '/allocation_candidates?resources=VCPU:1', { headers: { 'accept-encoding': 'gzip' } });
+    expect(r.status).toBe(400);
+    expect(r.json.errors[0].detail).toMatch(/is at least .* MB .*limit \(Nova asks for 1000\)/s);
+    const few = await api.req('GET', '/allocation_candidates?resources=VCPU:1&limit=2', { headers: { 'accept-encoding': 'gzip' } });
+    expect(few.status).toBe(200);
+    expect(few.json.allocation_requests).toHaveLength(2);
+  });
+});
