@@ -117,7 +117,7 @@ export async function loadCommand(args: string[]): Promise<number> {
   const file = args.find((a) => !a.startsWith('--'));
   if (!file) throw new Error('usage: berth load FILE [--concurrency N] [--force]');
   const concurrencyAt = args.indexOf('--concurrency');
-  const concurrency = concurrencyAt >= 0 ? Number(args[concurrencyAt + 1]) : 8;
+  const concurrency = concurrencyAt >= 0 ? Number(args[concurrencyAt + 1]) : undefined;
   const force = args.includes('--force');
   const doc = readLoadFile(file);
   const providers = flatten(doc);
