@@ -34,10 +34,13 @@ function removeFrom(m: Map<string, Set<string>>, k: string, v: string) {
 export class Interner {
   private readonly inventories = new Map<string, Readonly<Record<string, Inventory>>>();
   private readonly lists = new Map<string, readonly string[]>();
+  /** the values this interner handed out: interning one again costs a lookup, not a key */
+  private readonly canonical = new WeakSet<object>();
   static readonly EMPTY_INV: Readonly<Record<string, Inventory>> = Object.freeze({});
   static readonly EMPTY_LIST: readonly string[] = Object.freeze([]);
 
   inventory(inv: Record<string, Inventory>): Readonly<Record<string, Inventory>> {
+    if (this.canonical.has(inv)) return inv;
     const keys = Object.keys(inv);
     if (!keys.length) return Interner.EMPTY_INV;
     let key = '';
@@ -51,6 +54,7 @@ export class Interner {
       for (const rc of keys) copy[rc] = Object.freeze({ ...inv[rc]! });
       hit = Object.freeze(copy);
       this.inventories.set(key, hit);
+      this.canonical.add(hit);
     }
     return hit;
   }
@@ -58,11 +62,13 @@ export class Interner {
   /** a list with this content, in this order */
   list(xs: readonly string[]): readonly string[] {
     if (!xs.length) return Interner.EMPTY_LIST;
+    if (this.canonical.has(xs)) return xs;
     const key = xs.join('\u0000');
     let hit = this.lists.get(key);
     if (!hit) {
       hit = Object.freeze([...xs]);
       this.lists.set(key, hit);
+      this.canonical.add(hit);
     }
     return hit;
   }
@@ -141,6 +147,24 @@ export class Forest {
       updatedAt: p.updatedAt,
       seq: p.seq,
     };
+  }
+
+  /**
+   * Fill an empty forest with records that are already compact (their shared parts come
+   * from this forest's interner and their links are canonical: decodeForest), in creation
+   * order — the cold-start path, which skips per-record interning and sorting.
+   */
+  loadCompacted(records: ProviderRecord[]): void {
+    if (this.providers.size) throw new Error('loadCompacted needs an empty forest');
+    for (const p of records) {
+      this.providers.set(p.uuid, p);
+      this.index(p);
+    }
+    this.version++;
+    let ordered = true;
+    for (let i = 1; i < records.length && ordered; i++) ordered = bySeqThenUuid(records[i - 1]!, records[i]!) < 0;
+    this.sorted = ordered ? records.slice() : undefined;
+    this.rootList = undefined;
   }
 
   /** Insert or replace a provider (kept compacted: see compact()). */
