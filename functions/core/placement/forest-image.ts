@@ -75,7 +75,7 @@ function table<T>(key: (v: T) => string) {
 export function encodeForest(forest: Forest, takenAt: number): ForestImage {
   const all = forest.all();
   const pos = new Map<string, number>();
-  all.forEach((p, i) => pos.set(p.uuid, i));
+  for (const [i, p] of all.entries()) pos.set(p.uuid, i);
   const link = (u: string | undefined) => (u === undefined ? -1 : (pos.get(u) ?? u));
   const times = table<string>((s) => s);
   const classes = table<string>((s) => s);
