@@ -223,3 +223,20 @@ describe('Placement: scopes and the verified identity', () => {
     expect(anonBm.status).toBe(401);
   });
 });
+
+describe('links and Location name the API’s own domain', () => {
+  it('a client’s X-Forwarded-Host / X-Forwarded-Proto do not steer them', async () => {
+    const forged = { 'x-forwarded-host': 'attacker.example', 'x-forwarded-proto': 'javascript' };
+    const t = targets.owned;
+    const shown = await ok(bm(SYSTEM_ADMIN, 'GET', `/v1/nodes/${t.node.uuid}`, { headers: forged }), 200);
+    const hrefs = (shown.json.links as Array<{ href: string }>).map((l) => l.href);
+    expect(hrefs.length).toBeGreaterThan(0);
+    for (const h of hrefs) expect(h.startsWith('https://api.example.com/'), h).toBe(true);
+    const created = await ok(bm(SYSTEM_ADMIN, 'POST', '/v1/nodes', { body: { driver: 'fake-hardware', resource_class: RC }, headers: forged }), 201);
+    expect(created.headers.location).toBe(`https://api.example.com/v1/nodes/${created.json.uuid}`);
+    await ok(bm(SYSTEM_ADMIN, 'DELETE', `/v1/nodes/${created.json.uuid}`), 204);
+    // the trailing-slash redirect ironicclient follows
+    const moved = await bm(SYSTEM_ADMIN, 'GET', '/v1/nodes/', { headers: forged });
+    if (moved.status === 308) expect(moved.headers.location).toMatch(/^https:\/\/api\.example\.com\//);
+  });
+});
