@@ -24,7 +24,7 @@ const CFG: KeystoneConfig = {
 /** A Keystone that knows some tokens; counts validations. */
 function keystone(tokens: Record<string, unknown>, opts: { down?: boolean } = {}) {
   const calls = { validate: 0 };
-  const fetchFn = (async (url: string, init?: RequestInit) => {
+  const fetchFn = (async (_url: string, init?: RequestInit) => {
     if (opts.down) return new Response('upstream unavailable', { status: 503 });
     if (init?.method === 'POST') {
       return new Response(JSON.stringify({ token: { expires_at: new Date(Date.now() + 3600_000).toISOString() } }), {
