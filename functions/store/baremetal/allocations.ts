@@ -17,7 +17,7 @@ import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
 import { isoNow, type AllocationRecord, type NodeRecord } from '../../core/baremetal/records.js';
 import { S } from '../../core/baremetal/states.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { BK, BM_INDEX_SHARDS } from './keys.js';
+import { BK, BM_INDEX_SHARDS, BM_TX } from './keys.js';
 import { nodeUuidForInstance } from './nodes.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 
@@ -90,7 +90,7 @@ export type AllocationWriteFailure =
  * 'stale' if it was not applied for another reason (a concurrent transaction): retry.
  */
 async function conditionalUpdate(update: Omit<NonNullable<TxItem['Update']>, 'TableName'>): Promise<boolean | 'stale'> {
-  const out = await transact([{ Update: { TableName: tableName(), ...update } }]);
+  const out = await transact([{ Update: { TableName: tableName(), ...update } }], BM_TX);
   if (out.ok) return true;
   return out.failed.includes(0) ? false : 'stale';
 }
@@ -111,7 +111,7 @@ export async function createAllocation(a: StoredAllocation): Promise<{ ok: true 
   }
   const instIdx = items.length;
   items.push({ ConditionCheck: { TableName: T, Key: BK.nodeInstance(a.uuid), ConditionExpression: 'attribute_not_exists(pk)' } });
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true };
   if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
@@ -143,7 +143,7 @@ export async function saveAllocation(
     items.push({ Put: { TableName: T, Item: { ...BK.allocationName(rec.name), uuid: rec.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
   }
   if (cur.name && cur.name !== rec.name) items.push(deleteNameAction(cur));
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true, allocation: rec };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
   return { error: 'stale' };
@@ -188,7 +188,7 @@ export function allocationDeleteActions(a: AllocationRecord, nodeUuid: string | 
 export async function deleteAllocation(a: AllocationRecord, node: NodeRecord | undefined): Promise<true | { error: 'stale' }> {
   const items = allocationDeleteActions(a, node ? node.uuid : null);
   if (node) items.push(...releaseNodeActions(node, a.uuid));
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   return out.ok ? true : { error: 'stale' };
 }
 
@@ -314,7 +314,7 @@ export async function reserveNode(a: ReservationRequest, exec: string, node: { u
       },
     },
   ];
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true };
   if (out.conflict) return { error: 'busy' };
   if (out.failed.includes(2)) return { error: 'gone' };
@@ -393,7 +393,7 @@ export async function backfillAllocation(a: StoredAllocation, node: NodeRecord):
     instIdx = items.length;
     items.push({ Put: { TableName: T, Item: { ...BK.nodeInstance(a.uuid), node: node.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
   }
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true };
   if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };

@@ -86,9 +86,16 @@ export function asMarker(put: TxItem): TxItem {
   return put;
 }
 
-/** The generic marker of transactions that have none of their own. */
-function markerItem(token: string): TxItem {
-  return asMarker({ Put: { TableName: tableName(), Item: { pk: `TX#${token}`, sk: 'TX', ttl: Math.floor(Date.now() / 1000) + MARKER_TTL_S } } });
+export interface TxOptions {
+  /** the key of the marker added when no action is one (default TX#<token>; bare metal: BMTX#<token>) */
+  marker?: (token: string) => { pk: string; sk: string };
+}
+
+const defaultMarker = (token: string) => ({ pk: `TX#${token}`, sk: 'TX' });
+
+/** The marker of transactions that have none of their own. */
+function markerItem(token: string, key: (token: string) => { pk: string; sk: string }): TxItem {
+  return asMarker({ Put: { TableName: tableName(), Item: { ...key(token), ttl: Math.floor(Date.now() / 1000) + MARKER_TTL_S } } });
 }
 
 /**
@@ -133,14 +140,14 @@ function cancelled(e: TransactionCanceledException): TxOutcome {
   return { ok: false, failed, oldItems, conflict: failed.length === 0 };
 }
 
-export async function transact(items: TxItem[]): Promise<TxOutcome> {
+export async function transact(items: TxItem[], opts: TxOptions = {}): Promise<TxOutcome> {
   if (items.length === 0) return { ok: true };
   const token = randomUUID();
   let markerIdx = items.findIndex((it) => markers.has(it));
   let all = items;
   if (markerIdx < 0) {
     markerIdx = items.length;
-    all = [...items, markerItem(token)];
+    all = [...items, markerItem(token, opts.marker ?? defaultMarker)];
   }
   if (all.length > MAX_TX_ACTIONS) throw new TooManyActionsError(all.length);
   const marker = all[markerIdx]!.Put!;
