@@ -115,8 +115,11 @@ describe(`the fault suite: both APIs at a ${RATE * 100} % DynamoDB fault rate`, 
     // the injector did its job: faults of every kind, and unknown outcomes the store had to resolve
     for (const [kind, n] of Object.entries(proxy.stats.faults)) expect(n, `${kind} faults injected`).toBeGreaterThan(0);
     expect(resolved() - unknownBefore, 'write outcomes resolved').toBeGreaterThan(0);
-    // the workload did something: claims were stored, and some were refused for capacity
+    // the workload did something: claims were stored, races had winners
     expect(rec.answers.filter((a) => a.status === 204).length).toBeGreaterThan(40);
+    for (const race of ['PUT /allocations/{c} (race)', 'PUT /resource_providers/{u}/traits (race)']) {
+      expect(rec.answers.filter((a) => a.what === race && a.status < 300).length, race).toBeGreaterThan(3);
+    }
   }, 600_000);
 
   it('bare metal: creates under conflicts answer 201 or Ironic’s error, never a 409 that hides a stored allocation; no node double-booked', async () => {

@@ -39,8 +39,11 @@ export interface Answer {
 export class Recorder {
   readonly answers: Answer[] = [];
   readonly violations: string[] = [];
+  /** the first body of each (request, status) that was not a 2xx */
+  readonly samples = new Map<string, string>();
   add(api: Answer['api'], what: string, r: Res): Res {
     this.answers.push({ api, what, status: r.status, ms: r.ms });
+    if (r.status >= 300 && !this.samples.has(`${what} ${r.status}`)) this.samples.set(`${what} ${r.status}`, r.text.slice(0, 300));
     return r;
   }
   violate(text: string): void {
@@ -256,6 +259,7 @@ export async function consumerRaces(h: Http, rec: Recorder, world: PlacementWorl
               project_id: project,
               user_id: 'u',
               consumer_generation: g,
+              consumer_type: 'INSTANCE',
             },
             '1.38',
           )
