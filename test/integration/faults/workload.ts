@@ -36,6 +36,10 @@ export interface Answer {
   ms: number;
 }
 
+/** words of DynamoDB, the SDK or a stack trace that must not reach a client */
+const LEAK =
+  /socket hang up|ECONNRESET|Throttling|throughput|TransactionInProgress|TransactionCanceled|InternalServerError|ConditionalCheckFailed|OutcomeUnknown|@aws-sdk|node_modules|\.ts:\d+/i;
+
 export class Recorder {
   readonly answers: Answer[] = [];
   readonly violations: string[] = [];
@@ -44,6 +48,8 @@ export class Recorder {
   add(api: Answer['api'], what: string, r: Res): Res {
     this.answers.push({ api, what, status: r.status, ms: r.ms });
     if (r.status >= 300 && !this.samples.has(`${what} ${r.status}`)) this.samples.set(`${what} ${r.status}`, r.text.slice(0, 300));
+    // a 5xx carries a generic text and the request id; DynamoDB's or the SDK's words stay in the log
+    if (r.status >= 500 && LEAK.test(r.text)) this.violate(`${what} answered ${r.status} with internal detail: ${r.text.slice(0, 200)}`);
     return r;
   }
   violate(text: string): void {
