@@ -113,8 +113,13 @@ const NOT_COMMITTED = new Set([
   'AccessDeniedException',
   'UnrecognizedClientException',
 ]);
-/** of those, the ones that are worth another try (not a bug or a misconfiguration) */
-const RETRYABLE = new Set(['ThrottlingException', 'ProvisionedThroughputExceededException', 'RequestLimitExceeded', 'TransactionConflictException']);
+/**
+ * Not applied because of another transaction: worth planning again from fresh reads
+ * (the store's retry loop). Anything else that was not applied — throttling the SDK
+ * already retried, a 5xx, a timeout, a bug — is thrown: re-planning would not help,
+ * and the API answers a 5xx, with nothing stored.
+ */
+const CONTENTION = new Set(['TransactionConflictException', 'TransactionInProgressException', 'TransactionCanceledException']);
 
 const CONFLICT: TxOutcome = { ok: false, failed: [], oldItems: {}, conflict: true };
 
@@ -169,13 +174,13 @@ export async function transact(items: TxItem[], opts: TxOptions = {}): Promise<T
       }
       if (attempts <= 1) return cancelled(e);
     } else if (attempts <= 1 && NOT_COMMITTED.has((e as Error)?.name)) {
-      if (RETRYABLE.has((e as Error).name)) return CONFLICT;
+      if (CONTENTION.has((e as Error).name)) return CONFLICT;
       throw e;
     }
     if (await resolve(markerKey, token, e)) return { ok: true };
-    // not committed, and it never will be: a client error (a bug) is thrown, anything else is worth another try
-    if (NOT_COMMITTED.has((e as Error)?.name) && !RETRYABLE.has((e as Error).name)) throw e;
-    return CONFLICT;
+    // not committed, and it never will be: contention is planned again, anything else thrown
+    if (CONTENTION.has((e as Error)?.name)) return CONFLICT;
+    throw e;
   }
 }
 

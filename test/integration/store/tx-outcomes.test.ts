@@ -84,8 +84,8 @@ describe('transact(): every outcome known', () => {
       throw sdkError('InternalServerError', 3, { $fault: 'server' });
     });
     const before = tx.txStats.resolvedNotCommitted;
-    const out = await tx.transact([item(id)]);
-    expect(out).toMatchObject({ ok: false, conflict: true });
+    // not applied, and not worth planning again: the API answers a 5xx with nothing stored
+    await expect(tx.transact([item(id)])).rejects.toThrow('InternalServerError');
     expect(tx.txStats.resolvedNotCommitted).toBe(before + 1);
     restore!();
     restore = undefined;
@@ -102,17 +102,22 @@ describe('transact(): every outcome known', () => {
     expect(await stored(id)).toBe(false);
   });
 
-  it('a cancellation or throttling of the only attempt is an answer, not an unknown', async () => {
+  it('a cancellation, a conflict or throttling of the only attempt is an answer, not an unknown', async () => {
     const id = randomUUID();
     expect(await tx.transact([item(id)])).toEqual({ ok: true });
     const unknown = tx.txStats.unknown;
     // a real condition failure
     const out = await tx.transact([item(id)]);
     expect(out).toMatchObject({ ok: false, failed: [0], conflict: false });
+    let answer = sdkError('TransactionConflictException', 1);
     onTransact(async () => {
-      throw sdkError('ThrottlingException', 1);
+      throw answer;
     });
+    // another transaction in the way: planned again by the caller
     expect(await tx.transact([item(randomUUID())])).toMatchObject({ ok: false, conflict: true });
+    // throttled after the SDK's own retries: a 5xx, nothing stored
+    answer = sdkError('ThrottlingException', 1);
+    await expect(tx.transact([item(randomUUID())])).rejects.toThrow('ThrottlingException');
     expect(tx.txStats.unknown).toBe(unknown);
   });
 
