@@ -100,6 +100,10 @@ export interface Config {
   snapshotResyncS: number;
   /** load the provider snapshot when the Lambda starts (its init phase), not on the first request */
   snapshotPrewarm: boolean;
+  /** start the snapshot from the stored forest image (SNAPSHOT_IMAGE=false: always read the index) */
+  snapshotImage: boolean;
+  /** the image writer makes a new image at least this often when the forest changed (s) */
+  imageIntervalS: number;
   /** the longest a global secondary index may lag the table (ms): after a load through gsi1 the change log is replayed this far back */
   snapshotIndexLagMs: number;
   /** largest request body accepted (bytes) */
@@ -188,6 +192,8 @@ export function loadConfig(env: Env = process.env): Config {
     ddbRequestTimeoutMs: Math.max(100, int(env.DDB_REQUEST_TIMEOUT_MS, env.DDB_ENDPOINT ? 30_000 : 1_500)),
     snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),
     snapshotPrewarm: env.SNAPSHOT_PREWARM === 'true',
+    snapshotImage: env.SNAPSHOT_IMAGE !== 'false',
+    imageIntervalS: Math.max(0, int(env.FOREST_IMAGE_INTERVAL_S, 600)),
     snapshotIndexLagMs: Math.max(0, int(env.SNAPSHOT_INDEX_LAG_MS, 60_000)),
     maxBodyBytes: Math.max(1024, int(env.MAX_BODY_BYTES, 4 * 1024 * 1024)),
     maxQueryBytes: Math.max(1024, int(env.MAX_QUERY_BYTES, 8 * 1024)),

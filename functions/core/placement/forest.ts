@@ -167,10 +167,11 @@ export class Forest {
     this.rootList = undefined;
   }
 
-  /** Insert or replace a provider (kept compacted: see compact()). */
+  /** Insert or replace a provider (kept compacted: see compact()). Re-putting an identical record changes nothing. */
   put(record: ProviderRecord): void {
     const p = this.compact(record);
     const old = this.providers.get(p.uuid);
+    if (old && sameRecord(old, p)) return;
     if (old) this.unindex(old);
     this.providers.set(p.uuid, p);
     this.index(p);
@@ -293,3 +294,27 @@ export class Forest {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** Two compacted records say the same (shared parts compare by identity: the interner made them). */
+function sameRecord(a: ProviderRecord, b: ProviderRecord): boolean {
+  if (
+    a.name !== b.name ||
+    a.generation !== b.generation ||
+    a.parent !== b.parent ||
+    a.root !== b.root ||
+    a.inventories !== b.inventories ||
+    a.invVersion !== b.invVersion ||
+    a.traits !== b.traits ||
+    a.aggregates !== b.aggregates ||
+    a.children !== b.children ||
+    a.allocationCount !== b.allocationCount ||
+    a.createdAt !== b.createdAt ||
+    a.updatedAt !== b.updatedAt ||
+    a.seq !== b.seq
+  ) {
+    return false;
+  }
+  const ka = Object.keys(a.usages);
+  const kb = Object.keys(b.usages);
+  return ka.length === kb.length && ka.every((k) => a.usages[k] === b.usages[k]);
+}

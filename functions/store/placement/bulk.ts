@@ -49,6 +49,10 @@ export interface BulkResult {
   batches: number;
   /** BatchWriteItem calls repeated for unprocessed items (throttling) */
   retries: number;
+  /** the provider records as written */
+  records: ProviderRecord[];
+  /** the change-log entries written with them (see imageAfterBulkLoad) */
+  logEntries: Array<{ sk: string; ts: number }>;
 }
 
 /** 12 providers (provider + name item each) + 1 change-log entry = 25 puts, BatchWriteItem's maximum */
@@ -131,12 +135,15 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
   let next = 0;
   let written = 0;
   let retries = 0;
+  const logEntries: BulkResult['logEntries'] = [];
   const worker = async () => {
     while (next < batches.length) {
       const batch = batches[next++]!;
       const items: Record<string, unknown>[] = [];
       for (const r of batch) items.push(toItem(r), { ...K.providerName(r.name), uuid: r.uuid });
-      items.push(logPut(batch.map((r) => r.uuid)).Put!.Item as Record<string, unknown>);
+      const log = logPut(batch.map((r) => r.uuid)).Put!.Item as Record<string, unknown>;
+      items.push(log);
+      logEntries.push({ sk: String(log.sk), ts: Number(String(log.sk).slice(0, 13)) });
       retries += await writeBatch(items);
       written += batch.length;
       opts.onProgress?.(written, records.length);
@@ -160,5 +167,5 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
       );
     }
   }
-  return { providers: records.length, batches: batches.length, retries };
+  return { providers: records.length, batches: batches.length, retries, records, logEntries };
 }

@@ -4,7 +4,7 @@
  * instead of reading every provider item through gsi1.
  *
  * Items (in the table, like everything else):
- *   META / forest-image         the manifest: which image is current, when it was taken
+ *   FOREST / image              the manifest: which image is current, when it was taken
  *   IMG#<id> / <chunk, 5 digits> gzip-compressed JSON of core/placement/forest-image.ts,
  *                                in chunks of at most 350 KB (DynamoDB items stop at 400 KB)
  * Chunks are written before the manifest that names them and are never changed; they
@@ -25,7 +25,6 @@ import { K } from './keys.js';
 export const IMAGE_CHUNK_BYTES = 350_000;
 /** chunks outlive the manifest that named them by this long */
 export const IMAGE_CHUNK_TTL_S = 2 * 24 * 3600;
-const MANIFEST = 'forest-image';
 
 export interface ImageManifest {
   id: string;
@@ -33,6 +32,8 @@ export interface ImageManifest {
   version: number;
   /** every write committed before this instant (ms) is in the image */
   takenAt: number;
+  /** when the forest it was made from last read every provider through the index */
+  indexLoadAt: number;
   writtenAt: number;
   providers: number;
   chunks: number;
@@ -41,7 +42,7 @@ export interface ImageManifest {
 }
 
 export async function readManifest(): Promise<ImageManifest | undefined> {
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.meta(MANIFEST), ConsistentRead: true }));
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.imageManifest, ConsistentRead: true }));
   const it = r.Item;
   if (!it || it.format !== IMAGE_FORMAT || Number(it.version) !== IMAGE_VERSION) return undefined;
   return {
@@ -49,6 +50,7 @@ export async function readManifest(): Promise<ImageManifest | undefined> {
     format: String(it.format),
     version: Number(it.version),
     takenAt: Number(it.takenAt),
+    indexLoadAt: Number(it.indexLoadAt ?? 0),
     writtenAt: Number(it.writtenAt),
     providers: Number(it.providers),
     chunks: Number(it.chunks),
@@ -107,7 +109,7 @@ async function writeChunks(items: Record<string, unknown>[]): Promise<void> {
  * Store the image of `forest` as of `takenAt` and make it current — unless a newer one
  * is current already (then it is left as it is and that manifest is returned).
  */
-export async function writeImage(forest: Forest, takenAt: number): Promise<{ manifest: ImageManifest; written: boolean }> {
+export async function writeImage(forest: Forest, takenAt: number, indexLoadAt: number): Promise<{ manifest: ImageManifest; written: boolean }> {
   const bytes = gzipSync(JSON.stringify(encodeForest(forest, takenAt)), { level: 6 });
   const id = `${takenAt}-${randomBytes(4).toString('hex')}`;
   const now = Date.now();
@@ -122,6 +124,7 @@ export async function writeImage(forest: Forest, takenAt: number): Promise<{ man
     format: IMAGE_FORMAT,
     version: IMAGE_VERSION,
     takenAt,
+    indexLoadAt,
     writtenAt: now,
     providers: forest.size,
     chunks: items.length,
@@ -131,7 +134,7 @@ export async function writeImage(forest: Forest, takenAt: number): Promise<{ man
     await ddb().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...K.meta(MANIFEST), ...manifest },
+        Item: { ...K.imageManifest, ...manifest },
         ConditionExpression: 'attribute_not_exists(pk) OR takenAt < :t',
         ExpressionAttributeValues: { ':t': takenAt },
       }),
