@@ -270,8 +270,11 @@ async function summarize(population, seeds) {
   const covered = new Set();
   const sampled = new Set();
   let lookups = 0;
+  let overflow = false;
   const count = async (fresh) => {
-    const todo = fresh.filter((a) => !aggs.has(a)).slice(0, Math.max(0, SUMMARY_AGGREGATES - aggs.size));
+    const unseen = fresh.filter((a) => !aggs.has(a));
+    const todo = unseen.slice(0, Math.max(0, SUMMARY_AGGREGATES - aggs.size));
+    if (todo.length < unseen.length) overflow = true;
     for (const a of todo) aggs.set(a, { uuid: a, count: null, note: '' });
     await pool(todo, 4, async (a) => {
       try {
@@ -304,7 +307,9 @@ async function summarize(population, seeds) {
     population: population.length,
     outside: outside.length,
     /** every provider outside the found aggregates had its own aggregates read */
-    exact: outside.every((p) => sampled.has(p.uuid)),
+    exact: !overflow && outside.every((p) => sampled.has(p.uuid)),
+    /** more aggregates were found than the summary counts */
+    overflow,
     sampled: lookups,
   };
 }
@@ -345,10 +350,13 @@ function aggregateTable(summary, max) {
   const notes = [];
   if (summary.rows.length > rows.length) notes.push(`${plural(summary.rows.length - rows.length, 'more aggregate')} in the Aggregates tab.`);
   if (summary.scope === 'cloud') {
+    const outside = plural(summary.outside, 'provider');
     notes.push(
       summary.exact
-        ? `${plural(summary.outside, 'provider')} in no aggregate.`
-        : `${plural(summary.outside, 'provider')} outside these aggregates (aggregates are found by reading a sample of ${fmt(summary.sampled)} providers' aggregates, so a small one may be missing).`,
+        ? `${outside} in no aggregate.`
+        : summary.overflow
+          ? `${outside} outside these aggregates: there are more than ${SUMMARY_AGGREGATES} aggregates and the summary counts ${SUMMARY_AGGREGATES} of them (filter with member_of for any other).`
+          : `${outside} outside these aggregates (aggregates are found by reading the aggregates of a sample of ${fmt(summary.sampled)} providers, so a small one may be missing).`,
     );
   } else if (summary.scope === 'filter') {
     notes.push(`Aggregates of the ${plural(summary.population, 'provider')} the filter found (counts are cloud-wide).`);
@@ -382,7 +390,10 @@ function renderStats() {
   const onPage = whole ? '' : ' on this page';
   const stats = [stat('providers', state.list ? fmt(state.list.length) : 'too many to list')];
   if (state.filter || state.find.trim()) stats.push(stat('matching', fmt(rows.length)));
-  if (state.summary) stats.push(stat(state.summary.scope === 'cloud' ? 'aggregates' : 'aggregates found', fmt(state.summary.rows.length)));
+  if (state.summary) {
+    const exact = state.summary.scope === 'cloud' && state.summary.exact;
+    stats.push(stat(exact ? 'aggregates' : 'aggregates found', `${fmt(state.summary.rows.length)}${state.summary.overflow ? '+' : ''}`));
+  }
   if (state.traits) stats.push(stat('traits in use', fmt(state.traits.length)));
   const shownUuids = new Set(state.shown.map((p) => p.uuid));
   stats.push(stat(`trees${onPage}`, fmt(state.shown.filter((p) => !p.parent_provider_uuid || !shownUuids.has(p.parent_provider_uuid)).length)));
@@ -633,6 +644,7 @@ function bmPager(id, kind, at, more) {
     s[`${kind}At`] = at + d;
     task(renderBaremetal);
   };
+  if (at === 0 && !more) return $(id).replaceChildren();
   $(id).replaceChildren(
     el('button', { type: 'button', 'data-go': 'prev', disabled: at === 0 ? 'disabled' : undefined, onclick: move(-1) }, '‹ prev'),
     el('span', { class: 'muted pages' }, `page ${at + 1}`),
@@ -773,7 +785,11 @@ function clearFilter() {
   return applyFilter({});
 }
 
+let refreshing = false;
 async function refresh(full = true) {
+  // a large cloud's refresh can outlast the auto-refresh interval: never run two at once
+  if (refreshing) return;
+  refreshing = true;
   $('status').textContent = 'loading…';
   await task(async () => {
     if (full) {
@@ -789,6 +805,8 @@ async function refresh(full = true) {
     await Promise.all([full ? cloudWide() : null, renderBaremetal()]);
     $('status').textContent = `updated ${new Date().toLocaleTimeString()}`;
     document.body.dataset.loaded = 'true';
+  }).finally(() => {
+    refreshing = false;
   });
 }
 
