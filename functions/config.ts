@@ -98,6 +98,8 @@ export interface Config {
   ddbRequestTimeoutMs: number;
   /** full reload of the provider snapshot at least this often (s), a safety net under the change log */
   snapshotResyncS: number;
+  /** load the provider snapshot when the Lambda starts (its init phase), not on the first request */
+  snapshotPrewarm: boolean;
   /** largest request body accepted (bytes) */
   maxBodyBytes: number;
   /** longest query string accepted (characters) */
@@ -183,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     snapshotMaxStalenessMs: Math.max(0, int(env.SNAPSHOT_MAX_STALENESS_MS, 0)),
     ddbRequestTimeoutMs: Math.max(100, int(env.DDB_REQUEST_TIMEOUT_MS, env.DDB_ENDPOINT ? 30_000 : 1_500)),
     snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),
+    snapshotPrewarm: env.SNAPSHOT_PREWARM === 'true',
     maxBodyBytes: Math.max(1024, int(env.MAX_BODY_BYTES, 4 * 1024 * 1024)),
     maxQueryBytes: Math.max(1024, int(env.MAX_QUERY_BYTES, 8 * 1024)),
     maxResponseBytes: Math.max(0, int(env.MAX_RESPONSE_BYTES, 6 * 1024 * 1024)),

@@ -15,7 +15,7 @@ import { AnswerCache } from '../core/placement/candidates/answer-cache.js';
 import type { Forest } from '../core/placement/forest.js';
 import { isStandardResourceClass, isStandardTrait } from '../core/placement/standard.js';
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
-import { snapshot } from '../store/placement/snapshot.js';
+import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import { log } from '../observability/log.js';
 import { PlacementError } from './framework/errors.js';
 import { count, millis, metrics, MetricUnit } from '../observability/powertools.js';
@@ -118,3 +118,6 @@ export const routes: FamilyRoutes = {
   '/allocation_candidates': { GET: list },
 };
 export const handler = httpLambda(placementApp(routes), 'placement-allocation-candidates');
+
+// the forest loads while the Lambda initialises (cdk/ sets SNAPSHOT_PREWARM on this function)
+await prewarm();

@@ -11,7 +11,7 @@ import { bad } from '../core/errors.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-providers.js';
 import { createProvider, deleteProvider, getProvider, updateProvider } from '../store/placement/providers.js';
-import { snapshot } from '../store/placement/snapshot.js';
+import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import type { Forest } from '../core/placement/forest.js';
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
 import {
@@ -201,3 +201,6 @@ export const routes: FamilyRoutes = {
   '/resource_providers/{uuid}': { GET: show, PUT: update, DELETE: remove },
 };
 export const handler = httpLambda(placementApp(routes), 'placement-resource-providers');
+
+// the forest loads while the Lambda initialises (cdk/ sets SNAPSHOT_PREWARM on this function)
+await prewarm();

@@ -140,3 +140,21 @@ export function snapshot(): ProviderSnapshot {
   }
   return shared;
 }
+
+/**
+ * Start loading the snapshot while the Lambda initialises (SNAPSHOT_PREWARM, set by cdk/
+ * on the functions that hold the forest): an on-demand init phase runs with full CPU
+ * for up to 10 s, before any request waits. Waits at most `budgetMs` (init must end
+ * well inside those 10 s or Lambda starts it again); a longer load carries on and the
+ * first request awaits the rest. Errors are left to that request.
+ */
+export async function prewarm(budgetMs = 8000): Promise<void> {
+  if (!config().snapshotPrewarm) return;
+  const load = snapshot()
+    .fresh()
+    .then(() => undefined)
+    .catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([load, new Promise<void>((r) => (timer = setTimeout(r, budgetMs)))]);
+  clearTimeout(timer);
+}

@@ -1,0 +1,147 @@
+/**
+ * The stored forest image (docs/design.md, "Cold start: the forest image"): a new
+ * process loads one compact document and replays the change log since it was taken,
+ * instead of reading every provider item through gsi1.
+ *
+ * Items (in the table, like everything else):
+ *   META / forest-image         the manifest: which image is current, when it was taken
+ *   IMG#<id> / <chunk, 5 digits> gzip-compressed JSON of core/placement/forest-image.ts,
+ *                                in chunks of at most 350 KB (DynamoDB items stop at 400 KB)
+ * Chunks are written before the manifest that names them and are never changed; they
+ * expire (TTL) two days later, so a reader holding an older manifest still finds its
+ * chunks. The manifest only ever moves forward (a condition on takenAt), so two writers
+ * cannot replace a newer image with an older one.
+ */
+import { randomBytes } from 'node:crypto';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeForest, encodeForest, IMAGE_FORMAT, IMAGE_VERSION, type ForestImage } from '../../core/placement/forest-image.js';
+import type { Forest } from '../../core/placement/forest.js';
+import { batchGet } from '../ddb/batch.js';
+import { ddb, tableName } from '../ddb/client.js';
+import { backoffMs, sleep } from '../ddb/retry.js';
+import { K } from './keys.js';
+
+export const IMAGE_CHUNK_BYTES = 350_000;
+/** chunks outlive the manifest that named them by this long */
+export const IMAGE_CHUNK_TTL_S = 2 * 24 * 3600;
+const MANIFEST = 'forest-image';
+
+export interface ImageManifest {
+  id: string;
+  format: string;
+  version: number;
+  /** every write committed before this instant (ms) is in the image */
+  takenAt: number;
+  writtenAt: number;
+  providers: number;
+  chunks: number;
+  /** compressed bytes */
+  bytes: number;
+}
+
+export async function readManifest(): Promise<ImageManifest | undefined> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.meta(MANIFEST), ConsistentRead: true }));
+  const it = r.Item;
+  if (!it || it.format !== IMAGE_FORMAT || Number(it.version) !== IMAGE_VERSION) return undefined;
+  return {
+    id: String(it.id),
+    format: String(it.format),
+    version: Number(it.version),
+    takenAt: Number(it.takenAt),
+    writtenAt: Number(it.writtenAt),
+    providers: Number(it.providers),
+    chunks: Number(it.chunks),
+    bytes: Number(it.bytes),
+  };
+}
+
+export interface LoadedImage {
+  forest: Forest;
+  manifest: ImageManifest;
+  /** ms spent reading, decompressing, parsing and indexing */
+  timings: { read: number; gunzip: number; parse: number; decode: number };
+}
+
+/** The forest of the current (or given) image; undefined when there is none or a chunk is gone. */
+export async function readImage(manifest?: ImageManifest): Promise<LoadedImage | undefined> {
+  const m = manifest ?? (await readManifest());
+  if (!m) return undefined;
+  const t0 = performance.now();
+  const keys = Array.from({ length: m.chunks }, (_, i) => K.imageChunk(m.id, i));
+  const items = await batchGet(keys);
+  const parts: Buffer[] = [];
+  for (const k of keys) {
+    const it = items.get(`${k.pk}\u0000${k.sk}`);
+    if (!it) return undefined;
+    parts.push(Buffer.from(it.data as Uint8Array));
+  }
+  const t1 = performance.now();
+  const json = gunzipSync(Buffer.concat(parts)).toString('utf8');
+  const t2 = performance.now();
+  const img = JSON.parse(json) as ForestImage;
+  const t3 = performance.now();
+  const forest = decodeForest(img);
+  const t4 = performance.now();
+  return { forest, manifest: m, timings: { read: t1 - t0, gunzip: t2 - t1, parse: t3 - t2, decode: t4 - t3 } };
+}
+
+async function writeChunks(items: Record<string, unknown>[]): Promise<void> {
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      let pending = batches[next++]!.map((Item) => ({ PutRequest: { Item } }));
+      for (let attempt = 0; pending.length; attempt++) {
+        const r = await ddb().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+        pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+        if (pending.length) await sleep(backoffMs(attempt, 50, 2000));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, batches.length) }, worker));
+}
+
+/**
+ * Store the image of `forest` as of `takenAt` and make it current — unless a newer one
+ * is current already (then it is left as it is and that manifest is returned).
+ */
+export async function writeImage(forest: Forest, takenAt: number): Promise<{ manifest: ImageManifest; written: boolean }> {
+  const bytes = gzipSync(JSON.stringify(encodeForest(forest, takenAt)), { level: 6 });
+  const id = `${takenAt}-${randomBytes(4).toString('hex')}`;
+  const now = Date.now();
+  const ttl = Math.floor(now / 1000) + IMAGE_CHUNK_TTL_S;
+  const items: Record<string, unknown>[] = [];
+  for (let i = 0, off = 0; off < bytes.length || i === 0; i++, off += IMAGE_CHUNK_BYTES) {
+    items.push({ ...K.imageChunk(id, i), data: bytes.subarray(off, off + IMAGE_CHUNK_BYTES), ttl });
+  }
+  await writeChunks(items);
+  const manifest: ImageManifest = {
+    id,
+    format: IMAGE_FORMAT,
+    version: IMAGE_VERSION,
+    takenAt,
+    writtenAt: now,
+    providers: forest.size,
+    chunks: items.length,
+    bytes: bytes.length,
+  };
+  try {
+    await ddb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...K.meta(MANIFEST), ...manifest },
+        ConditionExpression: 'attribute_not_exists(pk) OR takenAt < :t',
+        ExpressionAttributeValues: { ':t': takenAt },
+      }),
+    );
+  } catch (e) {
+    if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
+    // a newer image is current — or ours is, and only the answer to our write was lost
+    const current = await readManifest();
+    if (current) return { manifest: current, written: current.id === id };
+    throw e;
+  }
+  return { manifest, written: true };
+}
