@@ -17,7 +17,6 @@ import { isStandardResourceClass, isStandardTrait } from '../core/placement/stan
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
 import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import { log } from '../observability/log.js';
-import { PlacementError } from './framework/errors.js';
 import { count, millis, metrics, MetricUnit } from '../observability/powertools.js';
 
 import {
@@ -29,7 +28,7 @@ import {
   type FamilyRoutes,
   type PlacementRequest,
   cacheHeaders,
-  answerTooLargeDetail,
+  refuseHopeless,
 } from './framework/app.js';
 
 /** rendered answers of this process (64 MB): see core/placement/candidates/answer-cache.ts */
@@ -52,19 +51,6 @@ async function unknownNames(forest: Forest, rcs: string[], traits: string[]) {
 
 /** no candidate renders smaller than this (an allocation request and one provider summary) */
 const MIN_CANDIDATE_BYTES = 200;
-
-/**
- * An unlimited answer over a large cloud can run to hundreds of MB: when even its
- * smallest rendering could not be sent compressed (JSON compresses < 16x), refuse before
- * rendering it, with the same error the response limit gives (functions/http/encoding.ts).
- */
-function refuseHopeless(r: PlacementRequest, candidates: number): void {
-  const limit = r.config.maxResponseBytes;
-  const bytes = candidates * MIN_CANDIDATE_BYTES;
-  if (limit > 0 && bytes > limit * 16) {
-    throw new PlacementError(400, answerTooLargeDetail(r.http, { bytes, limit, compressed: true }, true));
-  }
-}
 
 async function list(r: PlacementRequest) {
   requireVersion(r, '1.10');
@@ -95,7 +81,7 @@ async function list(r: PlacementRequest) {
     randomize: r.config.randomizeAllocationCandidates,
   });
   const t1 = performance.now();
-  refuseHopeless(r, res.candidates.length);
+  refuseHopeless(r, res.candidates.length, MIN_CANDIDATE_BYTES);
   const body = renderCandidates(res, req, shapeFor(v));
   log.debug('allocation candidates', {
     request_id: r.http.requestId,

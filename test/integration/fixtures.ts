@@ -70,5 +70,8 @@ export async function bulkTrees(opts: { trees: number; children: number; aggrega
   }
   const r = await bulkLoadProviders(input);
   expect(r.providers).toBe(input.length);
+  // as berth load does: running snapshots catch up from this image, not provider by provider
+  const { imageAfterBulkLoad } = await import('../../functions/store/placement/bulk-image.js');
+  await imageAfterBulkLoad(r);
   return trees;
 }

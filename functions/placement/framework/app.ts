@@ -118,6 +118,20 @@ export function answerTooLargeDetail(req: HttpRequest, size: { bytes: number; li
   return `The answer to ${req.method} ${req.path} is ${atLeast ? 'at least ' : ''}${mb(size.bytes)} and does not fit ${how} in the ${mb(size.limit)} a response may carry here: ${hint}.`;
 }
 
+/**
+ * An answer over a large cloud (all candidates, all providers) can run to hundreds of MB:
+ * when even its smallest rendering (`count` items of at least `minBytesEach`) could not be
+ * sent compressed (JSON compresses < 16x), refuse before rendering it, with the error the
+ * response limit would give.
+ */
+export function refuseHopeless(r: PlacementRequest, count: number, minBytesEach: number): void {
+  const limit = r.config.maxResponseBytes;
+  const bytes = count * minBytesEach;
+  if (limit > 0 && bytes > limit * 16) {
+    throw new PlacementError(400, answerTooLargeDetail(r.http, { bytes, limit, compressed: true }, true));
+  }
+}
+
 /** Placement's error for an answer larger than a Lambda may return (functions/http/encoding.ts). */
 function answerTooLarge(req: HttpRequest, size: { bytes: number; limit: number; compressed: boolean }): HttpResponse {
   const detail = answerTooLargeDetail(req, size);

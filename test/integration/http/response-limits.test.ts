@@ -4,6 +4,7 @@
  * cannot fit is the API's own error saying how to narrow the request (never a 502,
  * never a truncated body). The limit is lowered here so a few hundred items reach it.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { resetConfig } from '../../../functions/config.js';
 import { startBaremetal, type BmApi } from '../baremetal/harness.js';
@@ -96,5 +97,27 @@ describe('candidates too large to render', () => {
     const few = await api.req('GET', '/allocation_candidates?resources=VCPU:1&limit=2', { headers: { 'accept-encoding': 'gzip' } });
     expect(few.status).toBe(200);
     expect(few.json.allocation_requests).toHaveLength(2);
+  });
+});
+
+describe('provider lists too large to render', () => {
+  let api: Api;
+  beforeAll(async () => {
+    api = await startPlacement({ MAX_RESPONSE_BYTES: '4000' });
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    await bulkLoadProviders(Array.from({ length: 400 }, (_, i) => ({ uuid: randomUUID(), name: `many-${i}` })));
+  });
+  afterAll(async () => {
+    await api.close();
+    delete process.env.MAX_RESPONSE_BYTES;
+    resetConfig();
+  });
+
+  it('refuses a list that could not be sent before rendering it, and says how to narrow it', async () => {
+    const r = await api.req('GET', '/resource_providers', { headers: { 'accept-encoding': 'gzip' }, version: '1.0' });
+    expect(r.status).toBe(400);
+    expect(r.json.errors[0].detail).toMatch(/is at least .* MB .*member_of, in_tree/s);
+    const one = (await api.req('GET', '/resource_providers?name=nope', { headers: { 'accept-encoding': 'gzip' } })).status;
+    expect(one).toBe(200);
   });
 });
