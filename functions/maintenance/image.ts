@@ -48,7 +48,7 @@ export async function refreshForestImage(opts: { force?: boolean } = {}): Promis
             ? 'the forest changed'
             : undefined;
   if (!reason) return { written: false, reason: 'the image is recent' };
-  const { manifest, written } = await writeImage(forest, snap.asOf, snap.indexLoadedAt);
+  const { manifest, written } = await writeImage(forest, snap.asOf, snap.indexLoadedAt, snap.appliedRecently());
   if (written) lastWritten = { forest: forest.id, version: forest.version };
   return report(manifest, written, written ? reason : 'a newer image was written meanwhile', performance.now() - t0);
 }

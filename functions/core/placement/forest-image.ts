@@ -24,6 +24,12 @@ export interface ForestImage {
   version: typeof IMAGE_VERSION;
   /** every write committed before this instant (ms) is in the image */
   takenAt: number;
+  /**
+   * change-log entries (their sort keys) of the last moments before takenAt whose changes
+   * the image already holds: a reader replaying the log's overlap window need not re-read
+   * their providers (after a bulk load, thousands)
+   */
+  applied: string[];
   uuid: string[];
   name: string[];
   generation: number[];
@@ -72,7 +78,7 @@ function table<T>(key: (v: T) => string) {
 }
 
 /** The image of `forest` as of `takenAt` (every write committed before it is in the forest). */
-export function encodeForest(forest: Forest, takenAt: number): ForestImage {
+export function encodeForest(forest: Forest, takenAt: number, applied: string[] = []): ForestImage {
   const all = forest.all();
   const pos = new Map<string, number>();
   for (const [i, p] of all.entries()) pos.set(p.uuid, i);
@@ -86,6 +92,7 @@ export function encodeForest(forest: Forest, takenAt: number): ForestImage {
     format: IMAGE_FORMAT,
     version: IMAGE_VERSION,
     takenAt,
+    applied,
     uuid: [],
     name: [],
     generation: [],
@@ -152,6 +159,7 @@ export function decodeForest(img: ForestImage): Forest {
     throw new ImageFormatError(`not a ${IMAGE_FORMAT} version ${IMAGE_VERSION}`);
   }
   const n = img.uuid.length;
+  if (!Array.isArray(img.applied)) throw new ImageFormatError('field applied is missing');
   for (const k of [
     'name',
     'generation',

@@ -15,5 +15,5 @@ export async function imageAfterBulkLoad(result: Pick<BulkResult, 'records' | 'l
   await snap.fresh();
   snap.absorb(result.records, result.logEntries);
   const forest = await snap.fresh(0);
-  return writeImage(forest, snap.asOf, snap.indexLoadedAt);
+  return writeImage(forest, snap.asOf, snap.indexLoadedAt, snap.appliedRecently());
 }

@@ -61,6 +61,8 @@ export async function readManifest(): Promise<ImageManifest | undefined> {
 export interface LoadedImage {
   forest: Forest;
   manifest: ImageManifest;
+  /** change-log entries the image already holds (ForestImage.applied) */
+  applied: string[];
   /** ms spent reading, decompressing, parsing and indexing */
   timings: { read: number; gunzip: number; parse: number; decode: number };
 }
@@ -85,7 +87,7 @@ export async function readImage(manifest?: ImageManifest): Promise<LoadedImage |
   const t3 = performance.now();
   const forest = decodeForest(img);
   const t4 = performance.now();
-  return { forest, manifest: m, timings: { read: t1 - t0, gunzip: t2 - t1, parse: t3 - t2, decode: t4 - t3 } };
+  return { forest, manifest: m, applied: img.applied, timings: { read: t1 - t0, gunzip: t2 - t1, parse: t3 - t2, decode: t4 - t3 } };
 }
 
 async function writeChunks(items: Record<string, unknown>[]): Promise<void> {
@@ -109,8 +111,13 @@ async function writeChunks(items: Record<string, unknown>[]): Promise<void> {
  * Store the image of `forest` as of `takenAt` and make it current — unless a newer one
  * is current already (then it is left as it is and that manifest is returned).
  */
-export async function writeImage(forest: Forest, takenAt: number, indexLoadAt: number): Promise<{ manifest: ImageManifest; written: boolean }> {
-  const bytes = gzipSync(JSON.stringify(encodeForest(forest, takenAt)), { level: 6 });
+export async function writeImage(
+  forest: Forest,
+  takenAt: number,
+  indexLoadAt: number,
+  applied: string[] = [],
+): Promise<{ manifest: ImageManifest; written: boolean }> {
+  const bytes = gzipSync(JSON.stringify(encodeForest(forest, takenAt, applied)), { level: 6 });
   const id = `${takenAt}-${randomBytes(4).toString('hex')}`;
   const now = Date.now();
   const ttl = Math.floor(now / 1000) + IMAGE_CHUNK_TTL_S;

@@ -69,6 +69,12 @@ export class ProviderSnapshot {
     return this.lastStart;
   }
 
+  /** change-log entries of the overlap window before asOf that this forest already holds (for an image) */
+  appliedRecently(): string[] {
+    const from = this.lastStart - OVERLAP_MS;
+    return [...this.seen].filter(([, ts]) => ts >= from).map(([sk]) => sk);
+  }
+
   /** when the forest last came from a full read of the index (its own, or the image writer's) */
   get indexLoadedAt(): number {
     return this.lastFullLoad;
@@ -137,6 +143,8 @@ export class ProviderSnapshot {
     if (!img) return undefined;
     this.forest = img.forest;
     this.seen.clear();
+    // entries of the overlap window the image already holds: not re-read on replay
+    for (const sk of img.applied) this.seen.set(sk, Number(sk.slice(0, 13)));
     this.lastFullLoad = Math.max(this.lastFullLoad, m.indexLoadAt);
     this.stats.imageLoads++;
     this.stats.lastLoad = { source: 'image', ms: performance.now() - t0, providers: m.providers, bytes: m.bytes, takenAt: m.takenAt };
