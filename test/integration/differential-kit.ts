@@ -38,6 +38,8 @@ export interface JsonRes {
   status: number;
   /** the parsed body, the raw text if it is not JSON, undefined if empty */
   json: any;
+  /** the body as sent */
+  text: string;
 }
 
 export async function callJson(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<JsonRes> {
@@ -53,7 +55,7 @@ export async function callJson(base: string, method: string, path: string, heade
   } catch {
     json = text;
   }
-  return { status: r.status, json };
+  return { status: r.status, json, text };
 }
 
 /** a Placement request as the admin of noauth2 (`version` '' sends no microversion) */
@@ -96,6 +98,69 @@ export function normalizeJson(v: any, drop: ReadonlySet<string>): any {
       out[k] = k === 'href' && typeof v[k] === 'string' ? v[k].replace(/^https?:\/\/[^/]+/, '') : normalizeJson(v[k], drop);
     }
     return out;
+  }
+  return v;
+}
+
+/**
+ * Where a Placement answer's order is not the same from one reference run to the next
+ * (upstream builds it from a Python set or dict whose order follows the per-process
+ * hash seed, or from ids Berth cannot know), and how to compare it there. Everything
+ * else is compared in order: list order and the key order of objects keyed by data
+ * (consumers, providers, classes, consumer types), which clients print as they come.
+ */
+export interface OrderRules {
+  /** lists compared as sets (e.g. allocation_requests, a mapping's providers) */
+  unorderedList?: (path: readonly string[]) => boolean;
+  /** objects whose keys are compared as a set, values still in order (e.g. /usages' consumer types) */
+  unorderedKeys?: (path: readonly string[]) => boolean;
+  /** a list to rewrite before comparing (e.g. aggregates: ties in first-seen order sorted) */
+  list?: (path: readonly string[], xs: any[]) => any[] | undefined;
+}
+
+/**
+ * Trait lists as upstream orders them: by trait id, i.e. every standard trait (synced
+ * at start-up from a Python set: an order that changes with the hash seed) before the
+ * custom ones (in creation order). Compared as: the standard ones sorted, then the
+ * custom ones in their order — as long as no custom trait comes before a standard one
+ * (then the list is left as it is, and differs).
+ */
+export function traitOrderKey(traits: string[], isStandard: (t: string) => boolean): string[] {
+  const firstCustom = traits.findIndex((t) => !isStandard(t));
+  if (firstCustom >= 0 && traits.slice(firstCustom).some(isStandard)) return traits;
+  const std = traits.filter(isStandard).sort();
+  return [...std, '|', ...traits.filter((t) => !isStandard(t))];
+}
+
+/**
+ * An order-sensitive body to compare by: `drop` keys removed, hosts cut from hrefs,
+ * lists and data-keyed objects in their order unless `rules` say the reference's order
+ * is not stable there. Objects keyed by field names (status, title, …) are compared
+ * with sorted keys: clients show fields by their own column lists.
+ */
+export function normalizeOrdered(
+  v: any,
+  drop: ReadonlySet<string>,
+  rules: OrderRules,
+  dataKeyed: (path: readonly string[]) => boolean,
+  path: string[] = [],
+): any {
+  if (Array.isArray(v)) {
+    let xs = v.map((x, i) => normalizeOrdered(x, drop, rules, dataKeyed, [...path, String(i)]));
+    xs = rules.list?.(path, xs) ?? xs;
+    if (rules.unorderedList?.(path)) xs = [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+    return xs;
+  }
+  if (v && typeof v === 'object') {
+    const keyedByData = dataKeyed(path);
+    let keys = Object.keys(v).filter((k) => !drop.has(k));
+    if (!keyedByData || rules.unorderedKeys?.(path)) keys = keys.sort();
+    // an object keyed by data keeps its keys' order in an array of pairs (JSON.stringify of an object would too, but this says so)
+    const entries = keys.map((k) => [
+      k,
+      k === 'href' && typeof v[k] === 'string' ? v[k].replace(/^https?:\/\/[^/]+/, '') : normalizeOrdered(v[k], drop, rules, dataKeyed, [...path, k]),
+    ]);
+    return keyedByData ? { ordered: entries } : Object.fromEntries(entries);
   }
   return v;
 }

@@ -10,6 +10,7 @@ import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { nextSeq } from './providers.js';
+import { customSeq, forgetCustomOrder, rememberCustomItems } from './catalog.js';
 import { isConditionFailure } from '../ddb/single-item.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 
@@ -27,7 +28,7 @@ function fromItem(it: Record<string, unknown>): CustomResourceClass {
     refs: Number(it.refs ?? 0),
     createdAt: String(it.created),
     updatedAt: it.updated ? String(it.updated) : undefined,
-    seq: Number(it.seq ?? 0),
+    seq: customSeq(it),
   };
 }
 
@@ -52,7 +53,9 @@ export async function getCustomResourceClass(name: string): Promise<CustomResour
 
 /** Every custom class in creation order. */
 export async function listCustomResourceClasses(): Promise<CustomResourceClass[]> {
-  const out = (await queryPartition({ pk: K.customResourceClassPk })).map(fromItem);
+  const items = await queryPartition({ pk: K.customResourceClassPk });
+  rememberCustomItems(K.customResourceClassPk, items);
+  const out = items.map(fromItem);
   return out.sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 
@@ -81,6 +84,7 @@ export async function deleteCustomResourceClass(name: string): Promise<true | 'n
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
+    forgetCustomOrder(K.customResourceClassPk);
     return true;
   } catch (e) {
     if (isConditionFailure(e)) return e.Item ? 'in_use' : 'not_found';
@@ -113,7 +117,10 @@ export async function renameCustomResourceClass(
   ];
   for (let attempt = 0; attempt < 8; attempt++) {
     const out = await transact(items);
-    if (out.ok) return renamed;
+    if (out.ok) {
+      forgetCustomOrder(K.customResourceClassPk);
+      return renamed;
+    }
     if (out.failed.includes(1)) return 'exists';
     if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
     await new Promise((r) => setTimeout(r, 10 * 2 ** attempt * Math.random()));

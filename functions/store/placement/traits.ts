@@ -12,7 +12,8 @@ import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { isConditionFailure } from '../ddb/single-item.js';
-import { missingTraits } from './catalog.js';
+import { customSeq, forgetCustomOrder, missingTraits, rememberCustomItems } from './catalog.js';
+import { nextSeq } from './providers.js';
 import { diffRefs } from './refs.js';
 import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
 
@@ -21,6 +22,8 @@ export interface CustomTrait {
   refs: number;
   createdAt: string;
   updatedAt?: string;
+  /** creation order (Placement lists custom traits by id) */
+  seq: number;
 }
 
 function fromItem(it: Record<string, unknown>): CustomTrait {
@@ -29,6 +32,7 @@ function fromItem(it: Record<string, unknown>): CustomTrait {
     refs: Number(it.refs ?? 0),
     createdAt: String(it.created),
     updatedAt: it.updated ? String(it.updated) : undefined,
+    seq: customSeq(it),
   };
 }
 
@@ -38,23 +42,26 @@ export async function getCustomTrait(name: string): Promise<CustomTrait | undefi
   return r.Item ? fromItem(r.Item) : undefined;
 }
 
-/** Every custom trait, by name. */
+/** Every custom trait, in creation order. */
 export async function listCustomTraits(): Promise<CustomTrait[]> {
-  return (await queryPartition({ pk: K.customTraitPk })).map(fromItem);
+  const items = await queryPartition({ pk: K.customTraitPk });
+  rememberCustomItems(K.customTraitPk, items);
+  return items.map(fromItem).sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 
 /** Create a custom trait; `created: false` when it already exists (PUT is idempotent). */
 export async function createCustomTrait(name: string): Promise<{ created: boolean; trait?: CustomTrait }> {
   const now = new Date().toISOString();
+  const seq = nextSeq();
   try {
     await ddb().send(
       new PutCommand({
         TableName: tableName(),
-        Item: { ...K.customTrait(name), type: 'TRAIT', refs: 0, created: now },
+        Item: { ...K.customTrait(name), type: 'TRAIT', refs: 0, created: now, seq },
         ConditionExpression: 'attribute_not_exists(pk)',
       }),
     );
-    return { created: true, trait: { name, refs: 0, createdAt: now } };
+    return { created: true, trait: { name, refs: 0, createdAt: now, seq } };
   } catch (e) {
     if (isConditionFailure(e)) return { created: false };
     throw e;
@@ -74,6 +81,7 @@ export async function deleteCustomTrait(name: string): Promise<true | 'not_found
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
+    forgetCustomOrder(K.customTraitPk);
     return true;
   } catch (e) {
     if (isConditionFailure(e)) return e.Item ? 'in_use' : 'not_found';
