@@ -15,7 +15,7 @@ import {
   sortTraits,
   type CustomOrder,
 } from '../../../functions/core/placement/standard.js';
-import { providerAllocationOrder, writeSeq } from '../../../functions/core/placement/order.js';
+import { providerAllocationOrder, writeSeq, type OrderedRow } from '../../../functions/core/placement/order.js';
 import { usagesByTypeView, totalUsagesView, type TypeUsage } from '../../../functions/core/placement/usage.js';
 import { allocationOrder, inWrittenOrder } from '../../../functions/store/placement/consumers.js';
 import { floatLiteralPaths, jsonNumberLiterals, pyFloat, pyFloatRepr, pyJson } from '../../../functions/core/compat/pyfloat.js';
@@ -128,7 +128,7 @@ describe('written order of a consumer’s allocations', () => {
 
 describe('allocations against one provider (upstream: index on provider, class id, used)', () => {
   it('orders consumers by their first row in (class, amount, write) order, classes in class order', () => {
-    const rows = [
+    const rows: OrderedRow[] = [
       { consumer: 'c1', resources: { MEMORY_MB: 64 }, writeSeq: writeSeq('2024-01-01T00:00:00.000Z', 0) },
       { consumer: 'c2', resources: { MEMORY_MB: 1, VCPU: 4 }, writeSeq: writeSeq('2024-01-01T00:00:01.000Z', 0) },
       { consumer: 'c3', resources: { VCPU: 2 }, writeSeq: writeSeq('2024-01-01T00:00:02.000Z', 0) },
@@ -153,7 +153,7 @@ describe('Python floats', () => {
       [1.5e-7, '1.5e-07'],
       [1e15, '1000000000000000.0'],
       [1e16, '1e+16'],
-      [123456789012345678, '1.2345678901234568e+17'],
+      [1.2345678901234568e17, '1.2345678901234568e+17'],
       [3.40282e38, '3.40282e+38'],
       [0.1 + 0.2, '0.30000000000000004'],
       [0, '0.0'],
@@ -165,7 +165,8 @@ describe('Python floats', () => {
   });
 
   it('tells the number literals Python parses as floats', () => {
-    const text = '{"inventories": {"VCPU": {"allocation_ratio": 16, "total": 8}, "DISK_GB": {"allocation_ratio": 1e-5}}, "x": [1.0, 2], "s": "1.0", "d": 2.0, "d": 2}';
+    const text =
+      '{"inventories": {"VCPU": {"allocation_ratio": 16, "total": 8}, "DISK_GB": {"allocation_ratio": 1e-5}}, "x": [1.0, 2], "s": "1.0", "d": 2.0, "d": 2}';
     expect([...floatLiteralPaths(text)].sort()).toEqual(['inventories/DISK_GB/allocation_ratio', 'x/0']);
     expect(jsonNumberLiterals(text).get('inventories/VCPU/allocation_ratio')).toBe('16');
     expect(jsonNumberLiterals(text).get('d')).toBe('2');
