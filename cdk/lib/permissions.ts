@@ -92,6 +92,8 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
   aggregates: [
     { actions: [GET, UPDATE], keys: ['RP#*'] },
     { actions: [PUT], keys: ['LOG#*'] },
+    // an aggregate's first sighting (its order: aggregates.ts)
+    { actions: [BATCH_GET, PUT], keys: ['AGG#*'] },
   ],
   traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS'] }],
   allocations: [...CLAIM, ...CLASS_ORDER],

@@ -222,6 +222,27 @@ describe('classes and traits in Placement id order', () => {
   });
 });
 
+describe('aggregates as first seen (upstream: by the id of the aggregate row made on first sight)', () => {
+  it('lists a provider’s aggregates in the order the deployment first saw them; PUT echoes the request', async () => {
+    const [a1, a2, a3] = [randomUUID(), randomUUID(), randomUUID()];
+    const [p1, p2, p3] = [await createProvider(api), await createProvider(api), await createProvider(api)];
+    const put = async (rp: string, aggregates: string[], generation: number) => {
+      const r = await api.req('PUT', `/resource_providers/${rp}/aggregates`, { body: { resource_provider_generation: generation, aggregates } });
+      expect(r.status, r.text).toBe(200);
+      expect(r.json.aggregates).toEqual(aggregates);
+    };
+    await put(p1, [a2], 0);
+    await put(p2, [a1], 0);
+    await put(p3, [a1, a3, a2], 0); // a3 first seen here, after a2 and a1
+    for (let k = 0; k < 3; k++) expect((await api.req('GET', `/resource_providers/${p3}/aggregates`)).json.aggregates).toEqual([a2, a1, a3]);
+    // the order outlives the providers that first named them
+    expect((await api.req('DELETE', `/resource_providers/${p1}`)).status).toBe(204);
+    const old = await api.req('PUT', `/resource_providers/${p2}/aggregates`, { version: '1.1', body: [a3, a2, a1] });
+    expect(old.json).toEqual({ aggregates: [a3, a2, a1] });
+    expect((await api.req('GET', `/resource_providers/${p2}/aggregates`, { version: '1.1' })).json.aggregates).toEqual([a2, a1, a3]);
+  });
+});
+
 describe('allocation_ratio as Python prints a float', () => {
   it('prints stored ratios as floats, and echoes a write with the number types the client sent', async () => {
     const rp = await createProvider(api);
