@@ -211,8 +211,10 @@ export async function runRounds(opts: {
   let mismatches = 0;
   const known: Record<string, number> = {};
   const only = arg('round', -1);
+  let ran = 0;
   for (let ri = 0; ri < opts.rounds; ri++) {
     if (only >= 0 && ri !== only) continue;
+    ran++;
     const res = await opts.round(ri);
     compared += res.compared;
     if (res.mismatch) mismatches++;
@@ -220,7 +222,7 @@ export async function runRounds(opts: {
     process.stdout.write(res.mismatch ? 'X' : '.');
   }
   console.log(
-    `\nseed ${opts.seed}: ${opts.rounds} rounds, ${compared} requests compared, ${mismatches} rounds with a mismatch; known differences ${JSON.stringify(known)}`,
+    `\nseed ${opts.seed}: ${ran} rounds, ${compared} requests compared (in order), ${mismatches} rounds with a mismatch; known differences ${JSON.stringify(known)}`,
   );
   console.log(`${opts.what} statuses: ${JSON.stringify(Object.fromEntries(Object.entries(opts.statuses).sort()))}`);
   process.exit(mismatches ? 1 : 0);

@@ -231,8 +231,7 @@ function normalize(r: Res): unknown {
 /** the same answer compared as sets everywhere (to tell an order difference from a content one) */
 function unordered(n: any): unknown {
   if (n.status !== 200) return n;
-  const deep = (v: any): any =>
-    Array.isArray(v) ? v.map(deep).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)) : v;
+  const deep = (v: any): any => (Array.isArray(v) ? v.map(deep).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)) : v);
   return { status: 200, areqs: n.areqs.map((a: string) => JSON.stringify(deep(JSON.parse(a)))).sort(), sums: deep(n.sums) };
 }
 

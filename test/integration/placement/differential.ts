@@ -467,7 +467,8 @@ async function round(ri: number): Promise<RoundResult> {
       statuses[`${op.method} ${a.status}`] = (statuses[`${op.method} ${a.status}`] ?? 0) + 1;
       const line = `${op.method} ${op.path} @${op.version} ${op.body !== undefined ? JSON.stringify(op.body) : ''}`;
       log.push(`  ${line} -> ${a.status}`);
-      if (op.method === 'PUT' && op.path.endsWith('/aggregates') && a.status === 200) batches.saw(Array.isArray(op.body) ? op.body : ((op.body as any)?.aggregates ?? []));
+      if (op.method === 'PUT' && op.path.endsWith('/aggregates') && a.status === 200)
+        batches.saw(Array.isArray(op.body) ? op.body : ((op.body as any)?.aggregates ?? []));
       const na = ordered(a);
       const nb = ordered(b);
       if (a.status === b.status && na === nb && numbers(a) === numbers(b)) continue;
