@@ -78,6 +78,7 @@ async function list(r: PlacementRequest) {
     ...missing,
     maxCandidates: r.config.maxAllocationCandidates,
     randomize: r.config.randomizeAllocationCandidates,
+    order,
   });
   const t1 = performance.now();
   const body = renderCandidates(res, req, shapeFor(v), order);

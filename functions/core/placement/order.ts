@@ -47,3 +47,20 @@ export function writeSeq(nowIso: string, positionInRequest: number): number {
   const t = Date.parse(nowIso);
   return (Number.isNaN(t) ? 0 : t) * 1000 + positionInRequest;
 }
+
+/**
+ * provider_summaries (GET /allocation_candidates): upstream builds them group by
+ * group, in request order, each group adding the trees it found — in root id order,
+ * each tree's providers in id order — and keeps those of the trees the answer uses.
+ * So: trees by the first group (request order) that takes something from them, then
+ * by their root's creation; a tree's providers as created.
+ */
+export interface SummaryOrderKey {
+  firstGroup: number;
+  rootSeq: number;
+  seq: number;
+}
+
+export function compareSummaryProviders(a: SummaryOrderKey, b: SummaryOrderKey): number {
+  return a.firstGroup - b.firstGroup || a.rootSeq - b.rootSeq || a.seq - b.seq;
+}

@@ -67,11 +67,18 @@ function dataKeyed(path: readonly string[]): boolean {
  *  - aggregates first seen in the same PUT (created in Python set order): ties sorted,
  *    see aggregateBatches;
  *  - the consumer types of GET /usages that start with the same class (upstream goes
- *    by the order the deployment first used each type).
+ *    by the order the deployment first used each type);
+ *  - a provider's inventories in GET: upstream lists its rows as inserted, and the
+ *    classes one PUT adds are inserted in an order that changes with the hash seed
+ *    (the same PUT gave three orders under PYTHONHASHSEED 1, 2, 3); Berth lists them
+ *    in class order, as usages (whose GROUP BY upstream answers in class order). A
+ *    write's echo keeps the request's order on both sides and is compared in order.
  */
 function orderRules(batches: AggregateBatches, op: () => Op): OrderRules {
   return {
-    unorderedKeys: (path) => path.length === 1 && path[0] === 'usages' && op().path.startsWith('/usages'),
+    unorderedKeys: (path) =>
+      (path.length === 1 && path[0] === 'usages' && op().path.startsWith('/usages')) ||
+      (path.length === 1 && path[0] === 'inventories' && op().method === 'GET'),
     list: (path, xs) => {
       const last = path[path.length - 1];
       if (last === 'traits') return traitOrderKey(xs, isStandardTrait);
