@@ -9,8 +9,10 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BerthStack } from '../lib/berth-stack.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
+import { SAM_CONTEXT } from '../lib/sam.js';
 
-const app = new App();
+// the metadata AWS SAM CLI reads to find each function's code (cdk/lib/sam.ts)
+const app = new App({ postCliContext: SAM_CONTEXT });
 const identity = app.node.tryGetContext('identity') ?? 'none';
 // environment-agnostic: nothing is looked up at synth time, the same template deploys anywhere
 const stack = new BerthStack(app, app.node.tryGetContext('stackName') ?? 'Berth', {
