@@ -14,24 +14,33 @@ import { batchGet, keyId } from '../ddb/batch.js';
 import { tableName } from '../ddb/client.js';
 import type { TxItem } from '../ddb/tx.js';
 import { K } from './keys.js';
+import { config } from '../../config.js';
 import { nextSeq } from './providers.js';
 import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
 
-/** sequences of aggregates seen by this process (they never change: aggregate items are never deleted) */
+/**
+ * sequences of aggregates seen by this process, per table (endpoint, region, name: a
+ * restarted local stack is another table); they never change, aggregate items are
+ * never deleted
+ */
 const seqs = new Map<string, number>();
+const seqKey = (u: string) => {
+  const c = config();
+  return `${c.ddbEndpoint ?? ''}|${c.region}|${c.tableName}|${u}`;
+};
 
 async function readSequences(uuids: string[]): Promise<Map<string, number>> {
-  const unknown = uuids.filter((u) => !seqs.has(`${tableName()}|${u}`));
+  const unknown = uuids.filter((u) => !seqs.has(seqKey(u)));
   if (unknown.length) {
     const items = await batchGet(unknown.map((u) => K.aggregate(u)));
     for (const u of unknown) {
       const it = items.get(keyId(K.aggregate(u)));
-      if (it) seqs.set(`${tableName()}|${u}`, Number(it.seq));
+      if (it) seqs.set(seqKey(u), Number(it.seq));
     }
   }
   const out = new Map<string, number>();
   for (const u of uuids) {
-    const s = seqs.get(`${tableName()}|${u}`);
+    const s = seqs.get(seqKey(u));
     if (s !== undefined) out.set(u, s);
   }
   return out;
