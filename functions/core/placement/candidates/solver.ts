@@ -827,6 +827,17 @@ export class CandidateSolver {
       }
     }
     const onePath = !(this.forest.hasTrees() || (this.forest.byTrait.get(SHARING_TRAIT)?.size ?? 0) > 0);
+    // upstream's unnumbered group, searched across trees and sharing providers, also
+    // finds the anchor tree of every combination it makes
+    const u = this.unsuffixed;
+    if (u && !onePath) {
+      for (const c of candidates) {
+        const anchor = c.find((p) => !p.sharing)?.root;
+        if (anchor === undefined) continue;
+        const g = firstGroup.get(anchor);
+        if (g === undefined || u.index < g) firstGroup.set(anchor, u.index);
+      }
+    }
     const alone = this.plans.filter((g) => g.granular || onePath).sort((a, b) => a.index - b.index);
     for (const [root, g] of firstGroup) {
       const rv = viewIn(this.forest, root);
