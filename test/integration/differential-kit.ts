@@ -174,7 +174,13 @@ export async function withServers<T>(
   stackPorts: { placementPort: number; baremetalPort: number },
   body: (refUrl: string, stack: RunningStack) => Promise<T>,
 ): Promise<T> {
-  const child: ChildProcess = spawn(ref.script, [String(ref.port)], { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
+  // a fixed hash seed: the reference's set orders (and the walk's path through them)
+  // repeat, so `--seed S --round K` replays what the full run saw
+  const child: ChildProcess = spawn(ref.script, [String(ref.port)], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+    detached: true,
+    env: { ...process.env, PYTHONHASHSEED: process.env.PYTHONHASHSEED ?? '1' },
+  });
   const refUrl = `http://127.0.0.1:${ref.port}`;
   let stack: RunningStack | undefined;
   try {
