@@ -27,6 +27,11 @@ export interface KeystoneSettings {
   userDomain: string;
   project: string;
   projectDomain: string;
+  /**
+   * upper bound for the authorizer's own cache of a validation (s). In AWS the CDK sets
+   * 0: API Gateway's authorizer cache is then the only window a revoked token keeps
+   * working in (docs/design.md, Security).
+   */
   cacheTtlS: number;
   timeoutMs: number;
 }
@@ -66,8 +71,15 @@ export interface Config {
   /** DynamoDB endpoint override (DynamoDB Local); undefined in AWS */
   ddbEndpoint?: string;
   region: string;
-  /** 'noauth2' (local, tests) or 'authorizer' (identity from API Gateway) */
-  authStrategy: 'noauth2' | 'authorizer';
+  /**
+   * How callers are identified (AUTH_STRATEGY): 'authorizer' (API Gateway's Keystone or
+   * JWT authorizer verified them; the only strategy for AWS), 'noauth2' (request headers
+   * are the identity: local runs and tests), or 'refused' when the setting is missing in
+   * AWS, misspelt, or header identity in AWS without BERTH_INSECURE_NOAUTH=true: then
+   * every request but the version documents is refused (authProblem says why).
+   */
+  authStrategy: 'noauth2' | 'authorizer' | 'refused';
+  authProblem?: string;
   /** JSON claim mapping for JWT identities (functions/core/policy/identity.ts) */
   jwtClaimMapping?: string;
   placementPolicy: PolicySettings<PlacementPolicyMode>;
@@ -125,6 +137,25 @@ function optional(v: string | undefined): string | undefined {
   return v === undefined || v === '' ? undefined : v;
 }
 
+/** AUTH_STRATEGY, failing closed: only an exact known value identifies anyone. */
+function authStrategy(env: Env): Pick<Config, 'authStrategy' | 'authProblem'> {
+  const v = env.AUTH_STRATEGY;
+  // the Lambda runtime sets AWS_LAMBDA_FUNCTION_NAME; the local adapter and the tests do not
+  const inLambda = !!env.AWS_LAMBDA_FUNCTION_NAME;
+  if (v === 'authorizer') return { authStrategy: 'authorizer' };
+  if (v === 'noauth2' || ((v === undefined || v === '') && !inLambda)) {
+    if (inLambda && env.BERTH_INSECURE_NOAUTH !== 'true') {
+      return {
+        authStrategy: 'refused',
+        authProblem: 'AUTH_STRATEGY=noauth2 takes identity from request headers; in AWS it also needs BERTH_INSECURE_NOAUTH=true (tests only)',
+      };
+    }
+    return { authStrategy: 'noauth2' };
+  }
+  if (v === undefined || v === '') return { authStrategy: 'refused', authProblem: 'AUTH_STRATEGY is not set (expected "authorizer")' };
+  return { authStrategy: 'refused', authProblem: `AUTH_STRATEGY=${JSON.stringify(v)} is not a known strategy ("authorizer", or "noauth2" locally)` };
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const allowHeaders = list(env.PLACEMENT_CORS_ALLOW_HEADERS);
   const bmMode = env.BAREMETAL_POLICY_MODE;
@@ -134,7 +165,7 @@ export function loadConfig(env: Env = process.env): Config {
     tableName: env.TABLE_NAME ?? 'berth',
     ddbEndpoint: optional(env.DDB_ENDPOINT),
     region: env.AWS_REGION ?? env.AWS_DEFAULT_REGION ?? 'local',
-    authStrategy: env.AUTH_STRATEGY === 'authorizer' ? 'authorizer' : 'noauth2',
+    ...authStrategy(env),
     jwtClaimMapping: optional(env.JWT_CLAIM_MAPPING),
     placementPolicy: {
       mode: optional(env.PLACEMENT_POLICY_MODE) as PlacementPolicyMode | undefined,
@@ -181,7 +212,7 @@ export function loadConfig(env: Env = process.env): Config {
       userDomain: env.KEYSTONE_USER_DOMAIN ?? 'Default',
       project: env.KEYSTONE_PROJECT ?? 'service',
       projectDomain: env.KEYSTONE_PROJECT_DOMAIN ?? 'Default',
-      cacheTtlS: num(env.KEYSTONE_CACHE_TTL_S, 300),
+      cacheTtlS: Math.max(0, num(env.KEYSTONE_CACHE_TTL_S, 30)),
       timeoutMs: num(env.KEYSTONE_TIMEOUT_MS, 5000),
     },
     observability: {

@@ -1,12 +1,14 @@
 /**
  * Serves the read-only dashboard (functions/dashboard/public) locally and proxies
- * /placement/* and /baremetal/* to the local APIs, so the page needs no CORS. In AWS the
- * same files are a static site (cdk/) and config.json points at the API URLs.
+ * /placement/* and /baremetal/* to the local APIs — those two and nothing else — so the
+ * page needs no CORS. In AWS the same files are a static site (cdk/) and config.json
+ * points at the API URLs.
  */
 import { readFile } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { hostAllowed, refuseHost } from './http-adapter.js';
 
 const PUBLIC = join(dirname(fileURLToPath(import.meta.url)), '..', 'functions', 'dashboard', 'public');
 const TYPES: Record<string, string> = {
@@ -17,9 +19,35 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
+/** what the page sends the APIs; nothing else of the browser's request is passed on */
+const FORWARDED_HEADERS = ['accept', 'authorization', 'x-auth-token', 'openstack-api-version', 'x-openstack-ironic-api-version'];
+
+function refuse(res: ServerResponse, status: number, message: string) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ message }));
+}
+
+/**
+ * Forward a read of the page to one of the two APIs, and only there: `path` is appended
+ * to the API's origin (never resolved as a URL, so `//other-host/x` stays on the API),
+ * only GET/HEAD (the dashboard is read-only) and only the headers the page sets.
+ */
 function proxy(target: string, path: string, req: IncomingMessage, res: ServerResponse) {
-  const u = new URL(path, target);
-  const up = request(u, { method: req.method, headers: { ...req.headers, host: u.host } }, (r) => {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return refuse(res, 405, 'the dashboard proxy is read-only');
+  const origin = new URL(target).origin;
+  let u: URL;
+  try {
+    u = new URL(`${origin}${path.startsWith('/') ? '' : '/'}${path}`);
+  } catch {
+    return refuse(res, 400, 'bad path');
+  }
+  if (u.origin !== origin) return refuse(res, 400, 'bad path');
+  const headers: Record<string, string> = { host: u.host };
+  for (const h of FORWARDED_HEADERS) {
+    const v = req.headers[h];
+    if (typeof v === 'string') headers[h] = v;
+  }
+  const up = request(u, { method: req.method, headers }, (r) => {
     res.writeHead(r.statusCode ?? 502, r.headers);
     r.pipe(res);
   });
@@ -27,11 +55,12 @@ function proxy(target: string, path: string, req: IncomingMessage, res: ServerRe
     if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
     res.end('{"message":"upstream unavailable"}');
   });
-  req.pipe(up);
+  up.end();
 }
 
 export function serveDashboard(opts: { port: number; host: string; placementUrl: string; baremetalUrl: string; token?: string }): Promise<Server> {
   const server = createServer(async (req, res) => {
+    if (!hostAllowed(req.headers.host, opts.host)) return refuseHost(res, req.headers.host);
     const url = req.url ?? '/';
     if (url.startsWith('/placement/') || url === '/placement') return proxy(opts.placementUrl, url.slice('/placement'.length) || '/', req, res);
     if (url.startsWith('/baremetal/') || url === '/baremetal')

@@ -8,6 +8,7 @@
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isIP } from 'node:net';
 import type { LambdaHandler } from '../functions/http/family.js';
 import { matchRoute, type RouteSpec } from '../functions/http/router.js';
 
@@ -116,8 +117,35 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer | '
   return Buffer.concat(chunks);
 }
 
+/**
+ * DNS rebinding defence for the local servers (they trust `x-auth-token: admin`): a
+ * browser page on a name that resolves to this machine sends that name as Host. Only an
+ * IP address, localhost, the name the server was bound to, and the names listed in
+ * BERTH_ALLOWED_HOSTS (comma-separated) are served.
+ */
+export function hostAllowed(hostHeader: string | undefined, bindHost: string, extra = process.env.BERTH_ALLOWED_HOSTS ?? ''): boolean {
+  if (hostHeader === undefined) return true; // HTTP/1.0 without Host: no browser sends that
+  let name: string;
+  try {
+    name = new URL(`http://${hostHeader}`).hostname.toLowerCase();
+  } catch {
+    return false;
+  }
+  const bare = name.startsWith('[') && name.endsWith(']') ? name.slice(1, -1) : name;
+  if (isIP(bare)) return true;
+  if (bare === 'localhost' || bare.endsWith('.localhost')) return true;
+  const allowed = [bindHost, ...extra.split(',')].map((h) => h.trim().toLowerCase()).filter(Boolean);
+  return allowed.includes(bare);
+}
+
+export function refuseHost(res: ServerResponse, host: string | undefined): void {
+  res.writeHead(403, { 'content-type': 'application/json' });
+  res.end(JSON.stringify({ message: `Host ${JSON.stringify(host)} is not served here (set BERTH_ALLOWED_HOSTS to allow a name)` }));
+}
+
 export function serve(api: ApiDefinition, port: number, host = '127.0.0.1'): Promise<Server> {
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    if (!hostAllowed(req.headers.host, host)) return refuseHost(res, req.headers.host);
     try {
       const body = await readBody(req, api.maxBodyBytes ?? 10 * 1024 * 1024);
       if (body === 'too_large') {

@@ -1,35 +1,48 @@
 /**
- * cdk app: `npx cdk synth` / `npx cdk deploy`. Context options:
+ * cdk app: `npx cdk synth` / `npx cdk deploy`. The identity mode is required (there is no
+ * default; cdk/lib/identity.ts checks every setting and refuses with the reason):
+ *   -c identity=keystone -c keystoneUrl=https://keystone/v3 -c keystonePasswordSecretArn=arn:aws:secretsmanager:...
+ *      [-c keystoneUsername=placement] [-c keystoneProject=service] [-c authorizerCacheTtl=60]
  *   -c identity=jwt -c jwtIssuer=https://... -c jwtAudience=aud1,aud2 [-c claimMapping='{"roles":"groups"}']
- *   -c identity=keystone -c keystoneUrl=https://keystone/v3 -c keystoneUsername=placement
- *      -c keystonePasswordSecretArn=arn:aws:secretsmanager:...
+ *   -c identity=insecure-none-tests-only   (no authentication at all: throwaway test stacks, with -c nag=false)
  *   -c nag=false   (cdk-nag AwsSolutions checks run by default)
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BerthStack } from '../lib/berth-stack.js';
+import { IdentityConfigError } from '../lib/identity.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
 import { SAM_CONTEXT } from '../lib/sam.js';
 
 // the metadata AWS SAM CLI reads to find each function's code (cdk/lib/sam.ts)
 const app = new App({ postCliContext: SAM_CONTEXT });
-const identity = app.node.tryGetContext('identity') ?? 'none';
-// environment-agnostic: nothing is looked up at synth time, the same template deploys anywhere
-const stack = new BerthStack(app, app.node.tryGetContext('stackName') ?? 'Berth', {
-  identity: {
-    mode: identity,
-    jwtIssuer: app.node.tryGetContext('jwtIssuer'),
-    jwtAudience: String(app.node.tryGetContext('jwtAudience') ?? '')
-      .split(',')
-      .filter(Boolean),
-    claimMapping: app.node.tryGetContext('claimMapping'),
-    keystoneUrl: app.node.tryGetContext('keystoneUrl'),
-    keystoneUsername: app.node.tryGetContext('keystoneUsername'),
-    keystonePasswordSecretArn: app.node.tryGetContext('keystonePasswordSecretArn'),
-    keystoneProject: app.node.tryGetContext('keystoneProject'),
-  },
-});
-if (app.node.tryGetContext('nag') !== 'false') {
+const ctx = (k: string): string | undefined => {
+  const v = app.node.tryGetContext(k);
+  return v === undefined || v === null ? undefined : String(v);
+};
+const ttl = ctx('authorizerCacheTtl');
+let stack: BerthStack;
+try {
+  // environment-agnostic: nothing is looked up at synth time, the same template deploys anywhere
+  stack = new BerthStack(app, ctx('stackName') ?? 'Berth', {
+    identity: {
+      mode: ctx('identity') as never,
+      jwtIssuer: ctx('jwtIssuer'),
+      jwtAudience: (ctx('jwtAudience') ?? '').split(',').filter(Boolean),
+      claimMapping: ctx('claimMapping'),
+      keystoneUrl: ctx('keystoneUrl'),
+      keystoneUsername: ctx('keystoneUsername'),
+      keystonePasswordSecretArn: ctx('keystonePasswordSecretArn'),
+      keystoneProject: ctx('keystoneProject'),
+      authorizerCacheTtlS: ttl === undefined ? undefined : Number(ttl),
+    },
+  });
+} catch (e) {
+  if (!(e instanceof IdentityConfigError)) throw e;
+  process.stderr.write(`\nBerth: refusing to synthesise: ${e.message}\n\n`);
+  process.exit(1);
+}
+if (ctx('nag') !== 'false') {
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   acknowledgeNagFindings(stack);
 }

@@ -76,10 +76,11 @@ export interface BaremetalProps {
   table: dynamodb.TableV2;
   /**
    * the stack's authorizer; the bare-metal API gets its own sibling of it (see
-   * siblingAuthorizer) on every route but the version documents. None: an open API.
+   * siblingAuthorizer) on every route but the version documents. None: an open API
+   * (the insecure test-only identity mode).
    */
   authorizer?: apigw.IHttpRouteAuthorizer;
-  /** extra environment for the family Lambdas (e.g. JWT_CLAIM_MAPPING) */
+  /** extra environment for the family Lambdas (the identity mode's: AUTH_STRATEGY, JWT_CLAIM_MAPPING) */
   environment?: Record<string, string>;
   /** stage settings shared with the other APIs (throttling, access logs) */
   configureStage?: (api: apigw.HttpApi, accessLogs: logs.LogGroup) => void;
@@ -173,7 +174,8 @@ export class BaremetalApi extends Construct {
         integration: integration(route.family),
         authorizer: open ? undefined : authorizer,
       });
-      if (open || !authorizer) added.forEach(acknowledgePublicRoute);
+      // without an authorizer (the insecure test-only mode) cdk-nag's APIG4 stays an error
+      if (open) added.forEach(acknowledgePublicRoute);
     }
     const fallback = new apigw.HttpRoute(this, 'DefaultRoute', {
       httpApi: this.api,

@@ -21,28 +21,13 @@ import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permis
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
 import { Dashboard } from './dashboard.js';
+import { INSECURE_NO_AUTH, authorizerCacheTtl, identityEnvironment, validateIdentity, type IdentityOptions } from './identity.js';
 
-export interface IdentityOptions {
-  /**
-   * 'keystone': OpenStack-native, X-Auth-Token validated against a Keystone by a Lambda
-   *             authorizer (results cached by API Gateway and in the function);
-   * 'jwt':      AWS-native, any OIDC issuer (e.g. Cognito) with a claim mapping;
-   * 'none':     no authorizer (private networks only; every call is then unauthenticated).
-   */
-  mode: 'keystone' | 'jwt' | 'none';
-  jwtIssuer?: string;
-  jwtAudience?: string[];
-  /** JSON claim mapping (functions/core/policy/identity.ts), e.g. {"roles":"cognito:groups"} */
-  claimMapping?: string;
-  keystoneUrl?: string;
-  keystoneUsername?: string;
-  /** Secrets Manager secret holding the service user's password */
-  keystonePasswordSecretArn?: string;
-  keystoneProject?: string;
-}
+export type { IdentityOptions } from './identity.js';
 
 export interface BerthStackProps extends StackProps {
-  identity?: IdentityOptions;
+  /** required: there is no default (cdk/lib/identity.ts) */
+  identity?: Partial<IdentityOptions>;
   /** API Gateway stage throttling (requests per second and burst) */
   throttle?: { rate: number; burst: number };
   /** retain the table on stack deletion (default true) */
@@ -55,6 +40,8 @@ export class BerthStack extends Stack {
 
   constructor(scope: Construct, id: string, props: BerthStackProps = {}) {
     super(scope, id, props);
+    // fail closed before building anything: no identity mode, no stack
+    const identity = validateIdentity(props.identity);
     const retain = props.retainData ?? true;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
@@ -73,10 +60,9 @@ export class BerthStack extends Stack {
       })),
     });
 
-    const identity = props.identity ?? { mode: 'none' };
     let authorizer: apigw.IHttpRouteAuthorizer | undefined;
     if (identity.mode === 'jwt') {
-      authorizer = new HttpJwtAuthorizer('JwtAuthorizer', identity.jwtIssuer ?? '', { jwtAudience: identity.jwtAudience ?? [] });
+      authorizer = new HttpJwtAuthorizer('JwtAuthorizer', identity.jwtIssuer!, { jwtAudience: identity.jwtAudience! });
     } else if (identity.mode === 'keystone') {
       const fn = new BerthFunction(this, 'KeystoneAuthorizer', {
         entry: 'functions/authorizer/keystone.ts',
@@ -85,23 +71,26 @@ export class BerthStack extends Stack {
         access: 'none',
         memoryMb: 512,
         environment: {
-          KEYSTONE_URL: identity.keystoneUrl ?? '',
+          KEYSTONE_URL: identity.keystoneUrl!,
           KEYSTONE_USERNAME: identity.keystoneUsername ?? 'placement',
           KEYSTONE_PROJECT: identity.keystoneProject ?? 'service',
-          KEYSTONE_PASSWORD_SECRET_ARN: identity.keystonePasswordSecretArn ?? '',
+          KEYSTONE_PASSWORD_SECRET_ARN: identity.keystonePasswordSecretArn!,
+          // API Gateway's cache (below) is the one window a revoked token keeps working in:
+          // an in-process cache on top would extend it (each API's authorizer refills from it)
+          KEYSTONE_CACHE_TTL_S: '0',
         },
       });
-      if (identity.keystonePasswordSecretArn) {
-        secretsmanager.Secret.fromSecretCompleteArn(this, 'KeystoneSecret', identity.keystonePasswordSecretArn).grantRead(fn.fn);
-      }
+      secretsmanager.Secret.fromSecretCompleteArn(this, 'KeystoneSecret', identity.keystonePasswordSecretArn!).grantRead(fn.fn);
       authorizer = new HttpLambdaAuthorizer('KeystoneAuthorizer', fn.fn, {
         responseTypes: [HttpLambdaResponseType.SIMPLE],
         identitySource: ['$request.header.X-Auth-Token'],
-        resultsCacheTtl: Duration.minutes(5),
+        resultsCacheTtl: authorizerCacheTtl(identity),
       });
+    } else if (identity.mode !== INSECURE_NO_AUTH) {
+      throw new Error(`identity mode ${identity.mode} builds no authorizer`);
     }
-    const env: Record<string, string> = { PLACEMENT_POLICY_MODE: 'secure-rbac' };
-    if (identity.claimMapping) env.JWT_CLAIM_MAPPING = identity.claimMapping;
+    const identityEnv = identityEnvironment(identity);
+    const env: Record<string, string> = { PLACEMENT_POLICY_MODE: 'secure-rbac', ...identityEnv };
 
     // ---------------------------------------------------------------- Placement
     const accessLogs = new logs.LogGroup(this, 'PlacementAccessLogs', {
@@ -141,7 +130,8 @@ export class BerthStack extends Stack {
         integration: new HttpLambdaIntegration(`Int-${route.family}-${route.path}`, fn),
         authorizer: route.path === '/' ? undefined : authorizer,
       });
-      if (route.path === '/' || !authorizer) added.forEach(acknowledgePublicRoute);
+      // without an authorizer (the insecure test-only mode) cdk-nag's APIG4 stays an error
+      if (route.path === '/') added.forEach(acknowledgePublicRoute);
     }
     // unmatched paths: Placement's own 404 from the root family
     const fallback = new apigw.HttpRoute(this, 'PlacementDefaultRoute', {
@@ -154,7 +144,7 @@ export class BerthStack extends Stack {
     const baremetal = new BaremetalApi(this, 'Baremetal', {
       table: this.table,
       authorizer,
-      environment: identity.claimMapping ? { JWT_CLAIM_MAPPING: identity.claimMapping } : {},
+      environment: identityEnv,
       configureStage: (api, lg) => this.configureStage(api, lg, props.throttle),
     });
     new CfnOutput(this, 'BaremetalUrl', { value: baremetal.url });

@@ -13,10 +13,13 @@ export interface KeystoneConfig {
   userDomain: string;
   project: string;
   projectDomain: string;
-  /** upper bound for caching one validation (seconds) */
+  /** upper bound for caching one validation (seconds; 0: no cache) — a revoked token keeps working this long */
   cacheTtlS: number;
   timeoutMs: number;
 }
+
+/** how long an invalid token's answer is kept at most (s) */
+export const NEGATIVE_TTL_S = 5;
 
 interface Cached {
   identity: Identity | undefined;
@@ -84,7 +87,8 @@ export class KeystoneValidator {
       r = await this.request('/auth/tokens', { headers: { 'x-auth-token': service, 'x-subject-token': token } });
     }
     let identity: Identity | undefined;
-    let until = now + Math.min(this.cfg.cacheTtlS, 60) * 1000; // negative answers: short cache
+    // negative answers (an invalid token): a short cache
+    let until = now + Math.min(this.cfg.cacheTtlS, NEGATIVE_TTL_S) * 1000;
     if (r.status === 200) {
       const body = (await r.json()) as KeystoneToken;
       identity = identityFromKeystone(body);
@@ -93,6 +97,7 @@ export class KeystoneValidator {
     } else if (r.status !== 404 && r.status !== 401) {
       throw new Error(`keystone token validation failed: HTTP ${r.status}`);
     }
+    if (until <= now) return identity;
     if (this.cache.size > 10_000) this.cache.clear();
     this.cache.set(token, { identity, until });
     return identity;

@@ -118,8 +118,11 @@ async function create(r: BmRequest) {
   }
   let candidates: string[] = [];
   if (a.candidate_nodes?.length) {
-    const project = r.allowed('baremetal:allocation:create_restricted') ? undefined : r.creds.projectId;
-    candidates = await resolveCandidateNodes(a.candidate_nodes, project);
+    // only nodes the caller's project owns or leases, unless it may allocate any node;
+    // a caller without a project has none (never "no filter")
+    const restricted = r.allowed('baremetal:allocation:create_restricted');
+    if (!restricted && !r.creds.projectId) throw Err.forbidden('baremetal:allocation:create_restricted');
+    candidates = await resolveCandidateNodes(a.candidate_nodes, restricted ? undefined : r.creds.projectId);
   }
   const uuid = (a.uuid ?? (node?.instance_uuid || newUuid())).toLowerCase();
   const now = isoNow();
@@ -195,7 +198,10 @@ async function collection(r: BmRequest, c: CollectionQuery) {
   if (INVALID_SORT_KEYS.includes(c.sortKey)) throw Err.invalid(`The sort_key value ${c.sortKey} is an invalid field for sorting`);
   if (!SORT_KEYS.includes(c.sortKey)) throw Err.invalid(`The sort_key value "${c.sortKey}" is an invalid field for sorting`);
   let owner = c.owner;
-  if (r.creds.systemScope !== 'all' && !r.allowed('baremetal:allocation:list_all')) owner = r.creds.projectId;
+  if (r.creds.systemScope !== 'all' && !r.allowed('baremetal:allocation:list_all')) {
+    if (!r.creds.projectId) throw Err.forbidden('baremetal:allocation:list_all');
+    owner = r.creds.projectId;
+  }
   let markerRec: StoredAllocation | undefined;
   if (c.marker) {
     markerRec = await getAllocation(c.marker.toLowerCase());

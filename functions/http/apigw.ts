@@ -31,8 +31,11 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
       }
     } else body = event.body;
   }
-  const host = headers['x-forwarded-host'] ?? headers.host ?? event.requestContext?.domainName ?? 'localhost';
-  const proto = headers['x-forwarded-proto'] ?? 'https';
+  // links and Location headers name the API's own domain (API Gateway's domainName; the
+  // local adapter puts the checked Host there), never a client's X-Forwarded-Host
+  const host = event.requestContext?.domainName || headers.host || 'localhost';
+  const fwdProto = headers['x-forwarded-proto'];
+  const proto = fwdProto === 'http' || fwdProto === 'https' ? fwdProto : 'https';
   const stage = event.requestContext?.stage;
   let path = event.rawPath || '/';
   if (stage && stage !== '$default' && path.startsWith(`/${stage}`)) path = path.slice(stage.length + 1) || '/';
@@ -45,10 +48,26 @@ export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
     body,
     bodyError,
     baseUrl: `${proto}://${host}`,
-    requestId: `req-${randomUUID()}`,
+    requestId: newRequestId(),
     authorizer,
     sourceIp: event.requestContext?.http?.sourceIp,
   };
+}
+
+export function newRequestId(): string {
+  return `req-${randomUUID()}`;
+}
+
+/** the request id of each event being handled, for the last-line-of-defence 500 */
+const requestIds = new WeakMap<object, string>();
+
+/** A 500 that says nothing but its request id, in the API's own error format. */
+function internalErrorResult(name: string, requestId: string): APIGatewayProxyStructuredResultV2 {
+  const text = `An unexpected error occurred. Request id: ${requestId}`;
+  const body = name.startsWith('baremetal')
+    ? JSON.stringify({ error_message: JSON.stringify({ faultcode: 'Server', faultstring: text, debuginfo: null }) })
+    : JSON.stringify({ errors: [{ status: 500, title: 'Internal Server Error', detail: text, request_id: requestId }] });
+  return { statusCode: 500, headers: { 'content-type': 'application/json', 'openstack-request-id': requestId }, body };
 }
 
 export function toResult(res: HttpResponse): APIGatewayProxyStructuredResultV2 {
@@ -75,16 +94,14 @@ export function httpLambda(app: App, name: string) {
         // the last line of defence: anything that escaped the API's own error
         // handling is logged with its request and answered as a 500.
         onError: async (request) => {
-          log.error('unhandled error', { fn: name, error: String(request.error?.stack ?? request.error) });
-          request.response = {
-            statusCode: 500,
-            headers: { 'content-type': 'application/json' },
-            body: JSON.stringify({ errors: [{ status: 500, title: 'Internal Server Error', detail: 'internal error' }] }),
-          };
+          const requestId = (request.event && requestIds.get(request.event)) || newRequestId();
+          log.error('unhandled error', { fn: name, request_id: requestId, error: String(request.error?.stack ?? request.error) });
+          request.response = internalErrorResult(name, requestId);
         },
       })
       .handler(async (event) => {
         const req = toHttpRequest(event);
+        requestIds.set(event, req.requestId);
         logger.appendKeys({ request_id: req.requestId });
         tracer.putAnnotation('request_id', req.requestId);
         const started = Date.now();

@@ -1,10 +1,12 @@
 /**
  * Who is calling. Locally (and in the conformance suite) Placement's noauth2 rules
  * turn headers into an identity; in AWS an API Gateway authorizer has already
- * verified the caller and the identity arrives in the request context.
+ * verified the caller and the identity arrives in the request context — and only
+ * there: behind an authorizer no request header counts.
  */
 import type { HttpRequest } from './types.js';
-import type { Identity } from '../core/policy/identity.js';
+import { identityFromClaims, parseClaimMapping, type ClaimMapping, type Identity } from '../core/policy/identity.js';
+import type { Config } from '../config.js';
 
 /** Placement's NoAuthMiddleware + oslo.context, as the conformance README spells out. */
 export function noauthIdentity(headers: Record<string, string>): Identity | undefined {
@@ -19,32 +21,43 @@ export function noauthIdentity(headers: Record<string, string>): Identity | unde
   else roles = [];
   const systemScope = headers['openstack-system-scope'] || undefined;
   let projectId: string | undefined = systemScope ? undefined : tokenProject || userId;
-  if (headers['x-project-id'] !== undefined) projectId = headers['x-project-id'];
-  return { userId, projectId, roles: roles.map((r) => r.trim()).filter(Boolean), systemScope, source: 'noauth' };
+  if (headers['x-project-id'] !== undefined) projectId = headers['x-project-id'] || undefined;
+  const domainId = systemScope || projectId ? undefined : headers['x-domain-id'] || undefined;
+  return { userId, projectId, domainId, roles: roles.map((r) => r.trim()).filter(Boolean), systemScope, source: 'noauth' };
+}
+
+function str(v: unknown): string | undefined {
+  return v === undefined || v === null || v === '' ? undefined : String(v);
 }
 
 /**
  * Identity from an API Gateway authorizer. A Lambda authorizer (Keystone mode) puts
- * {userId, projectId, roles, systemScope} in its context; a JWT authorizer exposes
- * claims that the configured mapping turns into the same shape.
+ * {userId, projectId | domainId | systemScope, roles, …} in its context; a JWT
+ * authorizer exposes claims that the configured mapping turns into the same shape (and
+ * refuses — undefined — when they name no project). Undefined: no verified identity.
  */
-export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record<string, unknown>) => Identity): Identity | undefined {
+export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record<string, unknown>) => Identity | undefined): Identity | undefined {
   const a = req.authorizer as { lambda?: Record<string, unknown>; jwt?: { claims?: Record<string, unknown> } } | undefined;
   if (!a) return undefined;
   if (a.lambda) {
     const l = a.lambda;
+    const userId = str(l.userId);
+    if (!userId) return undefined;
     const roles = Array.isArray(l.roles)
-      ? (l.roles as string[])
+      ? (l.roles as unknown[]).map(String)
       : String(l.roles ?? '')
           .split(',')
           .filter(Boolean);
+    const systemScope = str(l.systemScope);
+    const projectId = systemScope ? undefined : str(l.projectId);
     return {
-      userId: l.userId ? String(l.userId) : undefined,
-      projectId: l.projectId ? String(l.projectId) : undefined,
+      userId,
+      projectId,
+      domainId: systemScope || projectId ? undefined : str(l.domainId),
       roles,
-      systemScope: l.systemScope ? String(l.systemScope) : undefined,
-      projectName: l.projectName ? String(l.projectName) : undefined,
-      projectDomainId: l.projectDomainId ? String(l.projectDomainId) : undefined,
+      systemScope,
+      projectName: projectId ? str(l.projectName) : undefined,
+      projectDomainId: projectId ? str(l.projectDomainId) : undefined,
       isAdminProject:
         l.isAdminProject === 'true' || l.isAdminProject === true
           ? true
@@ -56,4 +69,20 @@ export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record
   }
   if (a.jwt?.claims && mapClaims) return mapClaims(a.jwt.claims);
   return undefined;
+}
+
+let mapping: { text: string | undefined; mapping: ClaimMapping } | undefined;
+
+/** The configured JWT claim mapping (parsed once per setting). */
+export function claimMapping(cfg: Pick<Config, 'jwtClaimMapping'>): ClaimMapping {
+  if (!mapping || mapping.text !== cfg.jwtClaimMapping) mapping = { text: cfg.jwtClaimMapping, mapping: parseClaimMapping(cfg.jwtClaimMapping) };
+  return mapping.mapping;
+}
+
+/**
+ * The verified identity behind an authorizer (both APIs), Keystone or JWT; undefined when
+ * the request carries none that names a user and a project or the system scope.
+ */
+export function verifiedIdentity(req: HttpRequest, cfg: Pick<Config, 'jwtClaimMapping'>): Identity | undefined {
+  return authorizerIdentity(req, (claims) => identityFromClaims(claims, claimMapping(cfg)));
 }

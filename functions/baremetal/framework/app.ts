@@ -6,7 +6,7 @@
  * Openstack-Request-Id). Each resource-family Lambda is `baremetalApp(its routes)`.
  */
 import { jsonDocumentProblem } from '../../core/compat/unicode.js';
-import { authorizerIdentity } from '../../http/identity.js';
+import { verifiedIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
 import { Query, QueryDecodeError, type HttpRequest, type HttpResponse } from '../../http/types.js';
 import type { Identity } from '../../core/policy/identity.js';
@@ -68,11 +68,14 @@ export function noauthBaremetalIdentity(h: Record<string, string>): Identity {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  const systemScope = h['openstack-system-scope'] || undefined;
+  const projectId = h['x-project-id'] || h['x-tenant-id'] || h['x-tenant'] || undefined;
   return {
     userId: h['x-user-id'] || h['x-user'] || undefined,
-    projectId: h['x-project-id'] || h['x-tenant-id'] || h['x-tenant'] || undefined,
+    projectId,
+    domainId: systemScope || projectId ? undefined : h['x-domain-id'] || undefined,
     roles,
-    systemScope: h['openstack-system-scope'] || undefined,
+    systemScope,
     source: 'noauth',
   };
 }
@@ -86,6 +89,7 @@ export function credentialsOf(identity: Identity, h: Record<string, string>): Cr
     roles: identity.roles,
     userId: identity.userId,
     projectId: identity.projectId,
+    domainId: identity.domainId,
     systemScope: identity.systemScope,
     extra: fromHeaders
       ? {
@@ -111,6 +115,7 @@ export function policyValues(creds: Credentials, serviceProjectName = config().b
   return {
     user_id: creds.userId ?? null,
     project_id: creds.projectId ?? null,
+    domain_id: creds.domainId ?? null,
     system_scope: creds.systemScope ?? null,
     roles: creds.roles,
     ...creds.extra,
@@ -123,6 +128,15 @@ function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
   return res;
 }
 
+/**
+ * Every 500: a generic faultstring with the request id. What went wrong (a stack, an AWS
+ * SDK message naming an account or a role) is logged under that id, never sent.
+ */
+export function internalError(req: HttpRequest, message: string, e: unknown, headers: Record<string, string> = {}): HttpResponse {
+  log.error(message, { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
+  return requestIdHeaders(faultResponse(new IronicError(500, `An unexpected error occurred. Request id: ${req.requestId}`), headers), req.requestId);
+}
+
 /** Build the pipeline for one resource family (or all of them, locally and in tests). */
 export function baremetalApp(handlers: FamilyRoutes): (req: HttpRequest) => Promise<HttpResponse> {
   return async (req: HttpRequest) => {
@@ -130,8 +144,7 @@ export function baremetalApp(handlers: FamilyRoutes): (req: HttpRequest) => Prom
       return await pipeline(req, handlers);
     } catch (e) {
       if (e instanceof WebobError) return webobResponse(e);
-      log.error('baremetal request failed', { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
-      return requestIdHeaders(faultResponse(new IronicError(500, String((e as Error)?.message ?? e))), req.requestId);
+      return internalError(req, 'baremetal request failed', e);
     }
   };
 }
@@ -142,10 +155,19 @@ async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpR
   // oslo.middleware's sizelimit (Ironic's [oslo_middleware] max_request_body_size), before
   // anything reads the body; the bound is the same MAX_BODY_BYTES as Placement's
   if (req.body !== undefined && Buffer.byteLength(req.body) > cfg.maxBodyBytes) throw new WebobError(413, 'Request is too large.');
+  const open = path === '/' || path === '/v1';
   let identity: Identity | undefined;
-  if (cfg.authStrategy === 'authorizer') {
-    identity = authorizerIdentity(req);
-    if (!identity && path !== '/' && path !== '/v1') throw new WebobError(401, 'The request you have made requires authentication.');
+  if (cfg.authStrategy === 'refused') {
+    // fail closed: a missing or unknown AUTH_STRATEGY identifies nobody (config.ts)
+    if (!open) return internalError(req, 'identity configuration refused', cfg.authProblem);
+    identity = { roles: [], source: 'none' };
+  } else if (cfg.authStrategy === 'authorizer') {
+    // behind an authorizer only its verified identity counts, never a header
+    identity = verifiedIdentity(req, cfg);
+    if (!identity) {
+      if (!open) throw new WebobError(401, 'The request you have made requires authentication.');
+      identity = { roles: [], source: 'none' };
+    }
   }
   identity ??= noauthBaremetalIdentity(req.headers);
 
@@ -248,10 +270,7 @@ async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpR
     let err: IronicError;
     if (e instanceof IronicError) err = e;
     else if (e instanceof Problem) err = new IronicError(e.status, e.detail);
-    else {
-      log.error('baremetal handler failed', { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
-      err = new IronicError(500, String((e as Error)?.message ?? e));
-    }
+    else return internalError(req, 'baremetal handler failed', e, vheaders);
     return requestIdHeaders(faultResponse(err, vheaders), req.requestId);
   }
 }

@@ -7,6 +7,7 @@
 import { pyRepr } from '../../core/compat/pyrepr.js';
 import { validateSchema } from './args.js';
 import { Err, IronicError } from '../../core/baremetal/errors.js';
+import { PROTOTYPE_KEYS, prototypeKeyMessage } from '../../core/compat/unicode.js';
 
 export interface PatchOp {
   op: 'add' | 'replace' | 'remove';
@@ -32,6 +33,11 @@ export const PATCH_SCHEMA = {
 export function validatePatch(body: unknown): PatchOp[] {
   validateSchema('patch', body, PATCH_SCHEMA as never);
   if (body === null || body === undefined) throw Err.invalid('Missing mandatory parameter: patch');
+  for (const p of body as PatchOp[]) {
+    // a pointer through "__proto__" would set an object's prototype (the body itself may not hold these keys either)
+    const key = p.path.split('/').find((part) => PROTOTYPE_KEYS.includes(part));
+    if (key !== undefined) throw Err.invalid(`Invalid patch path ${p.path}: ${prototypeKeyMessage(key)}`);
+  }
   return body as PatchOp[];
 }
 

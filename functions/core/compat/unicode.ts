@@ -13,6 +13,15 @@ const LONE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\ud
 /** Deeper than any request document of either API (Placement's deepest is 5 levels). */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * Keys a JSON document may not use: JSON.parse keeps them as plain keys, but JavaScript
+ * does not treat them as data — copying "__proto__" into another object sets its
+ * prototype, and an object whose "constructor" is not Object's is not a plain object to
+ * the DynamoDB marshaller (which then fails). Both APIs refuse them as bad input.
+ */
+export const PROTOTYPE_KEYS: readonly string[] = ['__proto__', 'constructor'];
+export const prototypeKeyMessage = (k: string) => `the key "${k}" is not allowed`;
+
 /** Why this parsed document is refused, or undefined when it is fine. */
 export function jsonDocumentProblem(doc: unknown): string | undefined {
   // iterative walk: the point is to refuse documents too deep to recurse over
@@ -31,6 +40,7 @@ export function jsonDocumentProblem(doc: unknown): string | undefined {
     }
     for (const [k, x] of Object.entries(v)) {
       if (LONE.test(k)) return loneSurrogateMessage(k);
+      if (PROTOTYPE_KEYS.includes(k)) return prototypeKeyMessage(k);
       stack.push([x, depth + 1]);
     }
   }

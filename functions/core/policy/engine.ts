@@ -2,12 +2,25 @@
  * An oslo.policy-style policy engine: rule strings ("role:admin or role:service",
  * "project_id:%(project_id)s", "rule:name", "@", "!", "not", parentheses), rule
  * defaults with scope types and deprecated rules, and operator overrides. Pure.
+ *
+ * Where Berth is stricter than oslo.policy, on purpose:
+ *  - scope: a domain-scoped or unscoped token never passes a rule registered with
+ *    scope types (Berth serves no domain-level API), whether scope is enforced or not;
+ *    oslo only refuses it when enforce_scope is on, and reads "unscoped" as "project";
+ *  - None: a check whose value comes from the target (`project_id:%(node.owner)s`)
+ *    never matches when that value, or the credential it is compared with, is missing
+ *    (None). oslo compares str(None) == "None", so a token without a project "owns"
+ *    every object without an owner. Literal checks (`project_domain_id:None`) keep
+ *    oslo's meaning.
  */
+import { scopeOf, type Scope } from './identity.js';
 
 export interface Credentials {
   roles: string[];
   userId?: string;
   projectId?: string;
+  /** the domain of a domain-scoped token */
+  domainId?: string;
   /** 'all' when the token is system scoped */
   systemScope?: string;
   /** any other credential attribute a rule may test (oslo's creds dict), e.g. project_name, is_admin_project */
@@ -98,8 +111,8 @@ export function parseRule(s: string): Node {
 export interface RuleDefault {
   name: string;
   check: string;
-  /** token scopes this rule accepts; checked when scope enforcement is on */
-  scopeTypes?: Array<'project' | 'system'>;
+  /** token scopes this rule accepts; checked when scope enforcement is on (domain and unscoped tokens: always) */
+  scopeTypes?: Array<Exclude<Scope, 'none'>>;
   /** the deprecated check OR-ed in while new defaults are not enforced */
   deprecated?: string;
   description?: string;
@@ -150,15 +163,15 @@ export class PolicyEngine {
     return n;
   }
 
-  /** Does the token's scope satisfy the rule's scope types? */
+  /** Does the token's scope satisfy the rule's scope types? (oslo checks those of the registered default, even when overridden) */
   scopeOk(name: string, creds: Credentials): boolean {
-    if (!this.opts.enforceScope) return true;
-    if (this.opts.overrides?.[name] !== undefined || (this.opts.openExcept && !this.opts.openExcept.includes(name))) {
-      // oslo still checks scope_types of registered defaults, even when overridden
-    }
     const d = this.rules.get(name);
     if (!d?.scopeTypes?.length) return true;
-    const scope = creds.systemScope === 'all' ? 'system' : 'project';
+    const scope = scopeOf(creds);
+    // no rule of Berth's is for domains: a domain-scoped or unscoped token is refused
+    // even where oslo would only warn (enforce_scope off)
+    if (scope === 'domain' || scope === 'none') return (d.scopeTypes as string[]).includes(scope);
+    if (!this.opts.enforceScope) return true;
     return d.scopeTypes.includes(scope);
   }
 
@@ -186,9 +199,10 @@ export class PolicyEngine {
 
   private evalCheck(kind: string, match: string, target: Target, creds: Credentials, depth: number): boolean {
     if (kind === 'rule') return this.has(match) ? this.check(match, target, creds, depth + 1) : false;
-    // oslo: `self.match % target`; a key missing from the target fails the check
+    // oslo: `self.match % target`; a key missing from the target fails the check, and so
+    // (Berth, see above) does a value the target has as None
     const want = interpolate(match, target);
-    if (want === undefined) return false;
+    if (want === undefined || want === NONE) return false;
     if (kind === 'role') return creds.roles.some((r) => r.toLowerCase() === want.toLowerCase());
     // GenericCheck: a literal kind ("True:%(x)s", "'Member':%(role)s") compares with the match
     const literal = pythonLiteral(kind);
@@ -196,6 +210,8 @@ export class PolicyEngine {
     // otherwise `match == str(creds[kind])`, any element of a list; a missing credential fails
     const credVal = credValue(kind, creds);
     if (credVal === ABSENT) return false;
+    // a credential that is None matches no value taken from the target
+    if ((credVal === null || credVal === undefined) && match !== want) return false;
     if (Array.isArray(credVal)) return credVal.some((v) => pyStr(v) === want);
     return pyStr(credVal) === want;
   }
@@ -215,6 +231,8 @@ function credValue(kind: string, c: Credentials): unknown {
       return c.userId ?? null;
     case 'system_scope':
       return c.systemScope ?? null;
+    case 'domain_id':
+      return c.domainId ?? null;
     case 'roles':
       return c.roles;
     default:
@@ -238,15 +256,24 @@ function pythonLiteral(kind: string): string | undefined {
   return q ? q[2] : undefined;
 }
 
-/** `match % target`: every %(key)s replaced by str(target[key]); undefined when a key is missing. */
-function interpolate(match: string, target: Target): string | undefined {
+const NONE = Symbol('none');
+
+/**
+ * `match % target`: every %(key)s replaced by str(target[key]); undefined when a key is
+ * missing, NONE when a key's value is None (null/undefined).
+ */
+function interpolate(match: string, target: Target): string | undefined | typeof NONE {
   let missing = false;
+  let none = false;
   const out = match.replace(/%\(([^)]+)\)s/g, (_m, key: string) => {
-    if (!(key in target)) {
+    if (!Object.hasOwn(target, key)) {
       missing = true;
       return '';
     }
-    return pyStr(target[key]);
+    const v = target[key];
+    if (v === null || v === undefined) none = true;
+    return pyStr(v);
   });
-  return missing ? undefined : out;
+  if (missing) return undefined;
+  return none ? NONE : out;
 }

@@ -6,7 +6,7 @@
  * request ids, CORS). Each resource family Lambda is `placementApp(its routes)`.
  */
 import { acceptableOffers } from '../../http/accept.js';
-import { authorizerIdentity, noauthIdentity } from '../../http/identity.js';
+import { noauthIdentity, verifiedIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
 import { Query, QueryDecodeError, type HttpRequest, type HttpResponse } from '../../http/types.js';
 import type { Identity } from '../../core/policy/identity.js';
@@ -22,7 +22,6 @@ import { placementPolicy } from '../policy.js';
 import type { PolicyEngine } from '../../core/policy/engine.js';
 import { log } from '../../observability/log.js';
 import { Problem } from '../../core/errors.js';
-import { identityFromClaims, parseClaimMapping, type ClaimMapping } from '../../core/policy/identity.js';
 import { jsonDocumentProblem } from '../../core/compat/unicode.js';
 import { floatLiteralPaths, pyJson } from '../../core/compat/pyfloat.js';
 
@@ -57,24 +56,44 @@ function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
   return res;
 }
 
-let claimMapping: { text: string | undefined; mapping: ClaimMapping } | undefined;
+/** Behind an authorizer only its verified identity counts; noauth2 reads the headers. */
 function identityOf(req: HttpRequest, cfg: Config): Identity | undefined {
-  if (cfg.authStrategy === 'authorizer') {
-    if (!claimMapping || claimMapping.text !== cfg.jwtClaimMapping)
-      claimMapping = { text: cfg.jwtClaimMapping, mapping: parseClaimMapping(cfg.jwtClaimMapping) };
-    const mapping = claimMapping.mapping;
-    return authorizerIdentity(req, (claims) => identityFromClaims(claims, mapping));
-  }
-  return noauthIdentity(req.headers);
+  if (cfg.authStrategy === 'authorizer') return verifiedIdentity(req, cfg);
+  if (cfg.authStrategy === 'noauth2') return noauthIdentity(req.headers);
+  return undefined;
+}
+
+/**
+ * The body of every 500: a generic text and the request id. What went wrong (a stack,
+ * an AWS SDK message naming an account or a role) is logged under that id, never sent.
+ */
+export function internalErrorDetail(requestId: string): string {
+  return `An unexpected error occurred. Request id: ${requestId}`;
+}
+
+function internalError(req: HttpRequest, message: string, e: unknown, version?: RequestVersion): HttpResponse {
+  log.error(message, { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
+  return renderError(new PlacementError(500, internalErrorDetail(req.requestId)), {
+    method: req.method,
+    accept: req.headers.accept,
+    contentType: contentTypeOf(req),
+    requestId: req.requestId,
+    version,
+  });
 }
 
 /** Build the pipeline for one resource family (or for all of them, locally/tests). */
 export function placementApp(handlers: FamilyRoutes): (req: HttpRequest) => Promise<HttpResponse> {
   return async (req: HttpRequest) => {
-    const cfg = config();
-    const cors = corsSettings(cfg);
-    let res = await authenticated(req, cfg, handlers);
-    if (cors) res = applyCors(req, res, cors);
+    let res: HttpResponse;
+    try {
+      const cfg = config();
+      const cors = corsSettings(cfg);
+      res = await authenticated(req, cfg, handlers);
+      if (cors) res = applyCors(req, res, cors);
+    } catch (e) {
+      res = internalError(req, 'placement request failed', e);
+    }
     return requestIdHeaders(res, req.requestId);
   };
 }
@@ -83,6 +102,8 @@ async function authenticated(req: HttpRequest, cfg: Config, handlers: FamilyRout
   // The version document at '/' needs no token (whatever the method).
   let identity: Identity | undefined;
   if (req.path !== '/' && req.path !== '') {
+    // fail closed: a missing or unknown AUTH_STRATEGY identifies nobody (config.ts)
+    if (cfg.authStrategy === 'refused') return internalError(req, 'identity configuration refused', cfg.authProblem);
     identity = identityOf(req, cfg);
     if (!identity || (identity.userId === undefined && identity.source === 'noauth')) return unauthorizedResponse();
   }
@@ -118,8 +139,10 @@ async function versioned(req: HttpRequest, cfg: Config, identity: Identity, hand
     else if (e instanceof Problem) err = new PlacementError(e.status, e.detail, e.code);
     else if (e instanceof RetriesExhausted) err = new PlacementError(409, CONCURRENT_UPDATE_RETRY_TEXT, ErrorCodes.CONCURRENT_UPDATE);
     else {
-      log.error('placement handler failed', { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
-      err = new PlacementError(500, String((e as Error)?.message ?? e));
+      const res = internalError(req, 'placement handler failed', e, version);
+      res.headers['openstack-api-version'] = vheader;
+      res.headers.vary = 'openstack-api-version';
+      return res;
     }
     const res = renderError(err, env);
     res.headers['openstack-api-version'] = vheader;
@@ -182,7 +205,13 @@ async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, versi
     },
     authorize(rule, target) {
       const engine = policy();
-      const creds = { roles: identity.roles, userId: identity.userId, projectId: identity.projectId, systemScope: identity.systemScope };
+      const creds = {
+        roles: identity.roles,
+        userId: identity.userId,
+        projectId: identity.projectId,
+        domainId: identity.domainId,
+        systemScope: identity.systemScope,
+      };
       const t = target ?? { project_id: identity.projectId, user_id: identity.userId };
       if (!engine.scopeOk(rule, creds) || !engine.check(rule, t, creds)) {
         const e = new PlacementError(403, `Policy does not allow ${rule} to be performed.`);

@@ -73,6 +73,11 @@ beforeAll(
     const reader = roles.find((r) => r.name === 'reader')!.id;
     expect((await ksReq('PUT', `/projects/${projectId}/users/${user}/roles/${reader}`, admin)).status).toBe(204);
     tokens.reader = await login('alice', 'pw', { project: { id: projectId } });
+    // alice is also an admin of the Default domain: her domain-scoped token carries that role
+    const adminRole = roles.find((r) => r.name === 'admin')!.id;
+    expect((await ksReq('PUT', `/domains/default/users/${user}/roles/${adminRole}`, tokens.admin)).status).toBe(204);
+    tokens.domain = await login('alice', 'pw', { domain: { id: 'default' } });
+    tokens.unscoped = await login('alice', 'pw', undefined);
     // bootstrap gave admin the admin role on the system
     tokens.system = await login('admin', 'secret', { system: { all: true } });
     api = await startPlacement({ AUTH_STRATEGY: 'authorizer', PLACEMENT_POLICY_MODE: 'secure-rbac' });
@@ -170,5 +175,31 @@ keystone.describe('Keystone authorizer against a real Keystone', () => {
     expect((await asPlacement(tokens.reader!, 'GET', '/resource_providers')).status).toBe(403);
     expect((await asPlacement(tokens.system!, 'GET', '/resource_providers')).status).toBe(403);
     expect((await asPlacement('bogus', 'GET', '/resource_providers')).status).toBe(401);
+  });
+
+  it('keeps a domain-scoped admin token a domain scope: Placement refuses it as oslo.policy does (InvalidScope)', async () => {
+    const shared = validator();
+    const auth = makeAuthorizer(() => shared);
+    const dom = await auth({ headers: { 'x-auth-token': tokens.domain } } as never);
+    expect(dom.isAuthorized).toBe(true);
+    expect(dom.context).toMatchObject({ projectId: '', domainId: 'default', systemScope: '' });
+    expect(dom.context!.roles.split(',')).toContain('admin');
+    const unscoped = await auth({ headers: { 'x-auth-token': tokens.unscoped } } as never);
+    expect(unscoped.context).toMatchObject({ projectId: '', domainId: '', systemScope: '', roles: '' });
+    const { placementApp } = await import('../../../functions/placement/framework/app.js');
+    const { PLACEMENT_FAMILY_MODULES } = await import('../../../functions/placement/index.js');
+    const routes = Object.assign({}, ...Object.values(PLACEMENT_FAMILY_MODULES).map((m) => m.routes));
+    for (const a of [dom, unscoped]) {
+      const res = await placementApp(routes)({
+        method: 'PUT',
+        path: '/traits/CUSTOM_DOMAIN_ADMIN',
+        rawQuery: '',
+        headers: { accept: 'application/json', 'openstack-api-version': 'placement latest' },
+        baseUrl: 'https://placement.example.com',
+        requestId: 'req-test',
+        authorizer: { lambda: a.context },
+      });
+      expect(res.status, res.body).toBe(403);
+    }
   });
 });

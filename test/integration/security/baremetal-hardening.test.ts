@@ -64,6 +64,26 @@ describe('bare-metal bad input', () => {
     await refused('DELETE', `/v1/allocations/${'b'.repeat(3000)}`, undefined, 400, /Expected UUID or name/);
     await refused('GET', '/v1/allocations/0f2a4c47-5d5e-4f7c-9a51-6a6a26f0a0aa', undefined, 404);
   });
+  it('prototype keys (__proto__) anywhere in a body are bad input: 400, nothing stored', async () => {
+    const proto = '{"__proto__": {"polluted": true}}';
+    await refused('POST', '/v1/nodes', `{"driver": "fake-hardware", "extra": ${proto}}`, 400, /__proto__/);
+    await refused('POST', '/v1/nodes', `{"driver": "fake-hardware", "properties": ${proto}}`, 400, /__proto__/);
+    await refused('POST', '/v1/nodes', `{"driver": "fake-hardware", "__proto__": {"name": "x"}}`, 400, /__proto__/);
+    await refused('POST', '/v1/allocations', `{"resource_class": "hard-rc", "extra": ${proto}}`, 400, /__proto__/);
+    await refused('PATCH', `/v1/nodes/${node}`, `[{"op": "add", "path": "/extra", "value": ${proto}}]`, 400, /__proto__/);
+    await refused('PATCH', `/v1/nodes/${node}`, `[{"op": "add", "path": "/properties", "value": {"a": ${proto}}}]`, 400, /__proto__/);
+    await refused('PATCH', `/v1/nodes/${node}`, '[{"op": "add", "path": "/extra/__proto__", "value": {"x": 1}}]', 400, /__proto__/);
+    await refused('PATCH', `/v1/nodes/${node}`, '[{"op": "add", "path": "/properties/__proto__/x", "value": 1}]', 400, /__proto__/);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    // "constructor" makes an object a class instance to the DynamoDB marshaller (it was a 500)
+    await refused('POST', '/v1/nodes', '{"driver": "fake-hardware", "extra": {"constructor": 1}}', 400, /constructor/);
+    await refused('POST', '/v1/nodes', '{"driver": "fake-hardware", "properties": {"constructor": {"a": 1}}}', 400, /constructor/);
+    await refused('PATCH', `/v1/nodes/${node}`, '[{"op": "add", "path": "/extra/constructor", "value": 1}]', 400, /constructor/);
+    // other names of Object.prototype are plain data
+    const ok = await api.req('PATCH', `/v1/nodes/${node}`, { body: [{ op: 'add', path: '/extra/toString', value: 1 }] });
+    expect(ok.status, ok.text).toBe(200);
+    expect(ok.json.extra).toEqual({ toString: 1 });
+  });
   it('a body over the limit is 413', async () => {
     await refused('POST', '/v1/nodes', `{"driver": "fake-hardware", "description": "${'x'.repeat(5 * 1024 * 1024)}"}`, 413);
   });

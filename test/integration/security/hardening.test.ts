@@ -132,4 +132,17 @@ describe('Placement sizes, ids, encodings and types', () => {
     await refused('POST', '/resource_providers', `${'['.repeat(3000)}${']'.repeat(3000)}`, 400);
     await refused('GET', '/resource_providers?name=%FF', undefined, 400, { detail: /Invalid query string/ });
   });
+  it('prototype keys (__proto__) anywhere in a body are 400 and change nothing', async () => {
+    const proto = '"__proto__": {"total": 1}';
+    await refused('PUT', `/resource_providers/${rp}/inventories`, `{"resource_provider_generation": 1, "inventories": {${proto}}}`, 400, {
+      detail: /__proto__/,
+    });
+    await refused('POST', '/resource_providers', `{"name": "p", ${proto}}`, 400, { detail: /__proto__/ });
+    const alloc = `{"allocations": {"${rp}": {"resources": {"__proto__": 1}}}, "project_id": "p", "user_id": "u", "consumer_generation": null}`;
+    await refused('PUT', `/allocations/${consumer}`, alloc, 400, { detail: /__proto__/ });
+    await refused('POST', '/allocations', `{"__proto__": {"allocations": {}, "project_id": "p", "user_id": "u", "consumer_generation": null}}`, 400, {
+      detail: /__proto__/,
+    });
+    expect(({} as Record<string, unknown>).total).toBeUndefined();
+  });
 });

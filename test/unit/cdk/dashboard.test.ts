@@ -16,10 +16,17 @@ let template: Template;
 let stack: BerthStack;
 let outdir: string;
 
-function synth(mode: 'jwt' | 'none') {
+function synth(mode: 'jwt' | 'keystone') {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const s = new BerthStack(app, `Dash${mode}`, {
-    identity: mode === 'jwt' ? { mode, jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] } : { mode },
+    identity:
+      mode === 'jwt'
+        ? { mode, jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] }
+        : {
+            mode,
+            keystoneUrl: 'https://keystone.example.com/v3',
+            keystonePasswordSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:placement-AbCdEf',
+          },
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   acknowledgeNagFindings(s);
@@ -113,6 +120,6 @@ describe('dashboard static site', () => {
   });
 
   it('sends X-Auth-Token without the JWT authorizer', () => {
-    expect(stagedConfig(synth('none').outdir).auth).toBe('token');
+    expect(stagedConfig(synth('keystone').outdir).auth).toBe('token');
   });
 });

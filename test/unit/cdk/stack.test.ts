@@ -2,7 +2,9 @@ import { App, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
 import { BerthStack } from '../../../cdk/lib/berth-stack.js';
+import { INSECURE_NO_AUTH, type IdentityOptions } from '../../../cdk/lib/identity.js';
 import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
 import { PLACEMENT_ROUTES } from '../../../functions/placement/routes.js';
 import { PLACEMENT_FAMILY_MODULES } from '../../../functions/placement/index.js';
@@ -107,7 +109,8 @@ describe('the Keystone identity option', () => {
       AuthorizerType: 'REQUEST',
       EnableSimpleResponses: true,
       IdentitySource: ['$request.header.X-Auth-Token'],
-      AuthorizerResultTtlInSeconds: 300,
+      // the longest a revoked token keeps working (and a denial sticks): docs/design.md
+      AuthorizerResultTtlInSeconds: 60,
     });
     t.hasResourceProperties('AWS::Lambda::Function', {
       Description: 'Keystone token authorizer',
@@ -115,6 +118,8 @@ describe('the Keystone identity option', () => {
         Variables: Match.objectLike({
           KEYSTONE_URL: 'https://keystone.example.com/v3',
           KEYSTONE_PASSWORD_SECRET_ARN: Match.stringLikeRegexp('secret:placement'),
+          // no in-process cache on top of API Gateway's: it would lengthen the window
+          KEYSTONE_CACHE_TTL_S: '0',
         }),
       },
     });
@@ -152,5 +157,97 @@ describe('allocation candidates in AWS', () => {
       MemorySize: 3008,
       Environment: { Variables: Match.objectLike({ MAX_ALLOCATION_CANDIDATES: '1000' }) },
     });
+  });
+});
+
+describe('identity fails closed at synth time', () => {
+  const KS: Partial<IdentityOptions> = {
+    mode: 'keystone',
+    keystoneUrl: 'https://keystone.example.com/v3',
+    keystonePasswordSecretArn: 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:placement-AbCdEf',
+  };
+  const JWT: Partial<IdentityOptions> = {
+    mode: 'jwt',
+    jwtIssuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
+    jwtAudience: ['client'],
+  };
+  const build = (identity: Partial<IdentityOptions> | undefined, id = 'Bad') =>
+    new BerthStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), id, identity === undefined ? {} : { identity });
+
+  it('refuses a missing or unknown identity mode, naming the choices', () => {
+    expect(() => build(undefined)).toThrow(/no identity mode.*-c identity=keystone.*-c identity=jwt/);
+    for (const mode of ['none', 'Keystone', 'authorizer', '']) {
+      expect(() => build({ mode: mode as never }), mode).toThrow(mode ? /unknown identity mode/ : /no identity mode/);
+    }
+  });
+
+  it('JWT: the issuer is an https URL, an audience is given, the claim mapping parses', () => {
+    expect(() => build({ ...JWT, jwtIssuer: undefined })).toThrow(/jwtIssuer is required/);
+    expect(() => build({ ...JWT, jwtIssuer: 'http://issuer.example.com' })).toThrow(/jwtIssuer must be an https/);
+    expect(() => build({ ...JWT, jwtIssuer: 'issuer.example.com' })).toThrow(/not a URL/);
+    expect(() => build({ ...JWT, jwtAudience: [] })).toThrow(/jwtAudience is required/);
+    expect(() => build({ ...JWT, jwtAudience: [''] })).toThrow(/jwtAudience is required/);
+    expect(() => build({ ...JWT, claimMapping: '{"project": 5}' })).toThrow(/claimMapping/);
+    expect(() => build({ ...JWT, claimMapping: '{"projet": "tenant"}' })).toThrow(/unknown key/);
+    expect(() => build({ ...KS, claimMapping: '{"project": "tenant"}' })).toThrow(/jwt only/);
+  });
+
+  it('Keystone: an https URL and a complete Secrets Manager ARN', () => {
+    expect(() => build({ ...KS, keystoneUrl: undefined })).toThrow(/keystoneUrl is required/);
+    expect(() => build({ ...KS, keystoneUrl: 'http://keystone.example.com/v3' })).toThrow(/keystoneUrl must be an https/);
+    expect(() => build({ ...KS, keystonePasswordSecretArn: undefined })).toThrow(/keystonePasswordSecretArn is required/);
+    for (const arn of [
+      'arn:aws:secretsmanager:eu-west-1:123456789012:secret:placement', // partial: no suffix
+      'arn:aws:ssm:eu-west-1:123456789012:parameter/placement-AbCdEf',
+      'placement-password',
+    ]) {
+      expect(() => build({ ...KS, keystonePasswordSecretArn: arn }), arn).toThrow(/not a complete Secrets Manager secret ARN/);
+    }
+    expect(() => build({ ...KS, authorizerCacheTtlS: 3600 })).toThrow(/authorizerCacheTtl/);
+  });
+
+  it('cdk synth itself (cdk/bin/app.ts) stops with the reason', () => {
+    const run = (context: Record<string, string>) =>
+      spawnSync('node_modules/.bin/tsx', ['cdk/bin/app.ts'], {
+        env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify(context), CDK_OUTDIR: '/nonexistent-berth-cdk-out' },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const none = run({});
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain('refusing to synthesise: Berth has no identity mode');
+    const typo = run({ identity: 'jwt ' });
+    expect(typo.status).toBe(1);
+    expect(typo.stderr).toContain('unknown identity mode');
+    const http = run({ identity: 'keystone', keystoneUrl: 'http://ks/v3', keystonePasswordSecretArn: String(KS.keystonePasswordSecretArn) });
+    expect(http.status).toBe(1);
+    expect(http.stderr).toContain('keystoneUrl must be an https');
+  }, 120_000);
+
+  it('every API function is told to trust the authorizer only; the authorizer TTL can be shortened', () => {
+    const t = Template.fromStack(build({ ...KS, authorizerCacheTtlS: 10 }, 'Ttl'));
+    t.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', { AuthorizerResultTtlInSeconds: 10 });
+    const fns = Object.values(t.findResources('AWS::Lambda::Function')).map((f) => (f as any).Properties);
+    const api = fns.filter((f) => /^(Placement|Bare metal) /.test(String(f.Description)) && !/step/.test(String(f.Description)));
+    expect(api.length).toBeGreaterThan(10);
+    for (const f of api) {
+      expect(f.Environment.Variables.AUTH_STRATEGY, f.Description).toBe('authorizer');
+      expect(f.Environment.Variables.BERTH_INSECURE_NOAUTH, f.Description).toBeUndefined();
+    }
+  });
+
+  it('the insecure test-only mode says so: no authorizer, header identity switched on, and it fails cdk-nag (APIG4)', () => {
+    const t = Template.fromStack(build({ mode: INSECURE_NO_AUTH }, 'Open'));
+    t.resourceCountIs('AWS::ApiGatewayV2::Authorizer', 0);
+    t.hasResourceProperties('AWS::Lambda::Function', {
+      Description: 'Placement traits',
+      Environment: { Variables: Match.objectLike({ AUTH_STRATEGY: 'noauth2', BERTH_INSECURE_NOAUTH: 'true' }) },
+    });
+    // with the AwsSolutions checks (cdk synth's default) it does not synthesise at all
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const open = new BerthStack(app, 'OpenNag', { identity: { mode: INSECURE_NO_AUTH } });
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    acknowledgeNagFindings(open);
+    expect(() => Template.fromStack(open)).toThrow(/AwsSolutions-APIG4/);
   });
 });
