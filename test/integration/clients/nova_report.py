@@ -120,7 +120,11 @@ def candidates(rr):
     areqs, sums, version = rc.get_allocation_candidates(ctx, rr)
     if areqs is None:
         return {'failed': True}
-    # upstream collects allocation requests in a Python set: compared as a set
+    # upstream collects allocation requests, and a mapping's providers, in Python sets:
+    # compared as sets (their order changes with the hash seed)
+    for a in areqs:
+        for suffix in a.get('mappings', {}):
+            a['mappings'][suffix] = sorted(a['mappings'][suffix])
     return {
         'version': version,
         'allocation_requests': sorted(json.dumps(named(a), sort_keys=True) for a in areqs),
