@@ -265,6 +265,18 @@ record('instance-2 allocations on the destination', allocations(INST2))
 record('confirm: delete migration-1', outcome(rc.delete_allocation_for_instance, ctx, MIG1, consumer_type='migration'))
 record('migration-1 after confirm', allocations(MIG1))
 
+# a second resize of instance-2, reverted: the migration's allocation (the source)
+# moves back to the instance once the destination's is dropped
+MIG2 = U('migration-2')
+NAMES[MIG2] = 'MIG2'
+record('move instance-2 -> migration-2', outcome(rc.move_allocations, ctx, INST2, MIG2))
+areq_back = pick(candidates(flavor_request(2, 2048, 20, {})), [CN2])
+record('claim instance-2 on compute2', outcome(rc.claim_resources, ctx, INST2, areq_back, PROJ, USER2, '1.36', None))
+record('revert: drop the destination', outcome(rc.delete_allocation_for_instance, ctx, INST2))
+record('revert: move migration-2 -> instance-2', outcome(rc.move_allocations, ctx, MIG2, INST2))
+record('instance-2 after the revert', allocations(INST2))
+record('migration-2 after the revert', allocations(MIG2))
+
 # ---------------------------------------------------------------- partial removals
 record('detach a port: remove PF0 bandwidth', outcome(
     rc.remove_resources_from_instance_allocation, ctx, INST1,
