@@ -100,6 +100,8 @@ export interface Config {
   ddbRequestTimeoutMs: number;
   /** full reload of the provider snapshot at least this often (s), a safety net under the change log */
   snapshotResyncS: number;
+  /** the longest a global secondary index may lag the table (ms): after a load through gsi1 the change log is replayed this far back */
+  snapshotIndexLagMs: number;
   /** largest request body accepted (bytes) */
   maxBodyBytes: number;
   /** longest query string accepted (characters) */
@@ -183,6 +185,7 @@ export function loadConfig(env: Env = process.env): Config {
     snapshotMaxStalenessMs: Math.max(0, int(env.SNAPSHOT_MAX_STALENESS_MS, 0)),
     ddbRequestTimeoutMs: Math.max(100, int(env.DDB_REQUEST_TIMEOUT_MS, env.DDB_ENDPOINT ? 30_000 : 1_500)),
     snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),
+    snapshotIndexLagMs: Math.max(0, int(env.SNAPSHOT_INDEX_LAG_MS, 60_000)),
     maxBodyBytes: Math.max(1024, int(env.MAX_BODY_BYTES, 4 * 1024 * 1024)),
     maxQueryBytes: Math.max(1024, int(env.MAX_QUERY_BYTES, 8 * 1024)),
     legacyFlagTtlMs: Math.max(0, int(env.LEGACY_FLAG_TTL_MS, 60_000)),

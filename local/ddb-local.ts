@@ -6,7 +6,8 @@ import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCom
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { dirname, join } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTableInput, TTL_ATTRIBUTE } from '../functions/store/ddb/table.js';
 
@@ -31,10 +32,10 @@ export async function freePort(): Promise<number> {
   });
 }
 
-export function localClient(endpoint: string): DynamoDBClient {
+export function localClient(endpoint: string, region = 'local'): DynamoDBClient {
   return new DynamoDBClient({
     endpoint,
-    region: 'local',
+    region,
     credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
     maxAttempts: 1,
   });
@@ -57,11 +58,15 @@ export async function startDynamoDbLocal(opts: { port?: number; dataDir?: string
   ];
   if (opts.dataDir) {
     mkdirSync(opts.dataDir, { recursive: true });
-    args.push('-dbPath', opts.dataDir);
+    args.push('-dbPath', resolve(opts.dataDir));
   } else {
     args.push('-inMemory');
   }
-  const child = spawn(process.env.JAVA ?? 'java', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  // DynamoDB Local writes dynamodb-local-metadata.json into its working directory: keep
+  // it out of the repository (telemetry is off: -disableTelemetry)
+  const cwd = join(tmpdir(), 'berth-dynamodb-local');
+  mkdirSync(cwd, { recursive: true });
+  const child = spawn(process.env.JAVA ?? 'java', args, { stdio: ['ignore', 'pipe', 'pipe'], cwd });
   let output = '';
   child.stdout?.on('data', (d) => (output += String(d)));
   child.stderr?.on('data', (d) => (output += String(d)));
@@ -94,9 +99,9 @@ export async function startDynamoDbLocal(opts: { port?: number; dataDir?: string
   return { endpoint, port, stop, child };
 }
 
-/** Create the table (and TTL) unless it exists. */
-export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
-  const client = localClient(endpoint);
+/** Create the table (and TTL) unless it exists; `region` must be the handlers' (LocalStack keeps tables per region). */
+export async function ensureTable(endpoint: string, tableName: string, region = 'local'): Promise<void> {
+  const client = localClient(endpoint, region);
   try {
     try {
       await client.send(new DescribeTableCommand({ TableName: tableName }));
@@ -105,6 +110,12 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
       if ((e as Error).name !== 'ResourceNotFoundException') throw e;
     }
     await client.send(new CreateTableCommand(createTableInput(tableName)));
+    // DynamoDB Local creates at once; LocalStack and AWS take a moment
+    for (let i = 0; i < 600; i++) {
+      const d = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      if (d.Table?.TableStatus === 'ACTIVE' && (d.Table.GlobalSecondaryIndexes ?? []).every((g) => g.IndexStatus === 'ACTIVE')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     try {
       await client.send(
         new UpdateTimeToLiveCommand({ TableName: tableName, TimeToLiveSpecification: { Enabled: true, AttributeName: TTL_ATTRIBUTE } }),

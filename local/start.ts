@@ -1,17 +1,23 @@
 /**
  * `npm start`: the whole of Berth on this machine, with the real pieces.
  *   DynamoDB Local (data in .data/ddb unless --fresh) -> the table
+ *     or an existing DynamoDB (--ddb-endpoint URL: LocalStack, DynamoDB Local in a
+ *     container, ...): no jar is started, the table is created if missing
+ *   optionally the fault and lag injector in between (--ddb-faults SPEC, ./ddb-faults.ts)
  *   Placement's Lambda handlers behind the payload-v2 HTTP adapter (127.0.0.1:8778)
  *   the bare-metal API's handlers (127.0.0.1:6385), the allocation state machine run
  *   locally from its ASL file, the scheduled maintenance function on a timer.
  * Options: --fresh, --placement-port N, --baremetal-port N, --dashboard-port N, --ddb-port N,
+ *          --ddb-endpoint URL, --table NAME, --ddb-faults SPEC,
  *          --host H, --maintenance-interval SECONDS (0 disables)
  * SIGINT / SIGTERM stop every child.
  */
 import type { Server } from 'node:http';
+import { connect, createServer } from 'node:net';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDynamoDbLocal, ensureTable, type DdbLocal } from './ddb-local.js';
+import { describeFaults, parseFaults, startFaultProxy, type FaultProxy, type FaultSpec } from './ddb-faults.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -20,6 +26,12 @@ interface Options {
   placementPort: number;
   baremetalPort: number;
   ddbPort?: number;
+  /** an existing DynamoDB to use instead of starting DynamoDB Local */
+  ddbEndpoint?: string;
+  /** the table (default: TABLE_NAME, else berth) */
+  tableName?: string;
+  /** put the fault and lag injector between the handlers and DynamoDB */
+  ddbFaults?: FaultSpec;
   host: string;
   maintenanceInterval: number;
   dataDir: string;
@@ -36,6 +48,8 @@ export function parseArgs(argv: string[]): Options {
     maintenanceInterval: Number(process.env.MAINTENANCE_INTERVAL_S ?? 60),
     dataDir: process.env.BERTH_DATA_DIR ?? join(ROOT, '.data', 'ddb'),
     dashboardPort: process.env.DASHBOARD_PORT === undefined ? undefined : Number(process.env.DASHBOARD_PORT),
+    ddbEndpoint: process.env.BERTH_DDB_ENDPOINT || undefined,
+    ddbFaults: process.env.BERTH_DDB_FAULTS ? parseFaults(process.env.BERTH_DDB_FAULTS) : undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -47,7 +61,10 @@ export function parseArgs(argv: string[]): Options {
     if (a === '--fresh') o.fresh = true;
     else if (a === '--placement-port') o.placementPort = Number(val());
     else if (a === '--baremetal-port') o.baremetalPort = Number(val());
-    else if (a === '--ddb-port') o.ddbPort = Number(val());
+    else if (a === '--ddb-port') o.ddbPort = port(a, val());
+    else if (a === '--ddb-endpoint') o.ddbEndpoint = endpointUrl(val());
+    else if (a === '--table') o.tableName = val();
+    else if (a === '--ddb-faults') o.ddbFaults = parseFaults(val());
     else if (a === '--host') o.host = val();
     else if (a === '--maintenance-interval') o.maintenanceInterval = Number(val());
     else if (a === '--data-dir') o.dataDir = val();
@@ -55,16 +72,72 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--no-dashboard') o.dashboardPort = null;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
-        'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--ddb-port N] [--host H] [--maintenance-interval S]\n',
+        [
+          'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--host H] [--maintenance-interval S]',
+          '                    [--ddb-port N | --ddb-endpoint URL] [--table NAME] [--ddb-faults SPEC]',
+          '  --ddb-endpoint URL   use an existing DynamoDB (LocalStack, DynamoDB Local in a container, ...); the table is created if missing',
+          '  --ddb-faults SPEC    DynamoDB fault and lag injector, e.g. rate=0.05,lag=500,seed=7 (see local/ddb-faults.ts)',
+          '',
+        ].join('\n'),
       );
       process.exit(0);
     } else throw new Error(`unknown option ${a}`);
   }
+  if (o.ddbEndpoint && o.ddbPort !== undefined)
+    throw new Error('--ddb-port starts DynamoDB Local on that port; --ddb-endpoint uses an existing one: give one of them');
+  if (o.ddbEndpoint && o.fresh)
+    throw new Error('--fresh empties the DynamoDB Local that npm start runs; with --ddb-endpoint use a new --table instead');
   return o;
 }
 
+function port(flag: string, v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new Error(`${flag} ${v} is not a port number`);
+  return n;
+}
+
+function endpointUrl(v: string): string {
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new Error(`--ddb-endpoint ${v} is not a URL (e.g. http://127.0.0.1:8000)`);
+  }
+  if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error(`--ddb-endpoint ${v}: http:// or https:// expected`);
+  return v.replace(/\/+$/, '');
+}
+
+/** Is something already listening on 127.0.0.1:port? (DynamoDB Local would fail to bind, and we would talk to whatever is there) */
+export async function portInUse(port: number, host = '127.0.0.1'): Promise<boolean> {
+  const answers = await new Promise<boolean>((resolve) => {
+    const sock = connect({ port, host });
+    sock.once('connect', () => {
+      sock.destroy();
+      resolve(true);
+    });
+    sock.once('error', () => resolve(false));
+    sock.setTimeout(1000, () => {
+      sock.destroy();
+      resolve(false);
+    });
+  });
+  if (answers) return true;
+  return new Promise<boolean>((resolve) => {
+    const srv = createServer();
+    srv.once('error', () => resolve(true));
+    srv.listen(port, '0.0.0.0', () => srv.close(() => resolve(false)));
+  });
+}
+
 export interface RunningStack {
-  ddb: DdbLocal;
+  /** the DynamoDB Local this stack started (none with --ddb-endpoint) */
+  ddb?: DdbLocal;
+  /** the DynamoDB the table lives in */
+  ddbEndpoint: string;
+  /** the endpoint the handlers talk to: the fault injector's when it runs, else ddbEndpoint */
+  handlerEndpoint: string;
+  tableName: string;
+  faults?: FaultProxy;
   servers: Server[];
   placementUrl: string;
   baremetalUrl: string;
@@ -74,15 +147,24 @@ export interface RunningStack {
 
 /** Start everything; used by `npm start`, the integration tests and the benchmarks. */
 export async function startStack(o: Options): Promise<RunningStack> {
-  const ddb = await startDynamoDbLocal({ port: o.ddbPort, dataDir: o.fresh ? undefined : o.dataDir });
-  const tableName = process.env.TABLE_NAME ?? 'berth';
+  if (!o.ddbEndpoint && o.ddbPort && (await portInUse(o.ddbPort))) {
+    throw new Error(
+      `--ddb-port ${o.ddbPort}: the port is in use (is a DynamoDB already running there?). Choose a free port, or use that database with --ddb-endpoint http://127.0.0.1:${o.ddbPort}`,
+    );
+  }
+  const ddb = o.ddbEndpoint ? undefined : await startDynamoDbLocal({ port: o.ddbPort, dataDir: o.fresh ? undefined : o.dataDir });
+  const ddbEndpoint = o.ddbEndpoint ?? ddb!.endpoint;
+  const tableName = o.tableName ?? process.env.TABLE_NAME ?? 'berth';
   process.env.TABLE_NAME = tableName;
-  process.env.DDB_ENDPOINT = ddb.endpoint;
   process.env.AWS_REGION ??= 'local';
   // CloudWatch EMF metric lines are for Lambda; locally they would only be noise
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
+  let faults: FaultProxy | undefined;
   try {
-    await ensureTable(ddb.endpoint, tableName);
+    await ensureTable(ddbEndpoint, tableName, process.env.AWS_REGION);
+    if (o.ddbFaults) faults = await startFaultProxy(ddbEndpoint, o.ddbFaults);
+    const handlerEndpoint = faults?.endpoint ?? ddbEndpoint;
+    process.env.DDB_ENDPOINT = handlerEndpoint;
     // handlers read their environment when first used: import them only now
     const { resetConfig } = await import('../functions/config.js');
     resetConfig();
@@ -130,11 +212,13 @@ export async function startStack(o: Options): Promise<RunningStack> {
             }),
         ),
       );
-      await ddb.stop();
+      await faults?.stop();
+      await ddb?.stop();
     };
-    return { ddb, servers, placementUrl, baremetalUrl, dashboardUrl, stop };
+    return { ddb, ddbEndpoint, handlerEndpoint, tableName, faults, servers, placementUrl, baremetalUrl, dashboardUrl, stop };
   } catch (e) {
-    await ddb.stop();
+    await faults?.stop();
+    await ddb?.stop();
     throw e;
   }
 }
@@ -147,7 +231,10 @@ async function main() {
     `[berth] Placement API   ${stack.placementUrl}  (x-auth-token: admin)`,
     `[berth] Bare metal API  ${stack.baremetalUrl}`,
     stack.dashboardUrl ? `[berth] Dashboard       ${stack.dashboardUrl}` : '[berth] Dashboard       (disabled)',
-    `[berth] DynamoDB Local  ${stack.ddb.endpoint}  (${o.fresh ? 'in memory, fresh' : `data in ${o.dataDir}`})`,
+    stack.ddb
+      ? `[berth] DynamoDB Local  ${stack.ddb.endpoint}  table ${stack.tableName}  (${o.fresh ? 'in memory, fresh' : `data in ${o.dataDir}`})`
+      : `[berth] DynamoDB        ${stack.ddbEndpoint}  table ${stack.tableName}  (existing endpoint)`,
+    ...(stack.faults ? [`[berth] fault injector  ${stack.faults.endpoint}  ${describeFaults(stack.faults.spec)}`] : []),
     `[berth] ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; Ctrl-C stops everything`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
@@ -162,7 +249,7 @@ async function main() {
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
-  stack.ddb.child.once('exit', (code) => {
+  stack.ddb?.child.once('exit', (code) => {
     if (!stopping) {
       process.stderr.write(`[berth] DynamoDB Local exited unexpectedly (${code}); stopping\n`);
       void shutdown('ddb-exit');

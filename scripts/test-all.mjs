@@ -2,7 +2,8 @@
 // `npm test`: every test the repository has.
 //  0. the fast checks, before anything starts DynamoDB Local: type checking (tsc),
 //     the linter and formatter (Biome, biome.json) and the import rule
-//     (scripts/check-layers.mjs); any failure stops the run here;
+//     (scripts/check-layers.mjs) and a lock that `npm ci` accepts
+//     (scripts/check-lockfile.mjs); any failure stops the run here;
 //  1. vitest: unit (pure core, schemas, CDK template, state machine) and integration
 //     (real handlers behind the local API Gateway adapter, against DynamoDB Local);
 //  2. Placement's own gabbi conformance files listed in conformance/passing.txt,
@@ -50,6 +51,7 @@ if (!args.includes('--skip-checks')) {
     ['typecheck', join(root, 'node_modules/.bin/tsc'), ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']],
     ['lint', join(root, 'node_modules/.bin/biome'), ['ci', '--colors=off', '.']],
     ['layers', process.execPath, [join(root, 'scripts/check-layers.mjs')]],
+    ['lockfile', process.execPath, [join(root, 'scripts/check-lockfile.mjs')]],
   ];
   for (const [name, cmd, argv] of checks) {
     const t0 = Date.now();

@@ -46,6 +46,13 @@ const CHECK: DdbAction = 'dynamodb:ConditionCheckItem';
 
 // ---- building blocks (one per store concern)
 
+/**
+ * The marker and fence of a transaction that has no change-log entry to serve as its
+ * marker (functions/store/ddb/tx.ts): a Put in the transaction, a PutItem to resolve
+ * an unknown outcome. Placement's are TX#<token>; bare metal's BMTX#<token>.
+ */
+const TX_MARKER: AccessRule[] = [{ actions: [PUT], keys: ['TX#*'] }];
+
 /** the provider snapshot: cold load through gsi1, change log since, re-read of changed providers */
 const SNAPSHOT: AccessRule[] = [
   { index: 'gsi1', actions: [QUERY], keys: ['RPS#*'] },
@@ -78,7 +85,7 @@ const CLAIM: AccessRule[] = [
 /** Placement families (functions/placement/<family>.ts) */
 export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
   root: [],
-  'resource-classes': [{ actions: [GET, QUERY, PUT, DELETE], keys: ['RCS'] }],
+  'resource-classes': [{ actions: [GET, QUERY, PUT, DELETE], keys: ['RCS'] }, ...TX_MARKER],
   'resource-providers': [
     ...SNAPSHOT,
     ...CATALOG, // resources= / required= filters naming custom classes and traits
@@ -95,7 +102,7 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
     // an aggregate's first sighting (its order: aggregates.ts)
     { actions: [BATCH_GET, PUT], keys: ['AGG#*'] },
   ],
-  traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS'] }],
+  traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS'] }, ...TX_MARKER],
   allocations: [...CLAIM, ...CLASS_ORDER],
   reshaper: [...CLAIM, ...PROVIDER_WRITE],
   usages: [{ actions: [GET], keys: ['RP#*'] }, { actions: [QUERY], keys: ['USAGE#*'] }, ...CLASS_ORDER],
@@ -115,6 +122,7 @@ export const MAINTENANCE_ACCESS: AccessRule[] = [
   { actions: [GET, BATCH_GET, PUT], keys: ['CONS#*'] },
   { actions: [BATCH_GET, UPDATE], keys: ['RP#*'] },
   { actions: [UPDATE], keys: ['USAGE#*'] },
+  ...TX_MARKER,
 ];
 
 /**
@@ -125,12 +133,19 @@ export const MAINTENANCE_ACCESS: AccessRule[] = [
  */
 export const BAREMETAL_ITEM_KEYS = ['BMN#*', 'BMNNAME#*', 'BMNINST#*', 'BMA#*', 'BMANAME#*'];
 export const BAREMETAL_INDEX_KEYS = ['BMNS#*', 'BMAS#*'];
+/** bare-metal transaction markers and fences (functions/store/ddb/tx.ts): PutItem only */
+export const BAREMETAL_MARKER_KEYS = ['BMTX#*'];
 
-/** A bare-metal function's actions as rules: on bare-metal items, and Query on gsi2 when it queries. */
+/**
+ * A bare-metal function's actions as rules: on bare-metal items, Query on gsi2 when it
+ * queries, and PutItem of transaction markers when it writes (every bare-metal write
+ * is a transaction with a marker).
+ */
 export function baremetalRules(actions: string[]): AccessRule[] {
   if (!actions.length) return [];
   const rules: AccessRule[] = [{ actions: actions as DdbAction[], keys: BAREMETAL_ITEM_KEYS }];
   if (actions.includes(QUERY)) rules.push({ index: 'gsi2', actions: [QUERY], keys: BAREMETAL_INDEX_KEYS });
+  if (actions.some((a) => a === PUT || a === UPDATE || a === DELETE)) rules.push({ actions: [PUT], keys: BAREMETAL_MARKER_KEYS });
   return rules;
 }
 

@@ -144,7 +144,7 @@ async function create(r: BmRequest) {
     seq: nextBmSeq(),
     ver: 0,
   };
-  const saved = await createAllocation(rec, { backfillNode: node, clientUuid: !!a.uuid });
+  const saved = await createAllocation(rec, { backfillNode: node });
   r.headers.location = buildUrl(r, 'allocations', uuid);
   return jsonResponse(201, allocationView(r, saved));
 }

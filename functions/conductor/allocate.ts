@@ -23,7 +23,7 @@ import type { AllocationRecord } from '../core/baremetal/records.js';
 import { config } from '../config.js';
 import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';
-import { sleep } from '../store/ddb/retry.js';
+import { RETRY, sleep, withRetries } from '../store/ddb/retry.js';
 import { log } from '../observability/log.js';
 import { causeText } from './node-actions.js';
 
@@ -180,7 +180,11 @@ function settled(spec: AllocationSpec, state: 'active' | 'error') {
 export async function fail(input: AllocationStepInput): Promise<AllocationStepOutput> {
   reserveStats.failed++;
   const reason = input.reason ?? unexpectedFailureText(causeText(input.error));
-  const recorded = await failAllocation(input.spec, input.execution, reason);
+  // 'stale': the write was not applied (a concurrent transaction): try again
+  const recorded = await withRetries(async () => {
+    const r = await failAllocation(input.spec, input.execution, reason);
+    return r === 'stale' ? RETRY : r;
+  });
   if (recorded) settled(input.spec, 'error');
   log.debug('allocation failed', { allocation: input.allocation, reason, recorded });
   return { allocation: input.allocation, execution: input.execution, spec: input.spec, outcome: recorded ? 'done' : 'gone' };

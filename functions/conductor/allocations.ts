@@ -27,7 +27,7 @@ import { getNode, getNodes, nodeUuidsByNames } from '../store/baremetal/nodes.js
 import { RETRY } from '../store/ddb/retry.js';
 import { executionInput } from './allocate.js';
 import { executionName, executor } from './executor.js';
-import { refuseLocked, retrying, type Load } from './retries.js';
+import { nodeBusy, refuseLocked, retrying, type Load } from './retries.js';
 
 /**
  * dbapi.check_node_list: names and UUIDs -> UUIDs, within the nodes `project` owns or
@@ -53,33 +53,43 @@ export async function resolveCandidateNodes(idents: string[], project: string | 
   return idents.map((i) => mapping.get(i)!);
 }
 
-function conflictFor(rec: StoredAllocation, out: { error: string; node?: string }, target?: string): IronicError {
+function conflictFor(
+  rec: StoredAllocation,
+  out: { error: 'duplicate_uuid' | 'duplicate_name' | 'instance_associated'; node?: string },
+  target?: string,
+): IronicError {
   switch (out.error) {
     case 'duplicate_uuid':
       return Err.allocationAlreadyExists(rec.uuid);
     case 'duplicate_name':
       return Err.duplicateAllocationName(rec.name!);
-    case 'instance_associated':
-      return Err.instanceAssociated(rec.uuid, target ?? out.node);
     default:
-      return Err.busy(`Allocation ${rec.uuid}`);
+      return Err.instanceAssociated(rec.uuid, target ?? out.node);
   }
 }
 
 /**
  * Create an allocation: bound to `backfillNode` at once (backfill), or stored
- * `allocating` and handed to a new execution. `clientUuid`: the client chose the UUID
- * (it could be some node's instance_uuid, so uniqueness is checked in a transaction).
+ * `allocating` and handed to a new execution.
  */
-export async function createAllocation(rec: StoredAllocation, opts: { backfillNode?: NodeRecord; clientUuid: boolean }): Promise<StoredAllocation> {
-  return opts.backfillNode ? backfill(rec, opts.backfillNode) : startAllocation(rec, opts.clientUuid);
+export async function createAllocation(rec: StoredAllocation, opts: { backfillNode?: NodeRecord } = {}): Promise<StoredAllocation> {
+  return opts.backfillNode ? backfill(rec, opts.backfillNode) : startAllocation(rec);
 }
 
-/** store the allocation, then start its execution (orphan recovery covers a failed start) */
-async function startAllocation(rec: StoredAllocation, clientUuid: boolean): Promise<StoredAllocation> {
+/**
+ * Store the allocation, then start its execution (orphan recovery covers a failed
+ * start). A transaction that was not applied (a concurrent transaction on the name or
+ * instance item) is tried again; a stored allocation is never answered with a 409
+ * (the store resolves a lost answer before it reports anything).
+ */
+async function startAllocation(rec: StoredAllocation): Promise<StoredAllocation> {
   rec.exec = executionName('a', rec.uuid);
-  const out = await storeAllocation(rec, clientUuid);
-  if (!('ok' in out)) throw conflictFor(rec, out);
+  await retrying(async () => {
+    const out = await storeAllocation(rec);
+    if ('ok' in out) return true;
+    if (out.error === 'stale') return RETRY;
+    throw conflictFor(rec, out);
+  });
   try {
     await executor().start('allocation', rec.exec, executionInput(rec, rec.exec));
   } catch (e) {
@@ -98,22 +108,25 @@ async function backfill(rec: StoredAllocation, first: NodeRecord): Promise<Store
   const [byUuid, byName] = await Promise.all([getAllocation(rec.uuid), rec.name ? getAllocationByName(rec.name) : undefined]);
   if (byUuid) throw Err.allocationAlreadyExists(rec.uuid);
   if (byName) throw Err.duplicateAllocationName(rec.name!);
-  return retrying(async (attempt) => {
-    const node = attempt === 0 ? first : await getNode(first.uuid);
-    if (!node) throw new IronicError(400, `Node ${first.uuid} could not be found.`);
-    refuseLocked(node);
-    const problems = backfillProblems(node, rec);
-    if (problems.length) {
-      throw new IronicError(400, allocationFailedText(rec.uuid, `Cannot backfill an allocation for node ${node.uuid}: ${problems.join('; ')}`));
-    }
-    if (node.instance_uuid && node.instance_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.instance_uuid);
-    if (node.allocation_uuid && node.allocation_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.allocation_uuid);
-    const done: StoredAllocation = { ...rec, state: ALLOCATION_STATES.ACTIVE, node_uuid: node.uuid, updated_at: isoNow() };
-    const out = await backfillAllocation(done, node);
-    if ('ok' in out) return done;
-    if (out.error === 'stale') return RETRY;
-    throw conflictFor(rec, out, node.uuid);
-  });
+  return retrying(
+    async (attempt) => {
+      const node = attempt === 0 ? first : await getNode(first.uuid);
+      if (!node) throw new IronicError(400, `Node ${first.uuid} could not be found.`);
+      refuseLocked(node);
+      const problems = backfillProblems(node, rec);
+      if (problems.length) {
+        throw new IronicError(400, allocationFailedText(rec.uuid, `Cannot backfill an allocation for node ${node.uuid}: ${problems.join('; ')}`));
+      }
+      if (node.instance_uuid && node.instance_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.instance_uuid);
+      if (node.allocation_uuid && node.allocation_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.allocation_uuid);
+      const done: StoredAllocation = { ...rec, state: ALLOCATION_STATES.ACTIVE, node_uuid: node.uuid, updated_at: isoNow() };
+      const out = await backfillAllocation(done, node);
+      if ('ok' in out) return done;
+      if (out.error === 'stale') return RETRY;
+      throw conflictFor(rec, out, node.uuid);
+    },
+    () => nodeBusy(first.uuid),
+  );
 }
 
 /**

@@ -26,7 +26,7 @@ import { completeNode, createNode as storeNode, deleteNodeItems, saveNode } from
 import { RETRY } from '../store/ddb/retry.js';
 import { driverFor, type HardwareDriver } from './driver.js';
 import { launchNodeAction } from './node-actions.js';
-import { refuseLocked, retrying, type Load } from './retries.js';
+import { nodeBusy, refuseLocked, retrying, watchNode, type Load } from './retries.js';
 
 const MAX_TRAITS_PER_NODE = 50;
 const INTERFACE_FIELDS = INTERFACES.map((i) => `${i}_interface`);
@@ -84,19 +84,26 @@ export async function createNode(n: NewNode): Promise<NodeRecord> {
   rec.conductor_group = group;
   rec.maintenance = n.fields.maintenance === true;
   rec = checkInterfaces(driver, rec);
-  const out = await storeNode(rec);
-  if ('ok' in out) return out.node;
-  switch (out.error) {
-    case 'duplicate_uuid':
-      throw Err.nodeAlreadyExists(n.uuid);
-    case 'duplicate_name':
-      throw Err.duplicateNodeName(out.name);
-    case 'instance_associated':
-      // Ironic names "this other node": the one being created
-      throw Err.instanceAssociated(out.instance, n.uuid);
-    default:
-      throw Err.busy(`Node ${n.uuid}`);
-  }
+  const stored = rec;
+  // a concurrent transaction on the name or instance item: not stored, try again
+  return retrying(
+    async () => {
+      const out = await storeNode(stored);
+      if ('ok' in out) return out.node;
+      switch (out.error) {
+        case 'duplicate_uuid':
+          throw Err.nodeAlreadyExists(n.uuid);
+        case 'duplicate_name':
+          throw Err.duplicateNodeName(out.name);
+        case 'instance_associated':
+          // Ironic names "this other node": the one being created
+          throw Err.instanceAssociated(out.instance, n.uuid);
+        default:
+          return RETRY;
+      }
+    },
+    () => nodeBusy(n.uuid),
+  );
 }
 
 // ------------------------------------------------------------------ update
@@ -111,11 +118,12 @@ export async function updateNode(
   prepare: (cur: NodeRecord) => Promise<Record<string, unknown>>,
   opts: { resetInterfaces: boolean; patchable: readonly string[] },
 ): Promise<NodeRecord> {
+  const w = watchNode(load);
   return retrying(async () => {
-    const cur = await load();
+    const cur = await w.load();
     const patched = await prepare(cur);
     return applyNodeUpdate(cur, patched, opts);
-  });
+  }, w.exhausted);
 }
 
 /** _update_changed_fields + the conductor's update_node checks, then one conditional write */
@@ -222,8 +230,9 @@ async function applyNodeUpdate(
 
 /** destroy_node (and the allocation of a node in maintenance), atomically */
 export async function destroyNode(load: Load<NodeRecord>): Promise<void> {
+  const w = watchNode(load);
   await retrying(async () => {
-    const node = await load();
+    const node = await w.load();
     refuseLocked(node);
     if (!node.maintenance && node.instance_uuid) throw Err.nodeAssociated(node.uuid, node.instance_uuid);
     if (node.protected) throw Err.nodeProtected(node.uuid);
@@ -240,15 +249,16 @@ export async function destroyNode(load: Load<NodeRecord>): Promise<void> {
     }
     const out = await deleteNodeItems(node, extra);
     return out === true ? true : RETRY;
-  });
+  }, w.exhausted);
 }
 
 // ------------------------------------------------------------------ traits, maintenance
 
 /** add_node_traits / remove_node_traits: the node's new trait set, one versioned write */
 export async function changeNodeTraits(load: Load<NodeRecord>, change: (node: NodeRecord) => string[]): Promise<NodeRecord> {
+  const w = watchNode(load);
   return retrying(async () => {
-    const node = await load();
+    const node = await w.load();
     refuseLocked(node);
     const traits = [...new Set(change(node))].sort();
     if (traits.length > MAX_TRAITS_PER_NODE) {
@@ -259,19 +269,20 @@ export async function changeNodeTraits(load: Load<NodeRecord>, change: (node: No
     }
     const out = await saveNode(node, { ...node, traits, updated_at: isoNow() });
     return 'ok' in out ? out.node : RETRY;
-  });
+  }, w.exhausted);
 }
 
 /** set / clear maintenance mode */
 export async function setMaintenance(load: Load<NodeRecord>, on: boolean, reason?: string): Promise<NodeRecord> {
+  const w = watchNode(load);
   return retrying(async () => {
-    const node = await load();
+    const node = await w.load();
     refuseLocked(node);
     const next: NodeRecord = { ...node, maintenance: on, maintenance_reason: on ? (reason ?? null) : null, updated_at: isoNow() };
     if (!on) next.fault = null;
     const out = await saveNode(node, next);
     return 'ok' in out ? out.node : RETRY;
-  });
+  }, w.exhausted);
 }
 
 // ------------------------------------------------------------------ power and provisioning
@@ -281,8 +292,9 @@ export async function setMaintenance(load: Load<NodeRecord>, on: boolean, reason
  * then the node is locked and a node-action execution performs the change.
  */
 export async function setPowerState(load: Load<NodeRecord>, target: string, validate: (node: NodeRecord) => void): Promise<void> {
+  const w = watchNode(load);
   await retrying(async () => {
-    const node = await load();
+    const node = await w.load();
     validate(node);
     refuseLocked(node);
     const next: NodeRecord = {
@@ -293,7 +305,7 @@ export async function setPowerState(load: Load<NodeRecord>, target: string, vali
     };
     const out = await launchNodeAction(node, next, 'power', target);
     return 'ok' in out ? out.node : RETRY;
-  });
+  }, w.exhausted);
 }
 
 export interface ProvisionRequest {
@@ -313,8 +325,9 @@ export interface ProvisionRequest {
  */
 export async function setProvisionState(load: Load<NodeRecord>, req: ProvisionRequest): Promise<void> {
   const { target, configdrive } = req;
+  const w = watchNode(load);
   await retrying(async () => {
-    const node = await load();
+    const node = await w.load();
     req.before(node);
     if ((target === S.ACTIVE || target === 'rebuild') && node.maintenance) throw Err.nodeInMaintenance('provisioning', node.uuid);
     const event = VERBS[target] ?? target;
@@ -344,5 +357,5 @@ export async function setProvisionState(load: Load<NodeRecord>, req: ProvisionRe
     }
     const out = await launchNodeAction(node, next, 'provision', target);
     return 'ok' in out ? out.node : RETRY;
-  });
+  }, w.exhausted);
 }

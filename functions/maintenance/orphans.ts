@@ -50,7 +50,8 @@ export async function recoverOrphanAllocations(opts: { deadline?: number; graceM
       continue;
     }
     const next = executionName('a', a.uuid);
-    if (!(await takeOverAllocation(a, a.exec, next))) {
+    // false: another recoverer won; 'stale': not applied (a concurrent transaction), next run looks again
+    if ((await takeOverAllocation(a, a.exec, next)) !== true) {
       report.lost++;
       continue;
     }

@@ -11,13 +11,13 @@
  * so a node can never be reserved twice, and an execution that lost its allocation
  * (deleted, or taken over by orphan recovery) can never reserve anything.
  */
-import { GetCommand, PutCommand, UpdateCommand, type UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPartition } from '../ddb/query.js';
 import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
 import { isoNow, type AllocationRecord, type NodeRecord } from '../../core/baremetal/records.js';
 import { S } from '../../core/baremetal/states.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { BK, BM_INDEX_SHARDS } from './keys.js';
+import { BK, BM_INDEX_SHARDS, BM_TX } from './keys.js';
 import { nodeUuidForInstance } from './nodes.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 
@@ -84,33 +84,25 @@ export type AllocationWriteFailure =
   | { error: 'instance_associated'; node?: string }
   | { error: 'stale' };
 
-/** a single-item conditional write: true if it happened, false if its condition failed */
-async function conditionalUpdate(input: Omit<UpdateCommandInput, 'TableName'>): Promise<boolean> {
-  try {
-    await ddb().send(new UpdateCommand({ TableName: tableName(), ...input }));
-    return true;
-  } catch (e) {
-    if ((e as Error).name === 'ConditionalCheckFailedException') return false;
-    throw e;
-  }
+/**
+ * A single-item conditional Update as a one-item transaction, so its outcome is always
+ * known (store/ddb/tx.ts): true if it happened, false if its condition failed,
+ * 'stale' if it was not applied for another reason (a concurrent transaction): retry.
+ */
+async function conditionalUpdate(update: Omit<NonNullable<TxItem['Update']>, 'TableName'>): Promise<boolean | 'stale'> {
+  const out = await transact([{ Update: { TableName: tableName(), ...update } }], BM_TX);
+  if (out.ok) return true;
+  return out.failed.includes(0) ? false : 'stale';
 }
 
 /**
- * Store a new allocation. A name, or a UUID the client chose (which could be some
- * node's instance_uuid), needs the uniqueness items checked in one transaction; a
- * generated UUID without a name is a single conditional Put.
+ * Store a new allocation with its uniqueness items (name; the UUID must not be some
+ * node's instance_uuid) in one transaction, whose outcome is always known (a lost
+ * answer is resolved, never reported as a duplicate). 'stale': not stored (a
+ * concurrent transaction), retry.
  */
-export async function createAllocation(a: StoredAllocation, clientUuid = true): Promise<{ ok: true } | AllocationWriteFailure> {
+export async function createAllocation(a: StoredAllocation): Promise<{ ok: true } | AllocationWriteFailure> {
   const T = tableName();
-  if (!a.name && !clientUuid) {
-    try {
-      await ddb().send(new PutCommand({ TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' }));
-      return { ok: true };
-    } catch (e) {
-      if ((e as Error).name === 'ConditionalCheckFailedException') return { error: 'duplicate_uuid' };
-      throw e;
-    }
-  }
   const items: TxItem[] = [{ Put: { TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' } }];
   let nameIdx = -1;
   if (a.name) {
@@ -119,7 +111,7 @@ export async function createAllocation(a: StoredAllocation, clientUuid = true): 
   }
   const instIdx = items.length;
   items.push({ ConditionCheck: { TableName: T, Key: BK.nodeInstance(a.uuid), ConditionExpression: 'attribute_not_exists(pk)' } });
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true };
   if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
@@ -151,7 +143,7 @@ export async function saveAllocation(
     items.push({ Put: { TableName: T, Item: { ...BK.allocationName(rec.name), uuid: rec.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
   }
   if (cur.name && cur.name !== rec.name) items.push(deleteNameAction(cur));
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true, allocation: rec };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
   return { error: 'stale' };
@@ -196,7 +188,7 @@ export function allocationDeleteActions(a: AllocationRecord, nodeUuid: string | 
 export async function deleteAllocation(a: AllocationRecord, node: NodeRecord | undefined): Promise<true | { error: 'stale' }> {
   const items = allocationDeleteActions(a, node ? node.uuid : null);
   if (node) items.push(...releaseNodeActions(node, a.uuid));
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   return out.ok ? true : { error: 'stale' };
 }
 
@@ -322,7 +314,7 @@ export async function reserveNode(a: ReservationRequest, exec: string, node: { u
       },
     },
   ];
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true };
   if (out.conflict) return { error: 'busy' };
   if (out.failed.includes(2)) return { error: 'gone' };
@@ -331,8 +323,8 @@ export async function reserveNode(a: ReservationRequest, exec: string, node: { u
   return { error: 'busy' };
 }
 
-/** _allocation_failed: state error + last_error, only while this execution owns it. */
-export async function failAllocation(a: { uuid: string; seq: number }, exec: string, lastError: string): Promise<boolean> {
+/** _allocation_failed: state error + last_error, only while this execution owns it ('stale': try again). */
+export async function failAllocation(a: { uuid: string; seq: number }, exec: string, lastError: string): Promise<boolean | 'stale'> {
   return conditionalUpdate({
     Key: BK.allocation(a.uuid),
     UpdateExpression: 'SET #st = :error, last_error = :e, #upd = :now, gsi2sk = :sk, #ver = #ver + :one REMOVE node_uuid',
@@ -352,9 +344,10 @@ export async function failAllocation(a: { uuid: string; seq: number }, exec: str
 
 /**
  * take_over_allocation: move an allocating allocation from the execution `from` to
- * `to`. Exactly one of several concurrent recoverers succeeds.
+ * `to`. Exactly one of several concurrent recoverers succeeds ('stale': neither won
+ * nor lost, look again next run).
  */
-export async function takeOverAllocation(a: AllocationRecord, from: string | null, to: string): Promise<boolean> {
+export async function takeOverAllocation(a: AllocationRecord, from: string | null, to: string): Promise<boolean | 'stale'> {
   return conditionalUpdate({
     Key: BK.allocation(a.uuid),
     UpdateExpression: 'SET #ex = :to, exec_at = :at, #ver = #ver + :one',
@@ -400,7 +393,7 @@ export async function backfillAllocation(a: StoredAllocation, node: NodeRecord):
     instIdx = items.length;
     items.push({ Put: { TableName: T, Item: { ...BK.nodeInstance(a.uuid), node: node.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
   }
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true };
   if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };

@@ -49,7 +49,12 @@ export const BK = {
     gsi2pk: `BMAS#${shardOf(uuid, BM_INDEX_SHARDS)}`,
     gsi2sk: `${state}#${seqKey(seq)}`,
   }),
+  /** the marker (and fence) of one bare-metal transaction attempt (store/ddb/tx.ts) */
+  txMarker: (token: string) => ({ pk: `BMTX#${token}`, sk: 'BMTX' }),
 } as const;
+
+/** transact() options of every bare-metal transaction: its marker is a bare-metal item */
+export const BM_TX = { marker: BK.txMarker };
 
 let seqCounter = 0;
 /** creation order: µs-scaled timestamp plus a per-process counter */

@@ -8,7 +8,7 @@ import { batchGet } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
 import { isAllocatable, type NodeRecord } from '../../core/baremetal/records.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { BK, BM_INDEX_SHARDS } from './keys.js';
+import { BK, BM_INDEX_SHARDS, BM_TX } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 
 const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type']);
@@ -276,7 +276,7 @@ export async function createNode(n: NodeRecord): Promise<NodeWrite> {
   const items: TxItem[] = [{ Put: { TableName: tableName(), Item: nodeToItem(n), ConditionExpression: 'attribute_not_exists(pk)' } }];
   const u = uniqueness(undefined, n, 1);
   items.push(...u.actions);
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true, node: n };
   if (out.conflict) return { error: 'stale' };
   // both taken: Ironic (its database's constraint order) names the name
@@ -308,7 +308,7 @@ export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[
   ];
   const u = uniqueness(cur, rec, 1);
   items.push(...u.actions, ...extra);
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true, node: rec };
   if (out.conflict || out.failed.includes(0)) return { error: 'stale' };
   if (u.nameIdx !== undefined && out.failed.includes(u.nameIdx)) return { error: 'duplicate_name', name: rec.name! };
@@ -333,6 +333,6 @@ export async function deleteNodeItems(cur: NodeRecord, extra: TxItem[] = []): Pr
     ...uniqueness(cur, undefined, 1).actions,
     ...extra,
   ];
-  const out = await transact(items);
+  const out = await transact(items, BM_TX);
   return out.ok ? true : { error: 'stale' };
 }

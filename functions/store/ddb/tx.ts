@@ -1,18 +1,47 @@
 /**
- * TransactWriteItems with Placement-shaped outcomes. DynamoDB cancels a transaction
- * either because one of our conditions failed (ConditionalCheckFailed, with the
- * index of the failing action) or because another transaction touched the same item
- * (TransactionConflict): the first is a domain answer, the second is retried.
+ * TransactWriteItems with Placement-shaped outcomes, and every outcome KNOWN.
+ *
+ * DynamoDB cancels a transaction either because one of our conditions failed
+ * (ConditionalCheckFailed, with the index of the failing action) or because another
+ * transaction touched the same item (TransactionConflict): the first is a domain
+ * answer, the second is retried by the caller.
+ *
+ * Between those and success lies "outcome unknown": a lost response, a timeout, a 5xx,
+ * TransactionInProgress, or any answer to a retry (the SDK resends a request up to
+ * three times) whose earlier attempt may have committed. Such an outcome is resolved
+ * here, before anyone answers a client (docs/design.md, "Unknown outcomes"):
+ *
+ *  - every transaction carries a MARKER: a Put of an item whose key belongs to this
+ *    one attempt, conditioned on attribute_not_exists — the change-log entry of a
+ *    Placement write (changelog.ts logPut marks it), otherwise an item TX#<token>;
+ *  - the marker exists if and only if this attempt committed (nobody else writes that
+ *    key; the transaction is atomic);
+ *  - to learn the outcome, a FENCE is written at the marker's key (PutItem IF
+ *    attribute_not_exists OR fence = <token>): if the fence is stored, no copy of the
+ *    transaction can commit any more (its marker condition now fails) — not committed
+ *    (a retried fence finds its own earlier copy and succeeds too); if the condition
+ *    fails, the key holds the marker — committed.
+ *
+ * ClientRequestToken is set to the attempt's token, so the SDK's own retries of a
+ * committed transaction are answered "success" by DynamoDB (idempotent for 10 minutes)
+ * and rarely reach the fence; correctness does not depend on it.
  */
-import { TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { PutItemCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ddb } from './client.js';
+import { ddb, ddbRaw, tableName } from './client.js';
+import { backoffMs, sleep } from './retry.js';
 import { Problem } from '../../core/errors.js';
+import { count } from '../../observability/powertools.js';
+import { log } from '../../observability/log.js';
 
 export type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
 export const MAX_TX_ACTIONS = 100;
+
+/** markers and fences expire after a day (DynamoDB TTL); a request is refused by DynamoDB minutes after it was signed */
+export const MARKER_TTL_S = 24 * 3600;
 
 export type TxOutcome =
   | { ok: true }
@@ -22,7 +51,7 @@ export type TxOutcome =
       failed: number[];
       /** the items as they were when a condition failed (ReturnValuesOnConditionCheckFailure) */
       oldItems: Record<number, Record<string, unknown> | undefined>;
-      /** cancelled because of a concurrent transaction (retryable) */
+      /** not committed, and worth trying again from fresh reads (a concurrent transaction, throttling, an attempt fenced off) */
       conflict: boolean;
     };
 
@@ -33,32 +62,168 @@ export class TooManyActionsError extends Problem {
   }
 }
 
-export async function transact(items: TxItem[]): Promise<TxOutcome> {
+/** The outcome could not be learnt (DynamoDB kept failing for the whole resolution budget). Answered as a 5xx. */
+export class OutcomeUnknown extends Error {
+  constructor(readonly last: unknown) {
+    super('the outcome of a write could not be determined');
+    this.name = 'OutcomeUnknown';
+  }
+}
+
+/** Process-wide counters (tests and the chaos run read them). */
+export const txStats = { transactions: 0, attempts: 0, unknown: 0, resolvedCommitted: 0, resolvedNotCommitted: 0, fenceAttempts: 0 };
+
+const markers = new WeakSet<object>();
+
+/**
+ * Mark a Put as the transaction's marker: its key must be unique to this one attempt
+ * (a fresh random part), it must be a new item. The Put gets attribute_not_exists(pk).
+ */
+export function asMarker(put: TxItem): TxItem {
+  if (!put.Put) throw new Error('a transaction marker must be a Put');
+  put.Put.ConditionExpression = 'attribute_not_exists(pk)';
+  markers.add(put);
+  return put;
+}
+
+export interface TxOptions {
+  /** the key of the marker added when no action is one (default TX#<token>; bare metal: BMTX#<token>) */
+  marker?: (token: string) => { pk: string; sk: string };
+}
+
+const defaultMarker = (token: string) => ({ pk: `TX#${token}`, sk: 'TX' });
+
+/** The marker of transactions that have none of their own. */
+function markerItem(token: string, key: (token: string) => { pk: string; sk: string }): TxItem {
+  return asMarker({ Put: { TableName: tableName(), Item: { ...key(token), ttl: Math.floor(Date.now() / 1000) + MARKER_TTL_S } } });
+}
+
+/**
+ * Errors that prove the one attempt that was made did not commit. Anything else — a
+ * network error, a timeout, a 5xx, TransactionInProgress, or any error after the SDK
+ * retried — leaves the outcome unknown.
+ */
+const NOT_COMMITTED = new Set([
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'TransactionConflictException',
+  'ValidationException',
+  'ResourceNotFoundException',
+  'AccessDeniedException',
+  'UnrecognizedClientException',
+]);
+/**
+ * Not applied because of another transaction: worth planning again from fresh reads
+ * (the store's retry loop). Anything else that was not applied — throttling the SDK
+ * already retried, a 5xx, a timeout, a bug — is thrown: re-planning would not help,
+ * and the API answers a 5xx, with nothing stored.
+ */
+const CONTENTION = new Set(['TransactionConflictException', 'TransactionInProgressException', 'TransactionCanceledException']);
+
+const CONFLICT: TxOutcome = { ok: false, failed: [], oldItems: {}, conflict: true };
+
+function attemptsOf(e: unknown): number {
+  return Number((e as { $metadata?: { attempts?: number } })?.$metadata?.attempts ?? 1);
+}
+
+function isCancellation(e: unknown): e is TransactionCanceledException {
+  return e instanceof TransactionCanceledException || (e as Error)?.name === 'TransactionCanceledException';
+}
+
+/** The answer of a cancellation DynamoDB evaluated on the only attempt made. */
+function cancelled(e: TransactionCanceledException): TxOutcome {
+  const reasons = e.CancellationReasons ?? [];
+  const failed: number[] = [];
+  const oldItems: Record<number, Record<string, unknown> | undefined> = {};
+  reasons.forEach((r, i) => {
+    if (r.Code === 'ConditionalCheckFailed') {
+      failed.push(i);
+      oldItems[i] = r.Item ? unmarshall(r.Item as never) : undefined;
+    }
+  });
+  return { ok: false, failed, oldItems, conflict: failed.length === 0 };
+}
+
+export async function transact(items: TxItem[], opts: TxOptions = {}): Promise<TxOutcome> {
   if (items.length === 0) return { ok: true };
-  if (items.length > MAX_TX_ACTIONS) throw new TooManyActionsError(items.length);
+  const token = randomUUID();
+  let markerIdx = items.findIndex((it) => markers.has(it));
+  let all = items;
+  if (markerIdx < 0) {
+    markerIdx = items.length;
+    all = [...items, markerItem(token, opts.marker ?? defaultMarker)];
+  }
+  if (all.length > MAX_TX_ACTIONS) throw new TooManyActionsError(all.length);
+  const marker = all[markerIdx]!.Put!;
+  const markerKey = { table: String(marker.TableName), pk: String(marker.Item!.pk), sk: String(marker.Item!.sk) };
+  txStats.transactions++;
   try {
-    await ddb().send(new TransactWriteCommand({ TransactItems: items }));
+    const r = await ddb().send(new TransactWriteCommand({ TransactItems: all, ClientRequestToken: token }));
+    txStats.attempts += r.$metadata.attempts ?? 1;
     return { ok: true };
   } catch (e) {
-    if (e instanceof TransactionCanceledException || (e as Error)?.name === 'TransactionCanceledException') {
-      const reasons = (e as TransactionCanceledException).CancellationReasons ?? [];
-      const failed: number[] = [];
-      const oldItems: Record<number, Record<string, unknown> | undefined> = {};
-      let conflict = false;
-      reasons.forEach((r, i) => {
-        if (r.Code === 'ConditionalCheckFailed') {
-          failed.push(i);
-          oldItems[i] = r.Item ? unmarshall(r.Item as never) : undefined;
-        } else if (r.Code === 'TransactionConflict' || r.Code === 'ThrottlingError' || r.Code === 'ProvisionedThroughputExceeded') {
-          conflict = true;
-        }
-      });
-      if (!failed.length && !conflict) conflict = true;
-      return { ok: false, failed, oldItems, conflict: conflict && failed.length === 0 };
+    const attempts = attemptsOf(e);
+    txStats.attempts += attempts;
+    if (isCancellation(e)) {
+      // our marker exists: a copy of this very transaction committed (an SDK retry after a lost answer)
+      if (e.CancellationReasons?.[markerIdx]?.Code === 'ConditionalCheckFailed') {
+        txStats.resolvedCommitted++;
+        count('TxResolvedCommitted');
+        return { ok: true };
+      }
+      if (attempts <= 1) return cancelled(e);
+    } else if (attempts <= 1 && NOT_COMMITTED.has((e as Error)?.name)) {
+      if (CONTENTION.has((e as Error).name)) return CONFLICT;
+      throw e;
     }
-    if ((e as Error)?.name === 'TransactionConflictException' || (e as Error)?.name === 'TransactionInProgressException') {
-      return { ok: false, failed: [], oldItems: {}, conflict: true };
-    }
+    if (await resolve(markerKey, token, e)) return { ok: true };
+    // not committed, and it never will be: contention is planned again, anything else thrown
+    if (CONTENTION.has((e as Error)?.name)) return CONFLICT;
     throw e;
   }
+}
+
+/** how many times the fence is tried (each try is one SDK call of up to 3 attempts) */
+const FENCE_TRIES = 12;
+
+/**
+ * Did the attempt whose marker is at `key` commit? Writes the fence (see the module
+ * comment). True: committed. False: not committed, and it never will.
+ */
+async function resolve(key: { table: string; pk: string; sk: string }, token: string, cause: unknown): Promise<boolean> {
+  txStats.unknown++;
+  count('TxOutcomeUnknown');
+  log.warn('write outcome unknown: resolving', { error: (cause as Error)?.name ?? String(cause), attempts: attemptsOf(cause) });
+  let last: unknown = cause;
+  for (let i = 0; i < FENCE_TRIES; i++) {
+    txStats.fenceAttempts++;
+    try {
+      // stored (or already ours: a fence whose answer was lost): the attempt did not commit and never will
+      await ddbRaw().send(
+        new PutItemCommand({
+          TableName: key.table,
+          Item: { pk: { S: key.pk }, sk: { S: key.sk }, fence: { S: token }, ttl: { N: String(Math.floor(Date.now() / 1000) + MARKER_TTL_S) } },
+          ConditionExpression: 'attribute_not_exists(pk) OR fence = :t',
+          ExpressionAttributeValues: { ':t': { S: token } },
+        }),
+      );
+      txStats.resolvedNotCommitted++;
+      count('TxResolvedNotCommitted');
+      return false;
+    } catch (e) {
+      // the key holds something that is not our fence: the marker, so the attempt committed
+      if ((e as Error)?.name === 'ConditionalCheckFailedException') {
+        txStats.resolvedCommitted++;
+        count('TxResolvedCommitted');
+        return true;
+      }
+      // a transaction still in flight on the marker (TransactionConflict), throttling, 5xx, network: try again
+      last = e;
+      await sleep(backoffMs(i, 25, 1000));
+    }
+  }
+  count('TxOutcomeUnresolved');
+  log.error('write outcome could not be resolved', { error: (last as Error)?.name ?? String(last) });
+  throw new OutcomeUnknown(last);
 }

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { config } from '../../config.js';
 import { tableName } from '../ddb/client.js';
 import { K } from './keys.js';
-import type { TxItem } from '../ddb/tx.js';
+import { asMarker, type TxItem } from '../ddb/tx.js';
 
 export const BUCKET_MS = 60_000;
 /** how far back every refresh re-reads; must exceed the longest write transaction */
@@ -33,21 +33,25 @@ function pad(ts: number): string {
   return String(ts).padStart(13, '0');
 }
 
-/** A Put to add to a write transaction. */
+/**
+ * A Put to add to a write transaction. Its key is new and random, so it is also the
+ * transaction's marker (store/ddb/tx.ts): it exists if and only if the transaction
+ * committed, which is how an unknown outcome is resolved.
+ */
 export function logPut(rps: Iterable<string>, now = Date.now()): TxItem {
   const shard = Math.floor(Math.random() * config().changeLogShards);
   const list = [...new Set(rps)];
-  return {
+  return asMarker({
     Put: {
       TableName: tableName(),
       Item: {
         pk: K.changeLog(Math.floor(now / BUCKET_MS), shard),
-        sk: `${pad(now)}#${randomBytes(6).toString('hex')}`,
+        sk: `${pad(now)}#${randomBytes(8).toString('hex')}`,
         rps: list,
         ttl: Math.floor(now / 1000) + LOG_TTL_S,
       },
     },
-  };
+  });
 }
 
 /** Every entry with timestamp >= since (consistent reads, all shards, all buckets up to now). */
@@ -72,6 +76,7 @@ export async function readLogSince(since: number, now = Date.now()): Promise<{ e
 async function queryAll(pk: string, fromSk: string): Promise<LogEntry[]> {
   return (await queryPartition({ pk, skFrom: fromSk, consistent: true })).map((it) => {
     const sk = String(it.sk);
+    // a fence (tx.ts: an attempt that never committed) names no provider
     return { sk, ts: Number(sk.slice(0, 13)), rps: (it.rps as string[]) ?? [] };
   });
 }

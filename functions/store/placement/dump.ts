@@ -6,6 +6,8 @@
  * become base64 strings). Change-log items (`LOG#…`, transient, TTL one day) are not
  * exported: an import writes fresh ones naming every imported provider instead, so a
  * running API whose provider snapshot is warm sees the imported forest at once.
+ * Transaction markers and fences (`TX#…`, `BMTX#…`, store/ddb/tx.ts; TTL one day) are
+ * transient too and stay behind.
  *
  * Import is for an EMPTY table only (a restore, a move between accounts or from
  * DynamoDB Local to AWS): it uses BatchWriteItem, which has no conditions, so it is
@@ -21,7 +23,8 @@ export type RawItem = Record<string, AttributeValue>;
 /** An item as written to a dump file: AttributeValues, binary as base64 */
 export type DumpItem = Record<string, unknown>;
 
-const isLog = (item: RawItem) => (item.pk?.S ?? '').startsWith('LOG#');
+/** change-log entries and transaction markers: transient, never exported, ignored by the emptiness check */
+const isLog = (item: RawItem) => /^(LOG|TX|BMTX)#/.test(item.pk?.S ?? '');
 
 function encode(v: AttributeValue): unknown {
   if (v.B !== undefined) return { B: Buffer.from(v.B).toString('base64') };
@@ -53,7 +56,7 @@ export function fromDumpItem(item: DumpItem): RawItem {
   return out;
 }
 
-/** Every item but change-log entries, page by page (strongly consistent scan). */
+/** Every item but change-log entries and transaction markers, page by page (strongly consistent scan). */
 export async function* exportItems(): AsyncGenerator<RawItem[]> {
   let start: Record<string, AttributeValue> | undefined;
   do {
@@ -64,7 +67,7 @@ export async function* exportItems(): AsyncGenerator<RawItem[]> {
   } while (start);
 }
 
-/** True when the table holds nothing but change-log entries. */
+/** True when the table holds nothing but change-log entries and transaction markers. */
 export async function tableIsEmpty(): Promise<boolean> {
   let start: Record<string, AttributeValue> | undefined;
   do {

@@ -4,14 +4,14 @@
  * lists by id). Standard classes live in code (functions/core/placement/standard.ts).
  * Deleting or renaming is conditioned on refs = 0, so a class in use never goes away.
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPartition } from '../ddb/query.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { nextSeq } from './providers.js';
 import { customSeq, forgetCustomOrder, rememberCustomItems } from './catalog.js';
-import { isConditionFailure } from '../ddb/single-item.js';
+import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 
 export interface CustomResourceClass {
@@ -59,37 +59,43 @@ export async function listCustomResourceClasses(): Promise<CustomResourceClass[]
   return out.sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 
-/** Create a custom class; undefined when the name is taken. */
+/**
+ * Create a custom class; undefined when the name is taken. A transaction of one item,
+ * not a PutItem: its outcome is always known (store/ddb/tx.ts), so a lost answer
+ * can never turn our own create into "taken".
+ */
 export async function createCustomResourceClass(name: string): Promise<CustomResourceClass | undefined> {
-  const rc: CustomResourceClass = { name, refs: 0, createdAt: new Date().toISOString(), seq: nextSeq() };
-  try {
-    await ddb().send(new PutCommand({ TableName: tableName(), Item: toItem(rc), ConditionExpression: 'attribute_not_exists(pk)' }));
-    return rc;
-  } catch (e) {
-    if (isConditionFailure(e)) return undefined;
-    throw e;
-  }
+  return withRetries(async () => {
+    const rc: CustomResourceClass = { name, refs: 0, createdAt: new Date().toISOString(), seq: nextSeq() };
+    const out = await transact([{ Put: { TableName: tableName(), Item: toItem(rc), ConditionExpression: 'attribute_not_exists(pk)' } }]);
+    if (out.ok) return rc;
+    return out.failed.includes(0) ? undefined : RETRY;
+  });
 }
 
-/** Delete a custom class no provider has inventory of. */
+/** Delete a custom class no provider has inventory of (one-item transaction, as create). */
 export async function deleteCustomResourceClass(name: string): Promise<true | 'not_found' | 'in_use'> {
-  try {
-    await ddb().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: K.customResourceClass(name),
-        ConditionExpression: NOT_IN_USE,
-        ExpressionAttributeNames: { '#refs': 'refs' },
-        ExpressionAttributeValues: { ':zero': 0 },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    forgetCustomOrder(K.customResourceClassPk);
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return e.Item ? 'in_use' : 'not_found';
-    throw e;
-  }
+  if (!keyFits(K.customResourceClass(name))) return 'not_found';
+  return withRetries(async () => {
+    const out = await transact([
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: K.customResourceClass(name),
+          ConditionExpression: NOT_IN_USE,
+          ExpressionAttributeNames: { '#refs': 'refs' },
+          ExpressionAttributeValues: { ':zero': 0 },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+    ]);
+    if (out.ok) {
+      forgetCustomOrder(K.customResourceClassPk);
+      return true;
+    }
+    if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
+    return RETRY;
+  });
 }
 
 /**
@@ -115,7 +121,7 @@ export async function renameCustomResourceClass(
     },
     { Put: { TableName: tableName(), Item: toItem(renamed), ConditionExpression: 'attribute_not_exists(pk)' } },
   ];
-  for (let attempt = 0; attempt < 8; attempt++) {
+  return withRetries(async () => {
     const out = await transact(items);
     if (out.ok) {
       forgetCustomOrder(K.customResourceClassPk);
@@ -123,7 +129,6 @@ export async function renameCustomResourceClass(
     }
     if (out.failed.includes(1)) return 'exists';
     if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
-    await new Promise((r) => setTimeout(r, 10 * 2 ** attempt * Math.random()));
-  }
-  return 'in_use';
+    return RETRY;
+  });
 }

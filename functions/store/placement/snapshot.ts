@@ -72,7 +72,9 @@ export class ProviderSnapshot {
     const started = Date.now();
     const t0 = performance.now();
     const resyncMs = config().snapshotResyncS * 1000;
-    if (!this.loaded || (resyncMs > 0 && started - this.lastFullLoad > resyncMs)) {
+    let since = this.lastStart - OVERLAP_MS;
+    const fullLoad = !this.loaded || (resyncMs > 0 && started - this.lastFullLoad > resyncMs);
+    if (fullLoad) {
       // cold load, or the periodic full resync: a safety net should a write ever commit
       // later than the overlap window allows (the change log then never shows it)
       const all = await scanAllProviders();
@@ -94,14 +96,17 @@ export class ProviderSnapshot {
       if (this.loaded) this.stats.resyncs++;
       else this.stats.coldLoads++;
       this.stats.providerReads += all.length + absent.length;
-      // replay the whole overlap window again: it re-reads (consistently) whatever the
-      // index returned older than what the log already told us
+      // gsi1 may lag the table (by up to SNAPSHOT_INDEX_LAG_MS): the scan shows every
+      // write committed before `started - lag`, and anything newer it may show old or
+      // not at all. Replaying the change log from there with consistent reads of the
+      // base table re-reads every provider written since, so the forest holds every
+      // write committed before this refresh started, whatever the index showed.
+      // (Until that replay has succeeded the load does not count: a refresh that fails
+      // here loads again.)
       this.seen.clear();
-      if (!this.loaded) this.lastStart = started;
-      this.loaded = true;
-      this.lastFullLoad = started;
+      const replayFrom = started - Math.max(OVERLAP_MS, config().snapshotIndexLagMs);
+      since = this.loaded ? Math.min(since, replayFrom) : replayFrom;
     }
-    const since = this.lastStart - OVERLAP_MS;
     const { entries, reads } = await readLogSince(since);
     this.stats.logQueries += reads;
     const changed = new Set<string>();
@@ -120,6 +125,10 @@ export class ProviderSnapshot {
     // only now: a refresh that fails half-way must not mark entries it never applied
     for (const e of unseen) this.seen.set(e.sk, e.ts);
     for (const [sk, ts] of this.seen) if (ts < since) this.seen.delete(sk);
+    if (fullLoad) {
+      this.loaded = true;
+      this.lastFullLoad = started;
+    }
     this.lastStart = started;
     this.stats.refreshes++;
     this.stats.lastRefreshMs = performance.now() - t0;

@@ -5,13 +5,14 @@
  * in the same transaction as the provider, so deleting a trait in use is refused by a
  * condition (refs = 0), never by a racy read.
  */
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryPartition } from '../ddb/query.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
-import { isConditionFailure } from '../ddb/single-item.js';
+import { RETRY, withRetries } from '../ddb/retry.js';
+import { transact } from '../ddb/tx.js';
 import { customSeq, forgetCustomOrder, missingTraits, rememberCustomItems } from './catalog.js';
 import { nextSeq } from './providers.js';
 import { diffRefs } from './refs.js';
@@ -49,44 +50,52 @@ export async function listCustomTraits(): Promise<CustomTrait[]> {
   return items.map(fromItem).sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 
-/** Create a custom trait; `created: false` when it already exists (PUT is idempotent). */
+/**
+ * Create a custom trait; `created: false` when it already exists (PUT is idempotent).
+ * A one-item transaction (store/ddb/tx.ts resolves a lost answer), so our own create
+ * is never reported as "already there".
+ */
 export async function createCustomTrait(name: string): Promise<{ created: boolean; trait?: CustomTrait }> {
-  const now = new Date().toISOString();
-  const seq = nextSeq();
-  try {
-    await ddb().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...K.customTrait(name), type: 'TRAIT', refs: 0, created: now, seq },
-        ConditionExpression: 'attribute_not_exists(pk)',
-      }),
-    );
-    return { created: true, trait: { name, refs: 0, createdAt: now, seq } };
-  } catch (e) {
-    if (isConditionFailure(e)) return { created: false };
-    throw e;
-  }
+  return withRetries(async () => {
+    const now = new Date().toISOString();
+    const seq = nextSeq();
+    const out = await transact([
+      {
+        Put: {
+          TableName: tableName(),
+          Item: { ...K.customTrait(name), type: 'TRAIT', refs: 0, created: now, seq },
+          ConditionExpression: 'attribute_not_exists(pk)',
+        },
+      },
+    ]);
+    if (out.ok) return { created: true, trait: { name, refs: 0, createdAt: now, seq } };
+    return out.failed.includes(0) ? { created: false } : RETRY;
+  });
 }
 
-/** Delete a custom trait no provider has. */
+/** Delete a custom trait no provider has (one-item transaction, as create). */
 export async function deleteCustomTrait(name: string): Promise<true | 'not_found' | 'in_use'> {
-  try {
-    await ddb().send(
-      new DeleteCommand({
-        TableName: tableName(),
-        Key: K.customTrait(name),
-        ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#refs) OR #refs <= :zero)',
-        ExpressionAttributeNames: { '#refs': 'refs' },
-        ExpressionAttributeValues: { ':zero': 0 },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      }),
-    );
-    forgetCustomOrder(K.customTraitPk);
-    return true;
-  } catch (e) {
-    if (isConditionFailure(e)) return e.Item ? 'in_use' : 'not_found';
-    throw e;
-  }
+  if (!keyFits(K.customTrait(name))) return 'not_found';
+  return withRetries(async () => {
+    const out = await transact([
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: K.customTrait(name),
+          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#refs) OR #refs <= :zero)',
+          ExpressionAttributeNames: { '#refs': 'refs' },
+          ExpressionAttributeValues: { ':zero': 0 },
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        },
+      },
+    ]);
+    if (out.ok) {
+      forgetCustomOrder(K.customTraitPk);
+      return true;
+    }
+    if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
+    return RETRY;
+  });
 }
 
 export type TraitWriteFailure = GuardedWriteFailure | { error: 'unknown_traits'; names: string[] };

@@ -10,7 +10,14 @@ import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack } from '../../../cdk/lib/berth-stack.js';
-import { BAREMETAL_INDEX_KEYS, BAREMETAL_ITEM_KEYS, MAINTENANCE_ACCESS, PLACEMENT_ACCESS, normalise } from '../../../cdk/lib/permissions.js';
+import {
+  BAREMETAL_INDEX_KEYS,
+  BAREMETAL_ITEM_KEYS,
+  BAREMETAL_MARKER_KEYS,
+  MAINTENANCE_ACCESS,
+  PLACEMENT_ACCESS,
+  normalise,
+} from '../../../cdk/lib/permissions.js';
 
 interface Statement {
   Action: string | string[];
@@ -137,10 +144,13 @@ describe('bare-metal functions: bound to bare-metal items', () => {
           expect(indexOf(s)).toBe('gsi2');
           expect(actions(s)).toEqual(['dynamodb:Query']);
           expect([...keys(s)].sort()).toEqual([...BAREMETAL_INDEX_KEYS].sort());
+        } else if (JSON.stringify(keys(s)) === JSON.stringify(BAREMETAL_MARKER_KEYS)) {
+          // transaction markers and fences: PutItem, nothing else
+          expect(actions(s)).toEqual(['dynamodb:PutItem']);
         } else {
           expect([...keys(s)].sort()).toEqual([...BAREMETAL_ITEM_KEYS].sort());
         }
-        for (const pk of ['RP#x', 'CONS#c', 'USAGE#p', 'TRAITS', 'RCS', 'LOG#1#2', 'META'])
+        for (const pk of ['RP#x', 'CONS#c', 'USAGE#p', 'TRAITS', 'RCS', 'LOG#1#2', 'META', 'TX#t'])
           expect(
             keys(s).some((k) => matches(k, pk)),
             `${d} ${pk}`,
@@ -153,7 +163,7 @@ describe('bare-metal functions: bound to bare-metal items', () => {
   it('no Placement function can reach a bare-metal item', () => {
     for (const family of Object.keys(PLACEMENT_ACCESS)) {
       for (const s of dynamoStatements(`Placement ${family}`)) {
-        for (const pk of ['BMN#n', 'BMA#a', 'BMNNAME#x', 'BMNS#0'])
+        for (const pk of ['BMN#n', 'BMA#a', 'BMNNAME#x', 'BMNS#0', 'BMTX#t'])
           expect(
             keys(s).some((k) => matches(k, pk)),
             `${family} ${pk}`,
@@ -174,7 +184,8 @@ describe('the maintenance function: its migration rules plus bare-metal orphan r
       const k = [...keys(s)].sort();
       const bm =
         JSON.stringify(k) === JSON.stringify([...BAREMETAL_ITEM_KEYS].sort()) ||
-        JSON.stringify(k) === JSON.stringify([...BAREMETAL_INDEX_KEYS].sort());
+        JSON.stringify(k) === JSON.stringify([...BAREMETAL_INDEX_KEYS].sort()) ||
+        JSON.stringify(k) === JSON.stringify([...BAREMETAL_MARKER_KEYS].sort());
       if (bm) continue;
       const w = want.find((r) => (r.index ?? undefined) === indexOf(s) && JSON.stringify(r.keys) === JSON.stringify(k));
       expect(w, `unexpected statement ${JSON.stringify(s)}`).toBeDefined();

@@ -1,0 +1,137 @@
+/**
+ * The outcome resolution of store/ddb/tx.ts, one case at a time, against DynamoDB Local:
+ * the answers of DynamoDB a lost response, a TransactionInProgress or a 5xx leave behind
+ * are played by wrapping the store's client, and each case checks that transact()'s
+ * answer is what the table holds — and that an attempt resolved as "not committed" can
+ * never commit afterwards (its fence stops a late copy).
+ */
+import { GetCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { useTable } from '../harness.js';
+
+let client: typeof import('../../../functions/store/ddb/client.js');
+let tx: typeof import('../../../functions/store/ddb/tx.js');
+
+beforeAll(async () => {
+  await useTable();
+  client = await import('../../../functions/store/ddb/client.js');
+  tx = await import('../../../functions/store/ddb/tx.js');
+});
+
+type Send = (cmd: unknown) => Promise<unknown>;
+let restore: (() => void) | undefined;
+afterEach(() => {
+  restore?.();
+  restore = undefined;
+});
+
+/** replace the document client's send for TransactWriteCommand (the fence uses the raw client, untouched) */
+function onTransact(fake: (cmd: TransactWriteCommand, real: Send) => Promise<unknown>): void {
+  const doc = client.ddb() as unknown as { send: Send };
+  const real = doc.send.bind(doc);
+  doc.send = (cmd) => (cmd instanceof TransactWriteCommand ? fake(cmd, real) : real(cmd));
+  restore = () => {
+    doc.send = real;
+  };
+}
+
+function sdkError(name: string, attempts: number, extra: Record<string, unknown> = {}): Error {
+  return Object.assign(new Error(name), { name, $metadata: { attempts }, ...extra });
+}
+
+const item = (id: string) => ({
+  Put: { TableName: client.tableName(), Item: { pk: `TXTEST#${id}`, sk: 'X', v: 1 }, ConditionExpression: 'attribute_not_exists(pk)' },
+});
+const stored = async (id: string) =>
+  !!(await client.ddb().send(new GetCommand({ TableName: client.tableName(), Key: { pk: `TXTEST#${id}`, sk: 'X' }, ConsistentRead: true }))).Item;
+
+describe('transact(): every outcome known', () => {
+  it('committed, then the answer lost and the retries refused (TransactionInProgress): success', async () => {
+    const id = randomUUID();
+    onTransact(async (cmd, real) => {
+      await real(cmd);
+      throw sdkError('TransactionInProgressException', 3);
+    });
+    const before = tx.txStats.resolvedCommitted;
+    expect(await tx.transact([item(id)])).toEqual({ ok: true });
+    expect(await stored(id)).toBe(true);
+    expect(tx.txStats.resolvedCommitted).toBe(before + 1);
+  });
+
+  it('committed, then a retry cancelled by our own marker (the token not recognised): success', async () => {
+    const id = randomUUID();
+    onTransact(async (cmd, real) => {
+      await real(cmd);
+      // the retry, as DynamoDB would evaluate it afresh
+      const again = new TransactWriteCommand({ ...cmd.input, ClientRequestToken: randomUUID() });
+      try {
+        await real(again);
+      } catch (e) {
+        throw Object.assign(e as Error, { $metadata: { attempts: 2 } });
+      }
+      throw new Error('the second copy should have been cancelled');
+    });
+    expect(await tx.transact([item(id)])).toEqual({ ok: true });
+    expect(await stored(id)).toBe(true);
+  });
+
+  it('never arrived (5xx on every attempt): not committed, and a late copy can no longer commit', async () => {
+    const id = randomUUID();
+    let copy: TransactWriteCommand | undefined;
+    onTransact(async (cmd) => {
+      copy = cmd;
+      throw sdkError('InternalServerError', 3, { $fault: 'server' });
+    });
+    const before = tx.txStats.resolvedNotCommitted;
+    // not applied, and not worth planning again: the API answers a 5xx with nothing stored
+    await expect(tx.transact([item(id)])).rejects.toThrow('InternalServerError');
+    expect(tx.txStats.resolvedNotCommitted).toBe(before + 1);
+    restore!();
+    restore = undefined;
+    expect(await stored(id)).toBe(false);
+    // the request was only delayed and arrives now: its marker meets the fence
+    const late = await client
+      .ddb()
+      .send(new TransactWriteCommand({ ...copy!.input, ClientRequestToken: randomUUID() }))
+      .then(
+        () => 'committed',
+        (e: Error & { CancellationReasons?: Array<{ Code?: string }> }) => e.CancellationReasons?.map((r) => r.Code).join(','),
+      );
+    expect(late).toBe('None,ConditionalCheckFailed');
+    expect(await stored(id)).toBe(false);
+  });
+
+  it('a cancellation, a conflict or throttling of the only attempt is an answer, not an unknown', async () => {
+    const id = randomUUID();
+    expect(await tx.transact([item(id)])).toEqual({ ok: true });
+    const unknown = tx.txStats.unknown;
+    // a real condition failure
+    const out = await tx.transact([item(id)]);
+    expect(out).toMatchObject({ ok: false, failed: [0], conflict: false });
+    let answer = sdkError('TransactionConflictException', 1);
+    onTransact(async () => {
+      throw answer;
+    });
+    // another transaction in the way: planned again by the caller
+    expect(await tx.transact([item(randomUUID())])).toMatchObject({ ok: false, conflict: true });
+    // throttled after the SDK's own retries: a 5xx, nothing stored
+    answer = sdkError('ThrottlingException', 1);
+    await expect(tx.transact([item(randomUUID())])).rejects.toThrow('ThrottlingException');
+    expect(tx.txStats.unknown).toBe(unknown);
+  });
+
+  it('a Placement write is its own marker: the change-log entry, no extra item', async () => {
+    const { logPut } = await import('../../../functions/store/placement/changelog.js');
+    let sent: TransactWriteCommand | undefined;
+    onTransact(async (cmd, real) => {
+      sent = cmd;
+      return real(cmd);
+    });
+    const id = randomUUID();
+    expect(await tx.transact([item(id), logPut([id])])).toEqual({ ok: true });
+    expect(sent!.input.TransactItems).toHaveLength(2);
+    expect(sent!.input.TransactItems![1]!.Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(typeof sent!.input.ClientRequestToken).toBe('string');
+  });
+});
