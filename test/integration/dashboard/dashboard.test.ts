@@ -13,11 +13,14 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { resetConfig } from '../../../functions/config.js';
 import { serveDashboard } from '../../../local/dashboard.js';
 import { bulkTrees, type BulkTree } from '../fixtures.js';
 import { startPlacement, type Api } from '../harness.js';
+import { needs } from '../../optional.js';
+
+const chromiumNeeded = needs('chromium');
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** the dashboard's page size (functions/dashboard/public/app.js) */
@@ -25,6 +28,7 @@ const PAGE_SIZE = 25;
 let browser: Browser;
 
 beforeAll(async () => {
+  if (!chromiumNeeded.available) return;
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
@@ -56,7 +60,7 @@ async function settled(page: Page) {
 
 const text = async (page: Page, selector: string) => (await page.locator(selector).textContent()) ?? '';
 
-describe('dashboard in headless Chromium: a small cloud', () => {
+chromiumNeeded.describe('dashboard in headless Chromium: a small cloud', () => {
   let api: Api;
   let dash: Server;
   let dashUrl: string;
@@ -140,7 +144,7 @@ describe('dashboard in headless Chromium: a small cloud', () => {
   });
 });
 
-describe('dashboard in headless Chromium: a large cloud', () => {
+chromiumNeeded.describe('dashboard in headless Chromium: a large cloud', () => {
   const TREES = 3000;
   const CHILDREN = 3;
   const AGGREGATES = Array.from({ length: 12 }, () => randomUUID());
