@@ -62,6 +62,8 @@ export interface ObservabilitySettings {
   serviceName: string;
   logLevel: string;
   metricsNamespace: string;
+  /** LOG_FORMAT: 'json' (Powertools, one object per line), 'text' (one readable line), 'auto' (text on a terminal) */
+  logFormat: 'json' | 'text' | 'auto';
 }
 
 export interface Config {
@@ -220,6 +222,7 @@ export function loadConfig(env: Env = process.env): Config {
       serviceName: env.POWERTOOLS_SERVICE_NAME ?? env.SERVICE_NAME ?? 'berth',
       logLevel: (env.LOG_LEVEL ?? 'INFO').toUpperCase(),
       metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'Berth',
+      logFormat: env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'text' ? env.LOG_FORMAT : 'auto',
     },
   };
 }

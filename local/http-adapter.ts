@@ -24,7 +24,7 @@ export interface ApiDefinition {
   malformed?: (code: string) => { status: number; headers: Record<string, string>; body: string };
 }
 
-function fakeContext(name: string): Context {
+export function fakeContext(name: string): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: name,

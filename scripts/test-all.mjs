@@ -8,12 +8,17 @@
 //     (real handlers behind the local API Gateway adapter, against DynamoDB Local);
 //  2. Placement's own gabbi conformance files listed in conformance/passing.txt,
 //     each against a fresh `npm start -- --fresh` server (needs ../shared and
-//     Debian's python3-gabbi; skipped with a notice when they are absent).
+//     Debian's python3-gabbi).
+// Tests that need an optional system package (scripts/optional-packages.mjs: Keystone,
+// the OpenStack CLIs, Nova, Placement, Chromium, gabbi) are skipped when it is missing
+// and the run says which package to install; with CI set (CI=true) a missing one is a
+// failure instead. The children get this process's environment as it is.
 // Ends with one line: `N passed, N failed` (totals of both).
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { installHint, missingName, missingPackages, optionalPackage, sharedDir, strictCi } from './optional-packages.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -22,7 +27,7 @@ const only = args.includes('--conformance-only') ? 'conformance' : args.includes
 function run(cmd, argv, opts = {}) {
   return new Promise((res) => {
     let out = '';
-    const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, CI: 'true', FORCE_COLOR: '0' }, ...opts });
+    const child = spawn(cmd, argv, { cwd: root, env: { ...process.env, FORCE_COLOR: '0' }, ...opts });
     child.stdout.on('data', (d) => {
       out += d;
       process.stdout.write(d);
@@ -61,8 +66,18 @@ if (!args.includes('--skip-checks')) {
   }
 }
 
+const strict = strictCi();
+const missing = missingPackages();
+if (missing.length) {
+  process.stdout.write(
+    `\n[optional] not installed: ${missing.map(missingName).join(', ')} — ${strict ? 'CI is set: their tests fail' : 'their tests are skipped (listed at the end)'}\n\n`,
+  );
+}
+
 if (only !== 'conformance') {
-  const r = await run(join(root, 'node_modules/.bin/vitest'), ['run']);
+  // extra arguments after `--` go to vitest (e.g. one file)
+  const dash = args.indexOf('--');
+  const r = await run(join(root, 'node_modules/.bin/vitest'), ['run', ...(dash >= 0 ? args.slice(dash + 1) : [])]);
   const c = counts(r.out);
   if (!c) problems.push(`vitest exited ${r.code} without a summary`);
   else {
@@ -73,19 +88,20 @@ if (only !== 'conformance') {
 }
 
 if (only !== 'vitest') {
-  const shared = process.env.BERTH_SHARED ?? resolve(root, '..', 'shared');
-  const runner = join(shared, 'conformance', 'run');
+  const runner = join(sharedDir(), 'conformance', 'run');
   const files = readFileSync(join(root, 'conformance', 'passing.txt'), 'utf8')
     .split('\n')
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'));
-  const gabbi = existsSync('/usr/lib/python3/dist-packages/gabbi');
-  if (!existsSync(runner) || !gabbi) {
-    process.stdout.write(`\n[conformance] skipped: ${!existsSync(runner) ? `no runner at ${runner}` : 'python3-gabbi is not installed'}\n`);
+  const absent = ['gabbi', 'conformance-suite'].map((id) => optionalPackage(id)).filter((p) => !p.installed);
+  if (absent.length) {
+    const what = absent.map(missingName).join(', ');
+    process.stdout.write(`\n[conformance] ${strict ? 'FAILED' : 'skipped'}: needs ${what}\n`);
+    if (strict) problems.push(`conformance needs ${what} (${absent.map(installHint).join('; ')}) and CI is set`);
   } else if (files.length) {
     process.stdout.write(`\n[conformance] ${files.length} files from conformance/passing.txt\n`);
     const serverCmd = `cd ${root} && exec node_modules/.bin/tsx local/start.ts --fresh --placement-port {port} --baremetal-port 0 --no-dashboard --maintenance-interval 0`;
-    const argv = ['--server-cmd', serverCmd, '--gabbits', join(shared, 'conformance', 'gabbits'), '--jobs', process.env.CONFORMANCE_JOBS ?? '2'];
+    const argv = ['--server-cmd', serverCmd, '--gabbits', join(sharedDir(), 'conformance', 'gabbits'), '--jobs', process.env.CONFORMANCE_JOBS ?? '2'];
     for (const f of files) argv.push('--only', f);
     const r = await run('/usr/bin/python3', [runner, ...argv]);
     const c = counts(r.out);
@@ -97,6 +113,10 @@ if (only !== 'vitest') {
   }
 }
 
+if (missing.length && !strict) {
+  process.stdout.write('\n[optional] skipped, with what to install to run them:\n');
+  for (const m of missing) process.stdout.write(`  - ${m.tests}: ${installHint(m)}\n`);
+}
 for (const p of problems) process.stdout.write(`[test] ${p}\n`);
 if (problems.length) failed += problems.length;
 process.stdout.write(`\n${passed} passed, ${failed} failed\n`);

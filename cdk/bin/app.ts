@@ -12,8 +12,10 @@ import { AwsSolutionsChecks } from 'cdk-nag';
 import { BerthStack } from '../lib/berth-stack.js';
 import { IdentityConfigError } from '../lib/identity.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
+import { SAM_CONTEXT } from '../lib/sam.js';
 
-const app = new App();
+// the metadata AWS SAM CLI reads to find each function's code (cdk/lib/sam.ts)
+const app = new App({ postCliContext: SAM_CONTEXT });
 const ctx = (k: string): string | undefined => {
   const v = app.node.tryGetContext(k);
   return v === undefined || v === null ? undefined : String(v);

@@ -61,6 +61,9 @@ const SNAPSHOT: AccessRule[] = [
 ];
 /** catalog look-ups of custom classes and traits (is this name defined?) */
 const CATALOG: AccessRule[] = [{ actions: [BATCH_GET], keys: ['RCS', 'TRAITS'] }];
+/** the creation order of custom classes / traits, for answers that list them (catalog.ts customOrder: a cached Query) */
+const CLASS_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['RCS'] }];
+const TRAIT_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['TRAITS'] }];
 /** provider writes (provider-writes.ts): read, conditional update, refs on custom items, change log */
 const PROVIDER_WRITE: AccessRule[] = [
   { actions: [GET, UPDATE], keys: ['RP#*'] },
@@ -92,19 +95,18 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
     { actions: [UPDATE], keys: ['RCS', 'TRAITS'] },
     { actions: [PUT], keys: ['LOG#*'] },
   ],
-  inventories: [...PROVIDER_WRITE, ...CATALOG],
+  inventories: [...PROVIDER_WRITE, ...CATALOG, ...CLASS_ORDER],
   aggregates: [
     { actions: [GET, UPDATE], keys: ['RP#*'] },
     { actions: [PUT], keys: ['LOG#*'] },
+    // an aggregate's first sighting (its order: aggregates.ts)
+    { actions: [BATCH_GET, PUT], keys: ['AGG#*'] },
   ],
   traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS'] }, ...TX_MARKER],
-  allocations: CLAIM,
+  allocations: [...CLAIM, ...CLASS_ORDER],
   reshaper: [...CLAIM, ...PROVIDER_WRITE],
-  usages: [
-    { actions: [GET], keys: ['RP#*'] },
-    { actions: [QUERY], keys: ['USAGE#*'] },
-  ],
-  'allocation-candidates': [...SNAPSHOT, ...CATALOG],
+  usages: [{ actions: [GET], keys: ['RP#*'] }, { actions: [QUERY], keys: ['USAGE#*'] }, ...CLASS_ORDER],
+  'allocation-candidates': [...SNAPSHOT, ...CATALOG, ...CLASS_ORDER, ...TRAIT_ORDER],
 };
 
 /**

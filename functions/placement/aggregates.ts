@@ -8,7 +8,7 @@ import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/aggregates.js';
-import { setProviderAggregates } from '../store/placement/aggregates.js';
+import { inFirstSeenOrder, setProviderAggregates } from '../store/placement/aggregates.js';
 import {
   checkAccept,
   extractJson,
@@ -42,7 +42,7 @@ async function get(r: PlacementRequest) {
   requireVersion(r, '1.1');
   r.authorize(`${P}:list`);
   const p = await providerOr404(r.params.uuid!);
-  return send(r, p.aggregates, p.generation);
+  return send(r, await inFirstSeenOrder(p.aggregates), p.generation);
 }
 
 async function put(r: PlacementRequest) {
@@ -67,6 +67,7 @@ async function put(r: PlacementRequest) {
     if (res.error === 'not_found') throw providerNotFound(uuid);
     throw generationConflict();
   }
+  // upstream answers with the list it was sent
   return send(r, aggregates, res.generation);
 }
 

@@ -14,7 +14,7 @@ import { renderCandidates, shapeFor } from '../core/placement/candidates/render.
 import { AnswerCache } from '../core/placement/candidates/answer-cache.js';
 import type { Forest } from '../core/placement/forest.js';
 import { isStandardResourceClass, isStandardTrait } from '../core/placement/standard.js';
-import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
+import { customOrder, missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
 import { snapshot } from '../store/placement/snapshot.js';
 import { log } from '../observability/log.js';
 import { count, millis, metrics, MetricUnit } from '../observability/powertools.js';
@@ -70,14 +70,18 @@ async function list(r: PlacementRequest) {
     millis('CandidateLatency', performance.now() - started);
     return { status: 200, headers, body: hit };
   }
+  // custom classes and traits in creation order (cached: a Query only for names new
+  // here); read before the solve, which must see one state of the forest (no await)
+  const order = await customOrder({ classes: forest.byResourceClass.keys(), traits: forest.byTrait.keys() });
   const t0 = performance.now();
   const res = solveCandidates(forest, req, {
     ...missing,
     maxCandidates: r.config.maxAllocationCandidates,
     randomize: r.config.randomizeAllocationCandidates,
+    order,
   });
   const t1 = performance.now();
-  const body = renderCandidates(res, req, shapeFor(v));
+  const body = renderCandidates(res, req, shapeFor(v), order);
   log.debug('allocation candidates', {
     request_id: r.http.requestId,
     candidates: res.candidates.length,

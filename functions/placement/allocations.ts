@@ -14,6 +14,8 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/allocations.js';
 import { claimAllocations, consumerAllocations, deleteConsumerAllocations, providerWithAllocations } from '../store/placement/allocations.js';
 import { RetriesExhausted } from '../store/ddb/retry.js';
+import { customOrder } from '../store/placement/catalog.js';
+import { providerAllocationOrder } from '../core/placement/order.js';
 import {
   cacheHeaders,
   checkAccept,
@@ -133,7 +135,8 @@ async function listForProvider(r: PlacementRequest) {
   if (!found) throw notFound(`Resource provider '${uuid}' not found: No resource provider with uuid ${uuid} found`);
   const withGen = r.version.atLeast(1, 28);
   const allocations: Record<string, unknown> = {};
-  for (const row of found.rows) {
+  const order = await customOrder({ classes: Object.keys(found.provider.inventories) });
+  for (const row of providerAllocationOrder(found.rows, order)) {
     allocations[row.consumer] = { resources: row.resources, ...(withGen ? { consumer_generation: row.generation } : {}) };
   }
   const body = { allocations, resource_provider_generation: found.provider.generation };

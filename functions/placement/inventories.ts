@@ -18,11 +18,13 @@ import {
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/inventories.js';
 import { writeInventories } from '../store/placement/inventories.js';
-import { missingResourceClasses } from '../store/placement/catalog.js';
+import { customOrder, missingResourceClasses } from '../store/placement/catalog.js';
+import { inResourceClassOrder } from '../core/placement/standard.js';
 import {
   checkAccept,
   extractJson,
-  jsonResponse,
+  floatsInBody,
+  pyJsonResponse,
   placementApp,
   requireJsonContent,
   type FamilyRoutes,
@@ -41,6 +43,12 @@ function inventoryModified(p: ProviderRecord): Date {
   return new Date(p.updatedAt ?? p.createdAt);
 }
 
+/** An echo's allocation_ratio: a float unless the client sent an integer (the default, 1.0, is a float). */
+function ratioIsFloat(r: PlacementRequest, path: string): boolean {
+  const body = JSON.parse(r.http.body ?? '{}') as Record<string, unknown>;
+  return !Object.hasOwn(body, 'allocation_ratio') || floatsInBody(r).has(path);
+}
+
 const reservedMayEqualTotal = (r: PlacementRequest) => r.version.atLeast(1, 26);
 
 async function unknownClass(rc: string): Promise<boolean> {
@@ -54,7 +62,8 @@ async function list(r: PlacementRequest) {
   r.authorize(`${P}:list`);
   const uuid = r.params.uuid!;
   const p = await providerOr404(uuid, (m) => `${m} : ${m}`);
-  const res = jsonResponse(200, inventoriesView(p.inventories, p.generation));
+  const inventories = inResourceClassOrder(p.inventories, await customOrder({ classes: Object.keys(p.inventories) }));
+  const res = pyJsonResponse(200, inventoriesView(inventories, p.generation));
   return cacheHeaders(r, res, Object.keys(p.inventories).length ? inventoryModified(p) : null);
 }
 
@@ -66,7 +75,7 @@ async function show(r: PlacementRequest) {
   const p = await providerOr404(uuid, (m) => `${m} : ${m}`);
   const inv = Object.hasOwn(p.inventories, rc) ? p.inventories[rc] : undefined;
   if (!inv) throw notFound(`No inventory of class ${rc} for ${uuid}`);
-  return cacheHeaders(r, jsonResponse(200, inventoryView(inv, p.generation)), inventoryModified(p));
+  return cacheHeaders(r, pyJsonResponse(200, inventoryView(inv, p.generation)), inventoryModified(p));
 }
 
 // ---------------------------------------------------------------- writes
@@ -95,7 +104,7 @@ async function create(r: PlacementRequest) {
         throw writeFailure(res, uuid);
     }
   }
-  const out = jsonResponse(201, inventoryView(inventory, res.generation), {
+  const out = pyJsonResponse(201, inventoryView(inventory, res.generation, ratioIsFloat(r, 'allocation_ratio')), {
     location: `${r.http.baseUrl}${providerUrl(uuid)}/inventories/${rc}`,
   });
   return cacheHeaders(r, out, new Date());
@@ -123,7 +132,7 @@ async function update(r: PlacementRequest) {
     }
     throw writeFailure(res, uuid, 'update conflict: ');
   }
-  return cacheHeaders(r, jsonResponse(200, inventoryView(inventory, res.generation)), new Date());
+  return cacheHeaders(r, pyJsonResponse(200, inventoryView(inventory, res.generation, ratioIsFloat(r, 'allocation_ratio'))), new Date());
 }
 
 /** PUT all: replace the whole inventory, guarded by the client's generation. */
@@ -154,7 +163,13 @@ async function replace(r: PlacementRequest) {
     }
     throw writeFailure(res, uuid, 'update conflict: ');
   }
-  const out = jsonResponse(200, inventoriesView(inventories, res.generation));
+  // the echo of the request: its class order, its number types
+  const floats = floatsInBody(r);
+  const sent = (rc: string) => Object.hasOwn(data.inventories[rc] as object, 'allocation_ratio');
+  const out = pyJsonResponse(
+    200,
+    inventoriesView(inventories, res.generation, (rc) => !sent(rc) || floats.has(`inventories/${rc}/allocation_ratio`)),
+  );
   return cacheHeaders(r, out, Object.keys(inventories).length ? new Date() : null);
 }
 

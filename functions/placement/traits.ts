@@ -6,12 +6,13 @@
  */
 import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
-import { STANDARD_TRAITS, isStandardTrait } from '../core/placement/standard.js';
+import { STANDARD_TRAITS, isStandardTrait, sortTraits } from '../core/placement/standard.js';
 import { validate } from '../core/compat/jsonschema.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/traits.js';
 import { createCustomTrait, deleteCustomTrait, getCustomTrait, listCustomTraits, setProviderTraits } from '../store/placement/traits.js';
 import { snapshot } from '../store/placement/snapshot.js';
+import { customOrder } from '../store/placement/catalog.js';
 import {
   checkAccept,
   extractJson,
@@ -120,6 +121,7 @@ async function listTraits(r: PlacementRequest) {
     if (a !== 'true' && a !== 'false') throw badRequest('The query parameter "associated" only accepts "true" or "false"');
     associated = a === 'true';
   }
+  // in Placement's trait order (standard, then custom as created: listCustomTraits' order)
   const custom = await listCustomTraits();
   let all: Array<{ name: string; createdAt?: string }> = [
     ...STANDARD_TRAITS.map((name) => ({ name })),
@@ -131,7 +133,8 @@ async function listTraits(r: PlacementRequest) {
     const forest = await snapshot().fresh();
     all = all.filter((t) => (forest.byTrait.get(t.name)?.size ?? 0) > 0 === associated);
   }
-  all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  // upstream's `name=in:` query is answered through the unique index on the name: by name
+  if (nameIn) all.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   const res = jsonResponse(200, { traits: all.map((t) => t.name) });
   return cacheHeaders(r, res, newest(all.map((t) => t.createdAt)));
 }
@@ -143,7 +146,8 @@ async function listProviderTraits(r: PlacementRequest) {
   checkAccept(r);
   r.authorize(`${RPT}:list`);
   const p = await providerOr404(r.params.uuid!, (m) => `${m}: ${m}`);
-  const res = jsonResponse(200, { traits: p.traits, resource_provider_generation: p.generation });
+  const traits = sortTraits(p.traits, await customOrder({ traits: p.traits }));
+  const res = jsonResponse(200, { traits, resource_provider_generation: p.generation });
   return cacheHeaders(r, res, new Date());
 }
 
@@ -165,7 +169,8 @@ async function setTraits(r: PlacementRequest) {
         throw badRequest(`No such trait ${res.names.join(', ')}`);
     }
   }
-  const out = jsonResponse(200, { traits: res.traits, resource_provider_generation: res.generation });
+  // upstream answers with the traits it looked up by name (`name IN (...)`: by name)
+  const out = jsonResponse(200, { traits: [...res.traits].sort(), resource_provider_generation: res.generation });
   return cacheHeaders(r, out, new Date());
 }
 

@@ -10,6 +10,8 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/usages.js';
 import { getProvider } from '../store/placement/providers.js';
 import { readUsage } from '../store/placement/usage.js';
+import { customOrder } from '../store/placement/catalog.js';
+import { sortResourceClasses } from '../core/placement/standard.js';
 import {
   cacheHeaders,
   checkAccept,
@@ -28,9 +30,11 @@ async function providerUsages(r: PlacementRequest) {
   const uuid = r.params.uuid!;
   const p = await getProvider(uuid);
   if (!p) throw notFound(`No resource provider with uuid ${uuid} found: No resource provider with uuid ${uuid} found`);
-  // one entry per class with inventory (upstream's outer join of inventories and allocations)
+  // one entry per class with inventory (upstream's outer join of inventories and
+  // allocations), in Placement's class order
   const usages: Record<string, number> = {};
-  for (const rc of Object.keys(p.inventories)) usages[rc] = p.usages[rc] ?? 0;
+  const classes = Object.keys(p.inventories);
+  for (const rc of sortResourceClasses(classes, await customOrder({ classes }))) usages[rc] = p.usages[rc] ?? 0;
   // "What is the usage, now?": last-modified is the time of the answer, as upstream
   return cacheHeaders(r, jsonResponse(200, { resource_provider_generation: p.generation, usages }), undefined);
 }
@@ -42,7 +46,8 @@ async function totalUsages(r: PlacementRequest) {
   const byType = r.version.atLeast(1, 38);
   const q = validateQuery(r, jsonSchemaOf(byType ? S.usagesQuery1_38 : S.usagesQuery1_9)) as S.UsagesQuery;
   const usage = await readUsage(q.project_id, q.user_id);
-  const body = { usages: byType ? usagesByTypeView(usage, q.consumer_type) : totalUsagesView(usage) };
+  const order = await customOrder({ classes: [...usage.values()].flatMap((u) => Object.keys(u.resources)) });
+  const body = { usages: byType ? usagesByTypeView(usage, q.consumer_type, order) : totalUsagesView(usage, order) };
   return cacheHeaders(r, jsonResponse(200, body), undefined);
 }
 

@@ -38,6 +38,8 @@ export interface JsonRes {
   status: number;
   /** the parsed body, the raw text if it is not JSON, undefined if empty */
   json: any;
+  /** the body as sent */
+  text: string;
 }
 
 export async function callJson(base: string, method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<JsonRes> {
@@ -53,7 +55,7 @@ export async function callJson(base: string, method: string, path: string, heade
   } catch {
     json = text;
   }
-  return { status: r.status, json };
+  return { status: r.status, json, text };
 }
 
 /** a Placement request as the admin of noauth2 (`version` '' sends no microversion) */
@@ -101,6 +103,69 @@ export function normalizeJson(v: any, drop: ReadonlySet<string>): any {
 }
 
 /**
+ * Where a Placement answer's order is not the same from one reference run to the next
+ * (upstream builds it from a Python set or dict whose order follows the per-process
+ * hash seed, or from ids Berth cannot know), and how to compare it there. Everything
+ * else is compared in order: list order and the key order of objects keyed by data
+ * (consumers, providers, classes, consumer types), which clients print as they come.
+ */
+export interface OrderRules {
+  /** lists compared as sets (e.g. allocation_requests, a mapping's providers) */
+  unorderedList?: (path: readonly string[]) => boolean;
+  /** objects whose keys are compared as a set, values still in order (e.g. /usages' consumer types) */
+  unorderedKeys?: (path: readonly string[]) => boolean;
+  /** a list to rewrite before comparing (e.g. aggregates: ties in first-seen order sorted) */
+  list?: (path: readonly string[], xs: any[]) => any[] | undefined;
+}
+
+/**
+ * Trait lists as upstream orders them: by trait id, i.e. every standard trait (synced
+ * at start-up from a Python set: an order that changes with the hash seed) before the
+ * custom ones (in creation order). Compared as: the standard ones sorted, then the
+ * custom ones in their order — as long as no custom trait comes before a standard one
+ * (then the list is left as it is, and differs).
+ */
+export function traitOrderKey(traits: string[], isStandard: (t: string) => boolean): string[] {
+  const firstCustom = traits.findIndex((t) => !isStandard(t));
+  if (firstCustom >= 0 && traits.slice(firstCustom).some(isStandard)) return traits;
+  const std = traits.filter(isStandard).sort();
+  return [...std, '|', ...traits.filter((t) => !isStandard(t))];
+}
+
+/**
+ * An order-sensitive body to compare by: `drop` keys removed, hosts cut from hrefs,
+ * lists and data-keyed objects in their order unless `rules` say the reference's order
+ * is not stable there. Objects keyed by field names (status, title, …) are compared
+ * with sorted keys: clients show fields by their own column lists.
+ */
+export function normalizeOrdered(
+  v: any,
+  drop: ReadonlySet<string>,
+  rules: OrderRules,
+  dataKeyed: (path: readonly string[]) => boolean,
+  path: string[] = [],
+): any {
+  if (Array.isArray(v)) {
+    let xs = v.map((x, i) => normalizeOrdered(x, drop, rules, dataKeyed, [...path, String(i)]));
+    xs = rules.list?.(path, xs) ?? xs;
+    if (rules.unorderedList?.(path)) xs = [...xs].sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1));
+    return xs;
+  }
+  if (v && typeof v === 'object') {
+    const keyedByData = dataKeyed(path);
+    let keys = Object.keys(v).filter((k) => !drop.has(k));
+    if (!keyedByData || rules.unorderedKeys?.(path)) keys = keys.sort();
+    // an object keyed by data keeps its keys' order in an array of pairs (JSON.stringify of an object would too, but this says so)
+    const entries = keys.map((k) => [
+      k,
+      k === 'href' && typeof v[k] === 'string' ? v[k].replace(/^https?:\/\/[^/]+/, '') : normalizeOrdered(v[k], drop, rules, dataKeyed, [...path, k]),
+    ]);
+    return keyedByData ? { ordered: entries } : Object.fromEntries(entries);
+  }
+  return v;
+}
+
+/**
  * Run `body` with a reference server (its launcher script, in its own process group)
  * and a fresh local Berth stack; both are stopped afterwards, whatever happens.
  */
@@ -109,7 +174,13 @@ export async function withServers<T>(
   stackPorts: { placementPort: number; baremetalPort: number },
   body: (refUrl: string, stack: RunningStack) => Promise<T>,
 ): Promise<T> {
-  const child: ChildProcess = spawn(ref.script, [String(ref.port)], { stdio: ['ignore', 'ignore', 'ignore'], detached: true });
+  // a fixed hash seed: the reference's set orders (and the walk's path through them)
+  // repeat, so `--seed S --round K` replays what the full run saw
+  const child: ChildProcess = spawn(ref.script, [String(ref.port)], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+    detached: true,
+    env: { ...process.env, PYTHONHASHSEED: process.env.PYTHONHASHSEED ?? '1' },
+  });
   const refUrl = `http://127.0.0.1:${ref.port}`;
   let stack: RunningStack | undefined;
   try {
@@ -146,8 +217,10 @@ export async function runRounds(opts: {
   let mismatches = 0;
   const known: Record<string, number> = {};
   const only = arg('round', -1);
+  let ran = 0;
   for (let ri = 0; ri < opts.rounds; ri++) {
     if (only >= 0 && ri !== only) continue;
+    ran++;
     const res = await opts.round(ri);
     compared += res.compared;
     if (res.mismatch) mismatches++;
@@ -155,7 +228,7 @@ export async function runRounds(opts: {
     process.stdout.write(res.mismatch ? 'X' : '.');
   }
   console.log(
-    `\nseed ${opts.seed}: ${opts.rounds} rounds, ${compared} requests compared, ${mismatches} rounds with a mismatch; known differences ${JSON.stringify(known)}`,
+    `\nseed ${opts.seed}: ${ran} rounds, ${compared} requests compared (in order), ${mismatches} rounds with a mismatch; known differences ${JSON.stringify(known)}`,
   );
   console.log(`${opts.what} statuses: ${JSON.stringify(Object.fromEntries(Object.entries(opts.statuses).sort()))}`);
   process.exit(mismatches ? 1 : 0);

@@ -26,7 +26,7 @@
  * as upstream.
  */
 import { capacity, type Inventory, type ProviderRecord } from './model.js';
-import { STANDARD_RESOURCE_CLASSES, isStandardResourceClass } from './standard.js';
+import { compareResourceClasses, isStandardResourceClass } from './standard.js';
 import {
   consumerGenerationConflict,
   nextGeneration,
@@ -190,16 +190,8 @@ export function classesToLookUp(
   return [...out];
 }
 
-const STANDARD_ORDER = new Map(STANDARD_RESOURCE_CLASSES.map((n, i) => [n, i]));
-/** resource classes in upstream's id order: standard ones first (in os-resource-classes order), then custom */
-export function byClassId(a: string, b: string): number {
-  const ia = STANDARD_ORDER.get(a);
-  const ib = STANDARD_ORDER.get(b);
-  if (ia !== undefined && ib !== undefined) return ia - ib;
-  if (ia !== undefined) return -1;
-  if (ib !== undefined) return 1;
-  return a < b ? -1 : a > b ? 1 : 0;
-}
+/** resource classes in upstream's id order, custom ones by name (error texts, where no catalog is at hand) */
+export const byClassId = compareResourceClasses();
 
 function add(m: Resources, k: string, d: number) {
   m[k] = (m[k] ?? 0) + d;

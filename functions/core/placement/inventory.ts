@@ -5,6 +5,7 @@
  * and the representation. No I/O; the store applies the result atomically.
  */
 import { INVENTORY_DEFAULTS, type Inventory } from './model.js';
+import { pyFloat, type PyFloat } from '../compat/pyfloat.js';
 
 export const MAX_INT = 0x7fffffff;
 /** db_const.SQL_SP_FLOAT_MAX: the schema's maximum for allocation_ratio */
@@ -103,16 +104,27 @@ export function classesInUse(removed: string[], usages: Record<string, number>):
 }
 
 /** handlers.inventory._serialize_inventory (the generation only when truthy, as upstream) */
-export function inventoryView(inv: Inventory, generation?: number): Record<string, number> {
-  const out: Record<string, number> = {};
+/**
+ * handlers.inventory._serialize_inventory. allocation_ratio is a Python float: a stored
+ * one prints as such (`1.0`, `16.0`: render with pyJson); an echo of the client's own
+ * request prints the value Python parsed, an int where the client sent `16`
+ * (`ratioIsFloat` false).
+ */
+export function inventoryView(inv: Inventory, generation?: number, ratioIsFloat = true): Record<string, number | PyFloat> {
+  const out: Record<string, number | PyFloat> = {};
   for (const f of INVENTORY_FIELDS) out[f] = inv[f];
+  if (ratioIsFloat) out.allocation_ratio = pyFloat(inv.allocation_ratio);
   if (generation) out.resource_provider_generation = generation;
   return out;
 }
 
-/** handlers.inventory._serialize_inventories */
-export function inventoriesView(inventories: Record<string, Inventory>, generation: number): Record<string, unknown> {
-  const out: Record<string, Record<string, number>> = {};
-  for (const [rc, inv] of Object.entries(inventories)) out[rc] = inventoryView(inv);
+/** handlers.inventory._serialize_inventories: in the given key order (stored: Placement's class order; an echo: the request's) */
+export function inventoriesView(
+  inventories: Record<string, Inventory>,
+  generation: number,
+  ratioIsFloat: (rc: string) => boolean = () => true,
+): Record<string, unknown> {
+  const out: Record<string, Record<string, number | PyFloat>> = {};
+  for (const [rc, inv] of Object.entries(inventories)) out[rc] = inventoryView(inv, undefined, ratioIsFloat(rc));
   return { resource_provider_generation: generation, inventories: out };
 }

@@ -11,6 +11,7 @@
  */
 import type { ConsumerChange } from './claim.js';
 import { UNKNOWN_CONSUMER_TYPE, type AllocationMap, type ConsumerRecord } from './consumers.js';
+import { NO_CUSTOM_ORDER, compareResourceClasses, inResourceClassOrder, sortResourceClasses, type CustomOrder } from './standard.js';
 
 export const COUNT_PREFIX = 'n:';
 export const AMOUNT_PREFIX = 'r:';
@@ -100,20 +101,38 @@ export function sumUsage(items: Iterable<Record<string, unknown>>): Map<string, 
   return out;
 }
 
-/** GET /usages before 1.38: amounts by class over every consumer type. */
-export function totalUsagesView(byType: Map<string, TypeUsage>): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const u of byType.values()) for (const [rc, n] of Object.entries(u.resources)) out[rc] = (out[rc] ?? 0) + n;
-  return out;
+/** GET /usages before 1.38: amounts by class over every consumer type, in Placement's class order (its GROUP BY class id). */
+export function totalUsagesView(byType: Map<string, TypeUsage>, order: CustomOrder = NO_CUSTOM_ORDER): Record<string, number> {
+  const sums: Record<string, number> = {};
+  for (const u of byType.values()) for (const [rc, n] of Object.entries(u.resources)) sums[rc] = (sums[rc] ?? 0) + n;
+  return inResourceClassOrder(sums, order);
 }
 
 /**
  * GET /usages from 1.38 (usage.get_by_consumer_type): grouped by consumer type with
  * consumer_count; `filter` 'all' groups everything under "all", 'unknown' selects
  * consumers without a type, any other name that type only.
+ *
+ * Order as upstream builds it from rows grouped by (class id, consumer type id): a
+ * type's classes in class order with consumer_count right after its first class, and
+ * the types by their first class. (Between types whose first class is the same,
+ * upstream goes by the order in which the deployment first used each type, which
+ * Berth does not record: "unknown" first, then by name.)
  */
-export function usagesByTypeView(byType: Map<string, TypeUsage>, filter?: string): Record<string, Record<string, number>> {
-  const view = (u: TypeUsage) => ({ ...u.resources, consumer_count: u.count });
+export function usagesByTypeView(
+  byType: Map<string, TypeUsage>,
+  filter?: string,
+  order: CustomOrder = NO_CUSTOM_ORDER,
+): Record<string, Record<string, number>> {
+  const cmp = compareResourceClasses(order);
+  const view = (u: TypeUsage) => {
+    const out: Record<string, number> = {};
+    sortResourceClasses(Object.keys(u.resources), order).forEach((rc, i) => {
+      out[rc] = u.resources[rc]!;
+      if (i === 0) out.consumer_count = u.count;
+    });
+    return out;
+  };
   const out: Record<string, Record<string, number>> = {};
   if (filter === 'all') {
     const all: TypeUsage = { count: 0, resources: {} };
@@ -124,11 +143,18 @@ export function usagesByTypeView(byType: Map<string, TypeUsage>, filter?: string
     if (Object.keys(all.resources).length) out.all = view(all);
     return out;
   }
+  const types: Array<{ name: string; first: string; u: TypeUsage }> = [];
   for (const [t, u] of byType) {
     if (!Object.keys(u.resources).length) continue;
     const name = t === '' ? UNKNOWN_CONSUMER_TYPE : t;
     if (filter !== undefined && filter !== name) continue;
-    out[name] = view(u);
+    types.push({ name, first: sortResourceClasses(Object.keys(u.resources), order)[0]!, u });
   }
+  types.sort(
+    (a, b) =>
+      cmp(a.first, b.first) ||
+      (a.name === UNKNOWN_CONSUMER_TYPE ? -1 : b.name === UNKNOWN_CONSUMER_TYPE ? 1 : a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
+  for (const t of types) out[t.name] = view(t.u);
   return out;
 }

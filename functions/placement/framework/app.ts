@@ -23,6 +23,7 @@ import type { PolicyEngine } from '../../core/policy/engine.js';
 import { log } from '../../observability/log.js';
 import { Problem } from '../../core/errors.js';
 import { jsonDocumentProblem } from '../../core/compat/unicode.js';
+import { floatLiteralPaths, pyJson } from '../../core/compat/pyfloat.js';
 
 /** a write that lost its race too many times in a row (store/ddb/retry.ts) */
 const CONCURRENT_UPDATE_RETRY_TEXT = 'Another request changed the same data at the same time; please retry.';
@@ -295,6 +296,19 @@ export function validateQuery(r: PlacementRequest, schema: JsonSchema): Record<s
 
 export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
+}
+
+/** jsonResponse for bodies with Python floats in them (PyFloat values, core/compat/pyfloat.ts) */
+export function pyJsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
+  return { status, headers: { 'content-type': 'application/json', ...headers }, body: pyJson(body) };
+}
+
+/**
+ * The request body's numbers Python parses as floats (`2.0`, `1e3`), by path (keys
+ * joined by '/'): an echo of the client's value keeps the type upstream parsed.
+ */
+export function floatsInBody(r: PlacementRequest): Set<string> {
+  return floatLiteralPaths(r.http.body ?? '');
 }
 
 /** HTTP-date as Placement's last-modified uses it. */

@@ -43,6 +43,7 @@ import { usageUpdates } from './usage.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { config } from '../../config.js';
+import { writeSeq } from '../../core/placement/order.js';
 
 /**
  * Which condition guards a claim's provider write:
@@ -186,6 +187,7 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
     const it = providerUpdate(c, opts.now, guard, inv ? { after: inv } : undefined);
     if (it) items.push(it);
   }
+  const position = new Map(plan.consumers.map((c, i) => [c.uuid, i]));
   for (const r of plan.rows) {
     if (r.resources) {
       items.push({
@@ -200,6 +202,7 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
             resources: r.resources,
             cgen: r.generation,
             created: opts.now,
+            wseq: writeSeq(opts.now, position.get(r.consumer) ?? 0),
           },
         },
       });
@@ -284,6 +287,8 @@ export interface AllocationRow {
   /** the consumer's generation */
   generation: number;
   createdAt: string;
+  /** when the consumer's allocations were written (order.ts writeSeq; older rows: their creation time) */
+  writeSeq: number;
 }
 
 /**
@@ -298,7 +303,14 @@ export async function providerWithAllocations(rp: string): Promise<{ provider: P
   for (const it of await queryPartition({ pk: K.provider(rp).pk, consistent: true })) {
     if (it.sk === K.provider(rp).sk) provider = fromItem(it);
     else if (String(it.sk).startsWith(K.providerAllocationPrefix) && !it.legacy) {
-      rows.push({ provider: rp, consumer: it.consumer, resources: it.resources, generation: Number(it.cgen), createdAt: it.created });
+      rows.push({
+        provider: rp,
+        consumer: it.consumer,
+        resources: it.resources,
+        generation: Number(it.cgen),
+        createdAt: it.created,
+        writeSeq: it.wseq !== undefined ? Number(it.wseq) : writeSeq(it.created, 0),
+      });
     }
   }
   return provider ? { provider, rows } : undefined;

@@ -15,7 +15,8 @@
  * and the inventory/trait/aggregate writers produce (so every handler reads them
  * normally), parents' child counts are exact, and each batch also puts a change-log
  * entry naming its providers, so warm provider snapshots in running processes pick
- * the new providers up like any other write.
+ * the new providers up like any other write; aggregates named for the first time get
+ * their first-sighting items (aggregates.ts), in load order.
  */
 import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../core/placement/model.js';
@@ -26,6 +27,7 @@ import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { nextSeq, toItem } from './providers.js';
 import { backoffMs, sleep } from '../ddb/retry.js';
+import { batchGet, keyId } from '../ddb/batch.js';
 
 export interface BulkProvider {
   uuid: string;
@@ -126,6 +128,14 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
   if (mrc.length || mt.length) {
     throw new BulkInputError(`create these custom names first: ${[...mrc, ...mt].join(', ')}`);
   }
+  // aggregates seen for the first time: their items, in load order (aggregates.ts)
+  const aggs = [...new Set(records.flatMap((r) => r.aggregates))];
+  const seenAggs = await batchGet(aggs.map((a) => K.aggregate(a)));
+  const now = new Date().toISOString();
+  const aggItems = aggs
+    .filter((a) => !seenAggs.has(keyId(K.aggregate(a))))
+    .map((a) => ({ ...K.aggregate(a), type: 'AGG', seq: nextSeq(), created: now }));
+  for (let i = 0; i < aggItems.length; i += 25) await writeBatch(aggItems.slice(i, i + 25));
   const batches: ProviderRecord[][] = [];
   for (let i = 0; i < records.length; i += PROVIDERS_PER_BATCH) batches.push(records.slice(i, i + PROVIDERS_PER_BATCH));
   let next = 0;

@@ -1,10 +1,21 @@
 /**
- * Existence checks for resource class and trait names: standard names are known in
- * code, custom ones are items (pk RCS / TRAITS). Used by every handler that accepts
- * names in a query or body.
+ * Custom resource classes and traits as other reads need them: existence checks for
+ * names in a query or body (standard names are known in code, custom ones are items,
+ * pk RCS / TRAITS), and their creation order, which every view that lists classes or
+ * traits follows (functions/core/placement/standard.ts: Placement lists them in id
+ * order, custom ones as created).
+ *
+ * The order is cached per process and table: a custom name's sequence never changes
+ * while anything uses it (a class or trait in use can be neither deleted nor renamed),
+ * so the cache is reloaded (one Query of the partition) only when a view needs a name
+ * it does not know, or after CUSTOM_ORDER_TTL_MS (a name deleted and created again,
+ * unused in between, then sorts by its old sequence for at most that long).
  */
-import { isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
+import { customNames, type CustomOrder, isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
+import { config } from '../../config.js';
 import { batchGet } from '../ddb/batch.js';
+import type { Item } from '../ddb/client.js';
+import { queryPartition } from '../ddb/query.js';
 import { K } from './keys.js';
 
 async function existingCustom(kind: 'trait' | 'rc', names: string[]): Promise<Set<string>> {
@@ -28,4 +39,56 @@ export async function missingResourceClasses(names: Iterable<string>): Promise<s
   if (!custom.length) return [];
   const found = await existingCustom('rc', custom);
   return list.filter((n) => !isStandardResourceClass(n) && !found.has(n));
+}
+
+// ------------------------------------------------------------------ creation order
+
+export const CUSTOM_ORDER_TTL_MS = 60_000;
+
+/** A custom item's creation sequence: `seq`, or (items written before it existed) its creation time. */
+export function customSeq(it: Item): number {
+  if (it.seq !== undefined) return Number(it.seq);
+  const t = Date.parse(String(it.created ?? ''));
+  return Number.isNaN(t) ? 0 : t * 1000;
+}
+
+interface Cached {
+  at: number;
+  seqs: Map<string, number>;
+}
+const cache = new Map<string, Cached>();
+const cacheKey = (pk: string) => {
+  const c = config();
+  return `${c.ddbEndpoint ?? ''}|${c.region}|${c.tableName}|${pk}`;
+};
+
+/** Remember every custom item of one partition (a caller that read them all anyway). */
+export function rememberCustomItems(pk: string, items: Item[]): void {
+  cache.set(cacheKey(pk), { at: Date.now(), seqs: new Map(items.map((it) => [String(it.sk), customSeq(it)])) });
+}
+
+async function seqsCovering(pk: string, names: string[]): Promise<Map<string, number>> {
+  const hit = cache.get(cacheKey(pk));
+  if (hit && (!names.length || (Date.now() - hit.at < CUSTOM_ORDER_TTL_MS && names.every((n) => hit.seqs.has(n))))) return hit.seqs;
+  if (!names.length) return new Map();
+  const items = await queryPartition({ pk });
+  rememberCustomItems(pk, items);
+  return cache.get(cacheKey(pk))!.seqs;
+}
+
+/**
+ * The creation order of the custom classes and traits among `classes` / `traits`
+ * (standard names cost nothing; at most one Query per kind when a name is new here).
+ */
+export async function customOrder(need: { classes?: Iterable<string>; traits?: Iterable<string> }): Promise<CustomOrder> {
+  const [classes, traits] = await Promise.all([
+    seqsCovering(K.customResourceClassPk, customNames(need.classes ?? [], 'resource_class')),
+    seqsCovering(K.customTraitPk, customNames(need.traits ?? [], 'trait')),
+  ]);
+  return { classes, traits };
+}
+
+/** Forget one partition's cached order (this process deleted or renamed a custom name: it knows at once). */
+export function forgetCustomOrder(pk: string): void {
+  cache.delete(cacheKey(pk));
 }

@@ -24,6 +24,34 @@ import { batchGet, keyId } from '../ddb/batch.js';
 import { sleep } from '../ddb/retry.js';
 import { config } from '../../config.js';
 
+/**
+ * The order of a consumer's allocations as they were written: `[[provider, class, …], …]`.
+ * GET /allocations/{consumer} answers in that order, as Placement does (its rows come
+ * back in insertion order, i.e. the last write's body order); a DynamoDB map keeps no
+ * key order, so the item says it in this list.
+ */
+export function allocationOrder(a: AllocationMap): string[][] {
+  return Object.entries(a).map(([rp, res]) => [rp, ...Object.keys(res)]);
+}
+
+/** The allocations with their keys in the written order (`ord`); anything `ord` does not name follows, as stored. */
+export function inWrittenOrder(a: AllocationMap, ord: unknown): AllocationMap {
+  if (!Array.isArray(ord)) return a;
+  const out: AllocationMap = {};
+  for (const entry of ord) {
+    if (!Array.isArray(entry) || typeof entry[0] !== 'string') continue;
+    const [rp, ...rcs] = entry as string[];
+    const res = a[rp];
+    if (!res || out[rp]) continue;
+    const ordered: Record<string, number> = {};
+    for (const rc of rcs) if (Object.hasOwn(res, rc)) ordered[rc] = res[rc]!;
+    for (const [rc, n] of Object.entries(res)) if (!Object.hasOwn(ordered, rc)) ordered[rc] = n;
+    out[rp] = ordered;
+  }
+  for (const [rp, res] of Object.entries(a)) if (!Object.hasOwn(out, rp)) out[rp] = res;
+  return out;
+}
+
 export function consumerToItem(c: ConsumerRecord): Record<string, unknown> {
   return {
     ...K.consumer(c.uuid),
@@ -34,6 +62,7 @@ export function consumerToItem(c: ConsumerRecord): Record<string, unknown> {
     ...(c.type !== null ? { ctype: c.type } : {}),
     gen: c.generation,
     allocs: c.allocations,
+    ord: allocationOrder(c.allocations),
     created: c.createdAt,
     updated: c.updatedAt,
   };
@@ -46,7 +75,7 @@ export function consumerFromItem(it: Item): ConsumerRecord {
     user: it.user,
     type: it.ctype ?? null,
     generation: Number(it.gen ?? 0),
-    allocations: (it.allocs as AllocationMap) ?? {},
+    allocations: inWrittenOrder((it.allocs as AllocationMap) ?? {}, it.ord),
     createdAt: it.created,
     updatedAt: it.updated ?? it.created,
   };

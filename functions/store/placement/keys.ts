@@ -31,6 +31,8 @@ export const K = {
   customResourceClassPk: 'RCS',
   customTrait: (name: string) => ({ pk: 'TRAITS', sk: name }),
   customTraitPk: 'TRAITS',
+  /** an aggregate's first sighting (its creation sequence: upstream lists aggregates by internal id) */
+  aggregate: (uuid: string) => ({ pk: `AGG#${uuid}`, sk: 'AGG' }),
   usagePk: (project: string) => `USAGE#${project}`,
   projectUsage: (project: string, shard: number) => ({ pk: `USAGE#${project}`, sk: `P#${shard}` }),
   userUsage: (project: string, user: string, shard: number) => ({ pk: `USAGE#${project}`, sk: `U#${user}#${shard}` }),

@@ -5,6 +5,7 @@
  *   Update RP   SET <planned attributes>[, updated]  [ADD gen 1][, invVer 1]
  *               IF attribute_exists(pk) AND gen = <generation read> [AND <planned conditions>]
  *   Update refs +1 / -1 on the custom traits / classes gained / lost
+ *   [the caller's extra actions, e.g. Put AGG IF absent: an aggregate's first sighting]
  *   Put LOG     (the provider changed; every process's snapshot re-reads it)
  * The condition on the generation read makes the plan's view of the provider the one
  * the write applies to: anything that changed the provider in between (another
@@ -39,6 +40,8 @@ export interface ProviderPatch {
   values?: Record<string, unknown>;
   /** reference-count changes on custom traits / resource classes */
   refs?: RefChange[];
+  /** more actions for the same transaction (an aggregate's first sighting) */
+  extra?: TxItem[];
   /** the provider as it is after the write (generation, invVersion, updatedAt are filled in) */
   next: ProviderRecord;
 }
@@ -104,6 +107,7 @@ export async function guardedProviderWrite<F extends { error: string }>(
         },
       },
       ...refUpdates(patch.refs ?? []).items,
+      ...(patch.extra ?? []),
       logPut([uuid]),
     ];
     const out = await transact(items);

@@ -10,6 +10,7 @@ import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { nextSeq } from './providers.js';
+import { customSeq, forgetCustomOrder, rememberCustomItems } from './catalog.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 
@@ -27,7 +28,7 @@ function fromItem(it: Record<string, unknown>): CustomResourceClass {
     refs: Number(it.refs ?? 0),
     createdAt: String(it.created),
     updatedAt: it.updated ? String(it.updated) : undefined,
-    seq: Number(it.seq ?? 0),
+    seq: customSeq(it),
   };
 }
 
@@ -52,7 +53,9 @@ export async function getCustomResourceClass(name: string): Promise<CustomResour
 
 /** Every custom class in creation order. */
 export async function listCustomResourceClasses(): Promise<CustomResourceClass[]> {
-  const out = (await queryPartition({ pk: K.customResourceClassPk })).map(fromItem);
+  const items = await queryPartition({ pk: K.customResourceClassPk });
+  rememberCustomItems(K.customResourceClassPk, items);
+  const out = items.map(fromItem);
   return out.sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 
@@ -86,7 +89,10 @@ export async function deleteCustomResourceClass(name: string): Promise<true | 'n
         },
       },
     ]);
-    if (out.ok) return true;
+    if (out.ok) {
+      forgetCustomOrder(K.customResourceClassPk);
+      return true;
+    }
     if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
     return RETRY;
   });
@@ -117,7 +123,10 @@ export async function renameCustomResourceClass(
   ];
   return withRetries(async () => {
     const out = await transact(items);
-    if (out.ok) return renamed;
+    if (out.ok) {
+      forgetCustomOrder(K.customResourceClassPk);
+      return renamed;
+    }
     if (out.failed.includes(1)) return 'exists';
     if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
     return RETRY;

@@ -13,7 +13,8 @@ import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact } from '../ddb/tx.js';
-import { missingTraits } from './catalog.js';
+import { customSeq, forgetCustomOrder, missingTraits, rememberCustomItems } from './catalog.js';
+import { nextSeq } from './providers.js';
 import { diffRefs } from './refs.js';
 import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
 
@@ -22,6 +23,8 @@ export interface CustomTrait {
   refs: number;
   createdAt: string;
   updatedAt?: string;
+  /** creation order (Placement lists custom traits by id) */
+  seq: number;
 }
 
 function fromItem(it: Record<string, unknown>): CustomTrait {
@@ -30,6 +33,7 @@ function fromItem(it: Record<string, unknown>): CustomTrait {
     refs: Number(it.refs ?? 0),
     createdAt: String(it.created),
     updatedAt: it.updated ? String(it.updated) : undefined,
+    seq: customSeq(it),
   };
 }
 
@@ -39,9 +43,11 @@ export async function getCustomTrait(name: string): Promise<CustomTrait | undefi
   return r.Item ? fromItem(r.Item) : undefined;
 }
 
-/** Every custom trait, by name. */
+/** Every custom trait, in creation order. */
 export async function listCustomTraits(): Promise<CustomTrait[]> {
-  return (await queryPartition({ pk: K.customTraitPk })).map(fromItem);
+  const items = await queryPartition({ pk: K.customTraitPk });
+  rememberCustomItems(K.customTraitPk, items);
+  return items.map(fromItem).sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 
 /**
@@ -52,16 +58,17 @@ export async function listCustomTraits(): Promise<CustomTrait[]> {
 export async function createCustomTrait(name: string): Promise<{ created: boolean; trait?: CustomTrait }> {
   return withRetries(async () => {
     const now = new Date().toISOString();
+    const seq = nextSeq();
     const out = await transact([
       {
         Put: {
           TableName: tableName(),
-          Item: { ...K.customTrait(name), type: 'TRAIT', refs: 0, created: now },
+          Item: { ...K.customTrait(name), type: 'TRAIT', refs: 0, created: now, seq },
           ConditionExpression: 'attribute_not_exists(pk)',
         },
       },
     ]);
-    if (out.ok) return { created: true, trait: { name, refs: 0, createdAt: now } };
+    if (out.ok) return { created: true, trait: { name, refs: 0, createdAt: now, seq } };
     return out.failed.includes(0) ? { created: false } : RETRY;
   });
 }
@@ -82,7 +89,10 @@ export async function deleteCustomTrait(name: string): Promise<true | 'not_found
         },
       },
     ]);
-    if (out.ok) return true;
+    if (out.ok) {
+      forgetCustomOrder(K.customTraitPk);
+      return true;
+    }
     if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
     return RETRY;
   });

@@ -37,7 +37,8 @@ import { parseCandidatesQuery, type CandidatesRequest } from '../../../functions
 import { parseQuery } from '../../../functions/http/types.js';
 import { forestArb, requestArb, uuidOf, version as versionOf, type ProviderSpec } from '../../unit/candidates/forests.js';
 import { FIXTURES } from './fixtures.js';
-import { arg, placementCall, waitForUp, type JsonRes } from '../differential-kit.js';
+import { arg, placementCall, traitOrderKey, waitForUp, type JsonRes } from '../differential-kit.js';
+import { isStandardTrait } from '../../../functions/core/placement/standard.js';
 
 const ROUNDS = arg('rounds', 30);
 const QUERIES = arg('queries', 40);
@@ -45,6 +46,7 @@ const SEED = arg('seed', Date.now() % 100000);
 const REF_PORT = arg('ref-port', 18510);
 const OUR_PORT = arg('our-port', 18511);
 const FIXTURE_QUERIES = arg('fixture-queries', 150);
+const REF_VS_REF = process.argv.includes('--ref-vs-ref');
 
 type Res = JsonRes;
 
@@ -187,6 +189,17 @@ function isolateMutationCase(req: CandidatesRequest): boolean {
   return req.groups.some((a, i) => req.groups.some((b, j) => j > i && shares(a, b) && (req.groupPolicy !== 'isolate' || a === u || b === u)));
 }
 
+/**
+ * What is compared, in order where the reference's order is stable (checked with
+ * `--ref-vs-ref`, two reference processes with different hash seeds):
+ *  - the allocation requests as a set (upstream collects them in a Python set), each
+ *    with its providers, classes and mapping suffixes in order (a suffix's providers
+ *    as a set: they too come from a set);
+ *  - provider_summaries in order, each provider's traits in trait order (the standard
+ *    ones, synced from a set, compared as a set: see traitOrderKey) and its classes as
+ *    a set (upstream lists them as its inventory rows were inserted, the classes of
+ *    one PUT in Python set order; Berth in class order, as GET .../inventories).
+ */
 function normalize(r: Res): unknown {
   if (r.status !== 200) {
     // Python's pformat wraps the schema dump in jsonschema messages; compare the message itself
@@ -198,23 +211,28 @@ function normalize(r: Res): unknown {
   }
   const areqs = (r.json.allocation_requests as any[]).map((a) =>
     JSON.stringify([
-      Object.keys(a.allocations)
-        .sort()
-        .map((u) => [u, Object.entries(a.allocations[u].resources).sort()]),
-      a.mappings
-        ? Object.keys(a.mappings)
-            .sort()
-            .map((k) => [k, [...a.mappings[k]].sort()])
-        : null,
+      Array.isArray(a.allocations)
+        ? a.allocations.map((x: any) => [x.resource_provider.uuid, Object.entries(x.resources)])
+        : Object.keys(a.allocations).map((u) => [u, Object.entries(a.allocations[u].resources)]),
+      // a group's providers come from a Python set: their order is not stable
+      a.mappings ? Object.keys(a.mappings).map((k) => [k, [...a.mappings[k]].sort()]) : null,
     ]),
   );
-  const sums = Object.keys(r.json.provider_summaries)
-    .sort()
-    .map((u) => {
-      const s = r.json.provider_summaries[u];
-      return [u, Object.entries(s.resources).sort(), [...(s.traits ?? [])].sort(), s.parent_provider_uuid, s.root_provider_uuid];
-    });
+  const sums = Object.keys(r.json.provider_summaries).map((u) => {
+    const s = r.json.provider_summaries[u];
+    // a provider's classes: upstream lists them in the order its inventory rows were
+    // inserted, those of one PUT in the order of a Python set: compared as a set
+    const resources = Object.entries(s.resources).sort(([a], [b]) => (a < b ? -1 : 1));
+    return [u, resources, traitOrderKey(s.traits ?? [], isStandardTrait), s.parent_provider_uuid, s.root_provider_uuid];
+  });
   return { status: 200, areqs: areqs.sort(), sums };
+}
+
+/** the same answer compared as sets everywhere (to tell an order difference from a content one) */
+function unordered(n: any): unknown {
+  if (n.status !== 200) return n;
+  const deep = (v: any): any => (Array.isArray(v) ? v.map(deep).sort((a, b) => (JSON.stringify(a) < JSON.stringify(b) ? -1 : 1)) : v);
+  return { status: 200, areqs: n.areqs.map((a: string) => JSON.stringify(deep(JSON.parse(a)))).sort(), sums: deep(n.sums) };
 }
 
 const AGG = uuidOf('aggA');
@@ -305,22 +323,34 @@ function edgeQueries(provider: string): Array<[string, string]> {
 
 async function main() {
   process.env.LOG_LEVEL ??= 'warn';
-  const ref: ChildProcess = spawn('/work/shared/reference/serve-placement.sh', [String(REF_PORT)], { stdio: ['ignore', 'ignore', 'ignore'] });
+  const serveRef = (port: number, hashSeed: string) =>
+    spawn('/work/shared/reference/serve-placement.sh', [String(port)], {
+      stdio: ['ignore', 'ignore', 'ignore'],
+      env: { ...process.env, PYTHONHASHSEED: hashSeed },
+    });
+  const ref: ChildProcess = serveRef(REF_PORT, '1');
   const refUrl = `http://127.0.0.1:${REF_PORT}`;
-  const stack = await startStack({
-    fresh: true,
-    placementPort: OUR_PORT,
-    baremetalPort: 0,
-    host: '127.0.0.1',
-    maintenanceInterval: 0,
-    dataDir: '',
-    dashboardPort: null,
-  });
-  const ourUrl = stack.placementUrl;
+  // --ref-vs-ref: a second reference (another hash seed) instead of Berth, to see
+  // where the reference's own order is stable (what normalize() compares in order)
+  const second = REF_VS_REF ? serveRef(OUR_PORT, '2') : undefined;
+  const stack = REF_VS_REF
+    ? undefined
+    : await startStack({
+        fresh: true,
+        placementPort: OUR_PORT,
+        baremetalPort: 0,
+        host: '127.0.0.1',
+        maintenanceInterval: 0,
+        dataDir: '',
+        dashboardPort: null,
+      });
+  const ourUrl = stack?.placementUrl ?? `http://127.0.0.1:${OUR_PORT}`;
+  if (second) await waitForUp(ourUrl, 60_000);
   let mismatches = 0;
   let compared = 0;
   let nonEmpty = 0;
   let quirks = 0;
+  let orderMismatches = 0;
   const statuses: Record<string, number> = {};
   const shown = new Set<number>();
   try {
@@ -375,11 +405,14 @@ async function main() {
           if (!missing.length && !extra.length && limited && Number(version.split('.')[1]) < 29) return void quirks++;
         }
         mismatches++;
-        console.log(`\nMISMATCH ${label} (${what}) v${version} ${path}`);
+        const orderOnly = JSON.stringify(unordered(na)) === JSON.stringify(unordered(nb));
+        if (orderOnly) orderMismatches++;
+        console.log(`\nMISMATCH${orderOnly ? ' (order only)' : ''} ${label} (${what}) v${version} ${path}`);
         if (!shown.has(ri)) console.log(' forest:', JSON.stringify(specs.map((x) => ({ ...x, uuid: uuidOf(round + x.name) }))));
         shown.add(ri);
-        console.log(' reference:', JSON.stringify(na).slice(0, 3000));
-        console.log(' berth:    ', JSON.stringify(nb).slice(0, 3000));
+        const cut = process.env.DIFF_VERBOSE ? Infinity : 3000;
+        console.log(' reference:', JSON.stringify(na).slice(0, cut));
+        console.log(' berth:    ', JSON.stringify(nb).slice(0, cut));
       };
       for (const [version, qs] of fixture?.queries ?? []) {
         const resolved = qs.replace(/\$([A-Za-z0-9_:-]+)/g, (_, n: string) => uuidOf(round + n));
@@ -399,10 +432,11 @@ async function main() {
     }
   } finally {
     ref.kill('SIGTERM');
-    await stack.stop();
+    second?.kill('SIGTERM');
+    await stack?.stop();
   }
   console.log(
-    `\n${compared} queries compared (${nonEmpty} with candidates, unlimited), ${mismatches} mismatches, ${quirks} known upstream quirks; reference answers ${JSON.stringify(statuses)}`,
+    `\nseed ${SEED}: ${compared} queries compared in order (${nonEmpty} with candidates, unlimited), ${mismatches} mismatches (${orderMismatches} in order only), ${quirks} known upstream quirks; reference answers ${JSON.stringify(statuses)}`,
   );
   process.exit(mismatches ? 1 : 0);
 }

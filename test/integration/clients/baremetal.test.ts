@@ -10,9 +10,12 @@
 import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useTable } from '../harness.js';
 import { cli, installed, reportTimings, type Cli } from './cli.js';
+import { needs } from '../../optional.js';
+
+const ironic = needs('baremetal-cli');
 
 let server: Server;
 let url: string;
@@ -20,6 +23,7 @@ let bm: Cli;
 let idle: () => Promise<void>;
 
 beforeAll(async () => {
+  if (!ironic.available) return;
   await useTable();
   const { serveBaremetal } = await import('../../../local/apis.js');
   const { localRunner } = await import('../../../local/state-machines.js');
@@ -43,7 +47,7 @@ async function get(path: string): Promise<any> {
   return { status: r.status, json: await r.json().catch(() => undefined) };
 }
 
-describe('baremetal CLI (python3-ironicclient)', () => {
+ironic.describe('baremetal CLI (python3-ironicclient)', () => {
   const nodes: Record<string, string> = {};
 
   it('is installed and negotiates the newest common version', async () => {

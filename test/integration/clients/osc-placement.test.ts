@@ -6,15 +6,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startPlacement, type Api } from '../harness.js';
 import { cli, installed, reportTimings, type Cli } from './cli.js';
+import { needs } from '../../optional.js';
+
+const openstack = needs('openstack-cli');
 
 const VERSION = '1.39';
 let api: Api;
 let osc: Cli;
 
 beforeAll(async () => {
+  if (!openstack.available) return;
   api = await startPlacement();
   osc = cli('openstack', api.url, { OS_PLACEMENT_API_VERSION: VERSION });
 });
@@ -29,7 +33,7 @@ const AGG_A = '5a3b0000-0000-4000-8000-00000000000a';
 const AGG_B = '5a3b0000-0000-4000-8000-00000000000b';
 const CONSUMER = 'c0de0000-0000-4000-8000-000000000001';
 
-describe('openstack CLI + osc-placement (newest microversion)', () => {
+openstack.describe('openstack CLI + osc-placement (newest microversion)', () => {
   let compute: string;
   let numa: string;
   let other: string;

@@ -7,9 +7,12 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { serveDashboard } from '../../../local/dashboard.js';
 import { startPlacement, type Api } from '../harness.js';
+import { needs } from '../../optional.js';
+
+const chromiumNeeded = needs('chromium');
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 let api: Api;
@@ -23,6 +26,7 @@ const AGG = 'a99a0000-0000-4000-8000-0000000000aa';
 const CONSUMER = 'cccc0000-0000-4000-8000-0000000000c1';
 
 beforeAll(async () => {
+  if (!chromiumNeeded.available) return;
   api = await startPlacement();
   const ok = async (r: Promise<{ status: number; text: string }>, want: number) => {
     const x = await r;
@@ -79,7 +83,7 @@ afterAll(async () => {
   await api?.close();
 });
 
-describe('dashboard in headless Chromium', () => {
+chromiumNeeded.describe('dashboard in headless Chromium', () => {
   it('draws the provider tree with usage bars and switches tabs', async () => {
     expect(existsSync(CHROMIUM)).toBe(true);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });

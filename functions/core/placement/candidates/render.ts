@@ -16,6 +16,7 @@
 import type { CandidatesRequest, VersionLike } from './request.js';
 import type { CandidatesResult, Slot } from './solver.js';
 import type { ProviderView } from './view.js';
+import { NO_CUSTOM_ORDER, sortResourceClasses, sortTraits, type CustomOrder } from '../standard.js';
 
 export interface Shape {
   /** >= 1.12: allocations keyed by provider */
@@ -54,19 +55,29 @@ function shapeKey(shape: Shape, requested: ReadonlySet<string>): string {
   return `${shape.traits ? 't' : ''}${shape.tree ? 'n' : ''}${shape.allResources ? '*' : [...requested].sort().join(',')}`;
 }
 
-/** `"<uuid>":{...}` for provider_summaries; cached on the view per shape */
-export function summaryFragment(p: ProviderView, shape: Shape, requested: ReadonlySet<string>, key = shapeKey(shape, requested)): string {
+/**
+ * `"<uuid>":{...}` for provider_summaries; cached on the view per shape. Classes and
+ * traits in Placement's id order (standard.ts; `order` gives the custom names'
+ * creation order: a name a provider uses keeps its place, so the cache stays right).
+ */
+export function summaryFragment(
+  p: ProviderView,
+  shape: Shape,
+  requested: ReadonlySet<string>,
+  order: CustomOrder = NO_CUSTOM_ORDER,
+  key = shapeKey(shape, requested),
+): string {
   let s = p.fragments.get(key);
   if (s !== undefined) return s;
   const res: string[] = [];
-  for (const [rc, inv] of p.inv) {
+  for (const rc of sortResourceClasses(p.inv.keys(), order)) {
     if (!shape.allResources && !requested.has(rc)) continue;
+    const inv = p.inv.get(rc)!;
     res.push(`${q(rc)}:{"capacity":${Math.trunc(inv.cap)},"used":${Math.trunc(inv.used)}}`);
   }
   s = `${p.json}:{"resources":{${res.join(',')}}`;
   if (shape.traits)
-    s += `,"traits":[${[...p.traits]
-      .sort()
+    s += `,"traits":[${sortTraits(p.traits, order)
       .map((t) => q(t))
       .join(',')}]`;
   if (shape.tree) s += `,"parent_provider_uuid":${p.parent ? q(p.parent) : 'null'},"root_provider_uuid":${q(p.root)}`;
@@ -171,7 +182,7 @@ function singleTemplate(res: CandidatesResult, suffixes: string[], shape: Shape)
 }
 
 /** Render the solver's answer as the response body. */
-export function renderCandidates(res: CandidatesResult, req: CandidatesRequest, shape: Shape): string {
+export function renderCandidates(res: CandidatesResult, req: CandidatesRequest, shape: Shape, order: CustomOrder = NO_CUSTOM_ORDER): string {
   const { slots, renderOrder } = res;
   const suffixes = req.groups.map((g) => g.suffix);
   const n = slots.length;
@@ -220,7 +231,7 @@ export function renderCandidates(res: CandidatesResult, req: CandidatesRequest, 
   const key = shapeKey(shape, res.requestedResources);
   for (let i = 0; i < res.summaries.length; i++) {
     if (i) out[idx++] = ',';
-    out[idx++] = summaryFragment(res.summaries[i]!, shape, res.requestedResources, key);
+    out[idx++] = summaryFragment(res.summaries[i]!, shape, res.requestedResources, order, key);
   }
   out[idx++] = '}}';
   out.length = idx;

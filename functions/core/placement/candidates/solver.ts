@@ -36,7 +36,9 @@ import type { Forest } from '../forest.js';
 import type { ProviderRecord } from '../model.js';
 import { Problem } from '../../errors.js';
 import type { CandidatesRequest, RequestGroup } from './request.js';
-import { bySeq, nextMark, RootViews, viewIn, viewOf, type ProviderView } from './view.js';
+import { bySeq, nextMark, RootViews, SHARING_TRAIT, viewIn, viewOf, type ProviderView } from './view.js';
+import { compareSummaryProviders, type SummaryOrderKey } from '../order.js';
+import { compareResourceClasses, type CustomOrder } from '../standard.js';
 
 export { SHARING_TRAIT } from './view.js';
 
@@ -50,6 +52,8 @@ export interface SolveOptions {
   /** names that are neither standard nor existing custom resource classes / traits */
   missingResourceClasses?: ReadonlySet<string>;
   missingTraits?: ReadonlySet<string>;
+  /** creation order of custom classes (the unnumbered group's classes may render in class order) */
+  order?: CustomOrder;
 }
 
 /** One decision of the search: a granular group, or one class of the unnumbered group. */
@@ -742,7 +746,20 @@ export class CandidateSolver {
   solve(): CandidatesResult {
     const requestedResources = new Set<string>();
     for (const g of this.req.groups) for (const [rc] of g.resources) requestedResources.add(rc);
-    const renderOrder = this.slots.map((_, i) => i).sort((a, b) => this.slots[a]!.group - this.slots[b]!.group || a - b);
+    // Groups in request order; the unnumbered group's classes in request order, or in
+    // class order where upstream takes its multi-provider path (the deployment has
+    // nested or sharing providers: it builds that group's requests per class id)
+    const byClassOrder = this.forest.hasTrees() || (this.forest.byTrait.get(SHARING_TRAIT)?.size ?? 0) > 0;
+    const cmp = compareResourceClasses(this.opts.order);
+    const classOf = (i: number) => this.slots[i]!.amounts[0]?.[0] ?? '';
+    const renderOrder = this.slots
+      .map((_, i) => i)
+      .sort(
+        (a, b) =>
+          this.slots[a]!.group - this.slots[b]!.group ||
+          (byClassOrder && !this.slots[a]!.granular && !this.slots[b]!.granular ? cmp(classOf(a), classOf(b)) : 0) ||
+          a - b,
+      );
     const result = (candidates: ProviderView[][]): CandidatesResult => ({
       slots: this.slots,
       renderOrder,
@@ -791,12 +808,50 @@ export class CandidateSolver {
   /**
    * Every provider of every tree a candidate takes resources from (resourceless
    * groups' providers are in those trees); before 1.29 with nested providers, only
-   * the providers the candidates use.
+   * the providers the candidates use. In upstream's order (order.ts
+   * compareSummaryProviders): trees by the first request group that takes something
+   * from them, then by their root's creation; each tree's providers as created.
    */
   private summaries(candidates: ProviderView[][]): ProviderView[] {
     const resourceSlots: number[] = [];
     for (const [i, s] of this.slots.entries()) if (s.amounts.length) resourceSlots.push(i);
-    const out: ProviderView[] = [];
+    // the first group (request order) that finds each tree: one that takes something
+    // from it in the answer, or an earlier one a provider of the tree satisfies on its
+    // own (upstream searches group by group and summarises every tree a group finds)
+    const firstGroup = new Map<string, number>();
+    for (const c of candidates) {
+      for (const [i, s] of this.slots.entries()) {
+        const root = c[i]!.root;
+        const g = firstGroup.get(root);
+        if (g === undefined || s.group < g) firstGroup.set(root, s.group);
+      }
+    }
+    const onePath = !(this.forest.hasTrees() || (this.forest.byTrait.get(SHARING_TRAIT)?.size ?? 0) > 0);
+    // upstream's unnumbered group, searched across trees and sharing providers, also
+    // finds the anchor tree of every combination it makes
+    const u = this.unsuffixed;
+    if (u && !onePath) {
+      for (const c of candidates) {
+        const anchor = c.find((p) => !p.sharing)?.root;
+        if (anchor === undefined) continue;
+        const g = firstGroup.get(anchor);
+        if (g === undefined || u.index < g) firstGroup.set(anchor, u.index);
+      }
+    }
+    const alone = this.plans.filter((g) => g.granular || onePath).sort((a, b) => a.index - b.index);
+    for (const [root, g] of firstGroup) {
+      const rv = viewIn(this.forest, root);
+      if (!rv) continue;
+      const finder = alone.find((plan) => plan.index < g && this.tree(rv).some((q) => this.granularOk(plan, q)));
+      if (finder) firstGroup.set(root, finder.index);
+    }
+    const out: SummaryEntry[] = [];
+    const entry = (p: ProviderView): SummaryEntry => ({
+      view: p,
+      seq: p.seq,
+      rootSeq: p.parent === undefined ? p.seq : (viewIn(this.forest, p.root)?.seq ?? p.seq),
+      firstGroup: firstGroup.get(p.root) ?? 0,
+    });
     const mark = nextMark();
     if (this.distinctRoots) {
       for (const c of candidates) {
@@ -804,11 +859,11 @@ export class CandidateSolver {
           const p = c[i]!;
           if (p.mark !== mark) {
             p.mark = mark;
-            out.push(p);
+            out.push(entry(p));
           }
         }
       }
-      return out;
+      return out.sort(compareSummaryProviders).map((e) => e.view);
     }
     const roots = new Set<string>();
     for (const c of candidates) {
@@ -817,7 +872,7 @@ export class CandidateSolver {
         if (p.mark === mark) continue;
         p.mark = mark;
         if (p.alone) {
-          out.push(p);
+          out.push(entry(p));
           continue;
         }
         if (roots.has(p.root)) continue;
@@ -826,13 +881,17 @@ export class CandidateSolver {
         if (root) {
           for (const q of this.tree(root)) {
             q.mark = mark;
-            out.push(q);
+            out.push(entry(q));
           }
         }
       }
     }
-    return out;
+    return out.sort(compareSummaryProviders).map((e) => e.view);
   }
+}
+
+interface SummaryEntry extends SummaryOrderKey {
+  view: ProviderView;
 }
 
 /** random.sample / random.shuffle, as Placement's limit_results does */

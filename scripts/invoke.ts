@@ -1,0 +1,157 @@
+/**
+ * `npm run invoke -- FUNCTION EVENT.json`: run one of Berth's Lambda handlers on an
+ * event, the way `sam local invoke FUNCTION -e EVENT.json` does, without Docker: the
+ * same entry module cdk/ bundles (its `handler` export), a Lambda context, the result
+ * printed as JSON on stdout and the function's own logs on stderr.
+ *
+ *   npm run invoke -- --list                                     # the function names
+ *   npm run invoke -- placement-traits event.json                # an API Gateway v2 event
+ *   npm run invoke -- placement-traits - < event.json            # ... from stdin
+ *   npm run invoke -- placement-traits --method PUT --path /traits/CUSTOM_X \
+ *       [--header 'openstack-api-version: placement 1.39'] [--body '{...}']  # event built here
+ *
+ * FUNCTION is the name the stack gives it (placement-<family>, baremetal-<family>,
+ * baremetal-step-<step>, maintenance, keystone-authorizer); the CDK construct id
+ * (Placement-traits) or the template's logical id (PlacementtraitsFn1CD9A117) work too.
+ * The handler reads its settings from the environment as in Lambda: point it at a
+ * table with TABLE_NAME and, for DynamoDB Local, DDB_ENDPOINT (`npm start -- --ddb-port
+ * 8000` then DDB_ENDPOINT=http://127.0.0.1:8000). Events built with --method/--path
+ * are routed like API Gateway's (pathParameters from the same route table).
+ */
+import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { buildEvent, fakeContext, type ApiDefinition } from '../local/http-adapter.js';
+import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_ROUTES } from '../functions/placement/routes.js';
+import { BAREMETAL_DEFAULT_FAMILY, BAREMETAL_ROUTES } from '../functions/baremetal/routes.js';
+import { STEPS } from '../functions/conductor/machines.js';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** the stack's functions: name -> entry (cdk/lib/berth-stack.ts and baremetal.ts build the same list) */
+export async function functionEntries(): Promise<Map<string, string>> {
+  const { PLACEMENT_FAMILY_MODULES } = await import('../functions/placement/index.js');
+  const { BAREMETAL_FAMILY_MODULES } = await import('../functions/baremetal/index.js');
+  const out = new Map<string, string>();
+  for (const f of Object.keys(PLACEMENT_FAMILY_MODULES)) out.set(`placement-${f}`, `functions/placement/${f}.ts`);
+  for (const f of Object.keys(BAREMETAL_FAMILY_MODULES)) out.set(`baremetal-${f}`, `functions/baremetal/${f}.ts`);
+  for (const s of STEPS) out.set(`baremetal-step-${s}`, `functions/baremetal/steps/${s}.ts`);
+  out.set('maintenance', 'functions/maintenance/handler.ts');
+  out.set('keystone-authorizer', 'functions/authorizer/keystone.ts');
+  return out;
+}
+
+const squash = (s: string) => s.toLowerCase().replace(/[^a-z0-9]/g, '');
+
+/** the function a name means: ours, the CDK construct id, or the template's logical id */
+export function resolveFunction(name: string, entries: Map<string, string>): string | undefined {
+  if (entries.has(name)) return name;
+  const want = squash(name);
+  const aliases = (n: string) => {
+    const out = [squash(n)];
+    const bm = /^baremetal-(step-)?(.*)$/.exec(n);
+    if (bm) out.push(squash(bm[1] ? `Baremetal-Step-${bm[2]}` : `Baremetal-Family-${bm[2]}`));
+    if (n === 'keystone-authorizer') out.push('keystoneauthorizer');
+    return out;
+  };
+  const hits = [...entries.keys()].filter((n) =>
+    aliases(n).some((a) => want === a || want === `${a}fn` || (want.startsWith(`${a}fn`) && /^[0-9a-f]{8}$/.test(want.slice(a.length + 2)))),
+  );
+  return hits.length === 1 ? hits[0] : undefined;
+}
+
+interface Args {
+  fn?: string;
+  eventFile?: string;
+  method?: string;
+  path?: string;
+  headers: Record<string, string>;
+  body?: string;
+  list: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
+  const a: Args = { headers: {}, list: false };
+  for (let i = 0; i < argv.length; i++) {
+    const x = argv[i]!;
+    const val = () => {
+      const v = argv[++i];
+      if (v === undefined) throw new Error(`${x} needs a value`);
+      return v;
+    };
+    if (x === '--list') a.list = true;
+    else if (x === '--method') a.method = val().toUpperCase();
+    else if (x === '--path') a.path = val();
+    else if (x === '--body') a.body = val();
+    else if (x === '--header') {
+      const h = val();
+      const c = h.indexOf(':');
+      if (c < 1) throw new Error(`--header wants "name: value", got ${h}`);
+      a.headers[h.slice(0, c).trim().toLowerCase()] = h.slice(c + 1).trim();
+    } else if (!a.fn) a.fn = x;
+    else if (!a.eventFile) a.eventFile = x;
+    else throw new Error(`unexpected argument ${x}`);
+  }
+  return a;
+}
+
+/** an API Gateway v2 event for a request to one of the two APIs, routed as API Gateway routes it */
+export function requestEvent(fn: string, method: string, path: string, headers: Record<string, string>, body?: string): APIGatewayProxyEventV2 {
+  const placement = !fn.startsWith('baremetal-');
+  const api: ApiDefinition = {
+    name: placement ? 'placement' : 'baremetal',
+    routes: placement ? PLACEMENT_ROUTES : BAREMETAL_ROUTES,
+    handlers: {},
+    defaultFamily: placement ? PLACEMENT_DEFAULT_FAMILY : BAREMETAL_DEFAULT_FAMILY,
+  };
+  const h: Record<string, string> = {
+    host: 'localhost',
+    ...(placement ? { 'x-auth-token': 'admin' } : {}),
+    ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+    ...headers,
+  };
+  return buildEvent(api, { method, url: path, headers: h, body: Buffer.from(body ?? '') }).event;
+}
+
+async function main(): Promise<number> {
+  const args = parseArgs(process.argv.slice(2));
+  const entries = await functionEntries();
+  if (args.list || !args.fn) {
+    process.stdout.write(`${[...entries.keys()].join('\n')}\n`);
+    if (!args.list)
+      process.stderr.write('usage: npm run invoke -- FUNCTION EVENT.json | FUNCTION --method M --path P [--header "k: v"] [--body B]\n');
+    return args.list ? 0 : 2;
+  }
+  const name = resolveFunction(args.fn, entries);
+  if (!name) {
+    process.stderr.write(`no function ${args.fn}; one of:\n  ${[...entries.keys()].join('\n  ')}\n`);
+    return 2;
+  }
+  let event: unknown;
+  if (args.method || args.path) event = requestEvent(name, args.method ?? 'GET', args.path ?? '/', args.headers, args.body);
+  else if (args.eventFile) event = JSON.parse(readFileSync(args.eventFile === '-' ? 0 : args.eventFile, 'utf8'));
+  else event = {};
+  // as sam local invoke: the function's logs on stderr, its result alone on stdout
+  const stdoutWrite = process.stdout.write.bind(process.stdout);
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  let result: unknown;
+  try {
+    const mod = (await import(pathToFileURL(join(ROOT, entries.get(name)!)).href)) as { handler: (e: unknown, c: unknown) => Promise<unknown> };
+    result = await mod.handler(event, fakeContext(name));
+  } finally {
+    process.stdout.write = stdoutWrite;
+  }
+  process.stdout.write(`${JSON.stringify(result ?? null)}\n`);
+  return 0;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  main().then(
+    (code) => process.exit(code),
+    (e) => {
+      process.stderr.write(`${String((e as Error)?.stack ?? e)}\n`);
+      process.exit(1);
+    },
+  );
+}
