@@ -213,7 +213,8 @@ export class ProviderSnapshot {
         since = caught - OVERLAP_MS;
         ({ entries, reads } = await readLogSince(since));
         this.stats.logQueries += reads;
-        unseen = entries;
+        // the image's own entries of its overlap window (applied) are not re-read
+        unseen = entries.filter((e) => !this.seen.has(e.sk));
         changed = new Set();
         for (const e of unseen) for (const u of e.rps) changed.add(u);
       }
