@@ -14,16 +14,103 @@
  */
 import type { Inventory, ProviderRecord } from './model.js';
 
-function addTo(m: Map<string, Set<string>>, k: string, v: string) {
+/**
+ * The members of one index entry (the providers with a class, a trait or an aggregate):
+ * what readers need — size and iteration — without a hash table per entry. A cold load
+ * builds `base` in bulk (arrays of uuids, no hashing: a million providers would otherwise
+ * cost millions of Set insertions before the first answer); later changes go to two small
+ * sets and are folded into `base` when they grow. The forest keeps the invariant this
+ * relies on: add() only for a provider not in the entry, delete() only for one in it.
+ * Iteration order is not meaningful (readers sort by creation order).
+ */
+export class IdSet implements Iterable<string> {
+  private base: string[];
+  private added: Set<string> | undefined;
+  private removed: Set<string> | undefined;
+
+  constructor(base: string[] = []) {
+    this.base = base;
+  }
+
+  get size(): number {
+    return this.base.length - (this.removed?.size ?? 0) + (this.added?.size ?? 0);
+  }
+
+  add(uuid: string): void {
+    if (this.removed?.delete(uuid)) return;
+    (this.added ??= new Set()).add(uuid);
+    this.foldIfLarge();
+  }
+
+  delete(uuid: string): void {
+    if (this.added?.delete(uuid)) return;
+    (this.removed ??= new Set()).add(uuid);
+    this.foldIfLarge();
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    const removed = this.removed;
+    if (removed?.size) {
+      for (const u of this.base) if (!removed.has(u)) yield u;
+    } else yield* this.base;
+    if (this.added) yield* this.added;
+  }
+
+  /** changes beyond a quarter of the base (and a few hundred): one array again */
+  private foldIfLarge(): void {
+    const changes = (this.added?.size ?? 0) + (this.removed?.size ?? 0);
+    if (changes > 256 && changes * 4 > this.base.length) {
+      this.base = [...this];
+      this.added = this.removed = undefined;
+    }
+  }
+}
+
+/** An index entry's members, as the forest's readers see them. */
+export type Members = Iterable<string> & { readonly size: number };
+
+function addTo(m: Map<string, IdSet>, k: string, v: string) {
   let s = m.get(k);
-  if (!s) m.set(k, (s = new Set()));
+  if (!s) m.set(k, (s = new IdSet()));
   s.add(v);
 }
-function removeFrom(m: Map<string, Set<string>>, k: string, v: string) {
+function removeFrom(m: Map<string, IdSet>, k: string, v: string) {
   const s = m.get(k);
   if (!s) return;
   s.delete(v);
   if (!s.size) m.delete(k);
+}
+function addToSet(m: Map<string, Set<string>>, k: string, v: string) {
+  let s = m.get(k);
+  if (!s) m.set(k, (s = new Set()));
+  s.add(v);
+}
+function removeFromSet(m: Map<string, Set<string>>, k: string, v: string) {
+  const s = m.get(k);
+  if (!s) return;
+  s.delete(v);
+  if (!s.size) m.delete(k);
+}
+
+/** Group uuids by a shared (interned) value, then give every key of a value's group its members in bulk. */
+function bulkIndex<V>(groups: Map<V, string[]>, keysOf: (v: V) => Iterable<string>): Map<string, IdSet> {
+  const parts = new Map<string, string[][]>();
+  for (const [v, uuids] of groups) {
+    for (const k of new Set(keysOf(v))) {
+      let l = parts.get(k);
+      if (!l) parts.set(k, (l = []));
+      l.push(uuids);
+    }
+  }
+  const out = new Map<string, IdSet>();
+  for (const [k, l] of parts) out.set(k, new IdSet(l.length === 1 ? l[0]!.slice() : ([] as string[]).concat(...l)));
+  return out;
+}
+
+function groupPush<V>(groups: Map<V, string[]>, v: V, uuid: string) {
+  const l = groups.get(v);
+  if (l) l.push(uuid);
+  else groups.set(v, [uuid]);
 }
 
 /**
@@ -100,9 +187,9 @@ export class Forest {
   /** unique in the process: (id, version) names one state of one forest */
   readonly id = ++forestIds;
   readonly providers = new Map<string, ProviderRecord>();
-  readonly byResourceClass = new Map<string, Set<string>>();
-  readonly byTrait = new Map<string, Set<string>>();
-  readonly byAggregate = new Map<string, Set<string>>();
+  byResourceClass = new Map<string, IdSet>();
+  byTrait = new Map<string, IdSet>();
+  byAggregate = new Map<string, IdSet>();
   /** the members of every tree with more than one provider (a lone root is its own tree) */
   readonly byRoot = new Map<string, Set<string>>();
   readonly childrenOf = new Map<string, Set<string>>();
@@ -156,10 +243,28 @@ export class Forest {
    */
   loadCompacted(records: ProviderRecord[]): void {
     if (this.providers.size) throw new Error('loadCompacted needs an empty forest');
+    // the class, trait and aggregate indexes in bulk: providers grouped by their shared
+    // (interned) inventory, trait list and aggregate list, each group's uuids handed to
+    // every key of that value at once
+    const byInv = new Map<Readonly<Record<string, Inventory>>, string[]>();
+    const byTraits = new Map<readonly string[], string[]>();
+    const byAggs = new Map<readonly string[], string[]>();
     for (const p of records) {
       this.providers.set(p.uuid, p);
-      this.index(p);
+      if (p.inventories !== Interner.EMPTY_INV) groupPush(byInv, p.inventories, p.uuid);
+      if (p.traits.length) groupPush(byTraits, p.traits, p.uuid);
+      if (p.aggregates.length) groupPush(byAggs, p.aggregates, p.uuid);
+      // a tree's entry starts with its root when its first member below comes: no lookup per root
+      if (p.root !== p.uuid) {
+        const tree = this.byRoot.get(p.root);
+        if (tree) tree.add(p.uuid);
+        else this.byRoot.set(p.root, new Set([p.root, p.uuid]));
+      }
+      if (p.parent) addToSet(this.childrenOf, p.parent, p.uuid);
     }
+    this.byResourceClass = bulkIndex(byInv, (inv) => Object.keys(inv));
+    this.byTrait = bulkIndex(byTraits, (l) => l);
+    this.byAggregate = bulkIndex(byAggs, (l) => l);
     this.version++;
     let ordered = true;
     for (let i = 1; i < records.length && ordered; i++) ordered = bySeqThenUuid(records[i - 1]!, records[i]!) < 0;
@@ -172,9 +277,11 @@ export class Forest {
     const p = this.compact(record);
     const old = this.providers.get(p.uuid);
     if (old && sameRecord(old, p)) return;
-    if (old) this.unindex(old);
+    // a claim changes usage only: the indexes stay as they are
+    const reindex = !old || !sameIndexing(old, p);
+    if (old && reindex) this.unindex(old);
     this.providers.set(p.uuid, p);
-    this.index(p);
+    if (reindex) this.index(p);
     this.version++;
     if (!old) {
       this.appendSorted(p);
@@ -217,27 +324,31 @@ export class Forest {
 
   private index(p: ProviderRecord) {
     for (const rc of Object.keys(p.inventories)) addTo(this.byResourceClass, rc, p.uuid);
-    for (const t of p.traits) addTo(this.byTrait, t, p.uuid);
-    for (const a of p.aggregates) addTo(this.byAggregate, a, p.uuid);
+    for (const t of new Set(p.traits)) addTo(this.byTrait, t, p.uuid);
+    for (const a of new Set(p.aggregates)) addTo(this.byAggregate, a, p.uuid);
+    this.indexTree(p);
+  }
+
+  private indexTree(p: ProviderRecord) {
     if (p.root !== p.uuid) {
       // the first member below a root makes the tree worth an index entry
       if (!this.byRoot.has(p.root)) this.byRoot.set(p.root, new Set([p.root]));
       this.byRoot.get(p.root)!.add(p.uuid);
     } else this.byRoot.get(p.uuid)?.add(p.uuid);
-    if (p.parent) addTo(this.childrenOf, p.parent, p.uuid);
+    if (p.parent) addToSet(this.childrenOf, p.parent, p.uuid);
   }
 
   private unindex(p: ProviderRecord) {
     for (const rc of Object.keys(p.inventories)) removeFrom(this.byResourceClass, rc, p.uuid);
-    for (const t of p.traits) removeFrom(this.byTrait, t, p.uuid);
-    for (const a of p.aggregates) removeFrom(this.byAggregate, a, p.uuid);
+    for (const t of new Set(p.traits)) removeFrom(this.byTrait, t, p.uuid);
+    for (const a of new Set(p.aggregates)) removeFrom(this.byAggregate, a, p.uuid);
     const tree = this.byRoot.get(p.root);
     if (tree) {
       tree.delete(p.uuid);
       // back to a lone root (or an empty tree): no entry
       if (tree.size === 0 || (tree.size === 1 && tree.has(p.root))) this.byRoot.delete(p.root);
     }
-    if (p.parent) removeFrom(this.childrenOf, p.parent, p.uuid);
+    if (p.parent) removeFromSet(this.childrenOf, p.parent, p.uuid);
   }
 
   /** All providers in creation order. */
@@ -294,6 +405,15 @@ export class Forest {
 }
 
 const EMPTY: ReadonlySet<string> = new Set();
+
+/** Do two compacted records of one provider sit in the same index entries? */
+function sameIndexing(a: ProviderRecord, b: ProviderRecord): boolean {
+  if (a.traits !== b.traits || a.aggregates !== b.aggregates || a.root !== b.root || a.parent !== b.parent) return false;
+  if (a.inventories === b.inventories) return true;
+  const ka = Object.keys(a.inventories);
+  const kb = Object.keys(b.inventories);
+  return ka.length === kb.length && ka.every((k) => k in b.inventories);
+}
 
 /** Two compacted records say the same (shared parts compare by identity: the interner made them). */
 function sameRecord(a: ProviderRecord, b: ProviderRecord): boolean {

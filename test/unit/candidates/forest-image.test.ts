@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeForest, encodeForest, ImageFormatError } from '../../../functions/core/placement/forest-image.js';
-import { Forest } from '../../../functions/core/placement/forest.js';
+import { Forest, IdSet } from '../../../functions/core/placement/forest.js';
 import type { ProviderRecord } from '../../../functions/core/placement/model.js';
 
 const RCS = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_X'];
@@ -67,7 +67,7 @@ function build(specs: Spec[]) {
   return f;
 }
 
-const sortedIndex = (m: Map<string, Set<string>>) => Object.fromEntries([...m].map(([k, s]) => [k, [...s].sort()]).sort());
+const sortedIndex = (m: ReadonlyMap<string, Iterable<string>>) => Object.fromEntries([...m].map(([k, s]) => [k, [...s].sort()]).sort());
 
 describe('forest image', () => {
   it('round-trips every record, the creation order and every index', () => {
@@ -115,8 +115,87 @@ describe('forest image', () => {
   });
 
   it('refuses what is not an image of this version', () => {
-    expect(() => decodeForest({ format: 'berth-forest-image', version: 2 } as never)).toThrow(ImageFormatError);
+    expect(() => decodeForest({ format: 'berth-forest-image', version: 1 } as never)).toThrow(ImageFormatError);
+    expect(() => decodeForest({ format: 'berth-forest-image', version: 99 } as never)).toThrow(ImageFormatError);
     const img = encodeForest(build([{ inv: [], total: 1, ratio: 1, used: 0, traits: [], aggs: [], time: 0 }]), 1);
     expect(() => decodeForest({ ...img, name: [] })).toThrow(/name has 0 entries, not 1/);
+  });
+
+  it('keeps every index exact through changes after a bulk (image) load: what a rebuild from the records would give', () => {
+    const fromScratch = (f: Forest) => {
+      const g = new Forest();
+      for (const p of f.all()) g.put({ ...p });
+      return g;
+    };
+    const change = fc.record({
+      who: fc.nat(),
+      kind: fc.constantFrom('usage', 'traits', 'aggs', 'inv', 'delete', 'same'),
+      traits: fc.subarray(TRAITS),
+      aggs: fc.subarray(AGGS),
+      inv: fc.subarray(RCS),
+      used: fc.nat({ max: 4 }),
+    });
+    fc.assert(
+      fc.property(fc.array(spec, { minLength: 1, maxLength: 30 }), fc.array(change, { maxLength: 60 }), (specs, changes) => {
+        const g = decodeForest(JSON.parse(JSON.stringify(encodeForest(build(specs), 1234))));
+        for (const c of changes) {
+          const all = g.all();
+          if (!all.length) break;
+          const p = all[c.who % all.length]!;
+          if (c.kind === 'delete') {
+            if (!g.children(p.uuid).length) g.delete(p.uuid);
+            continue;
+          }
+          const inv =
+            c.kind === 'inv'
+              ? Object.fromEntries(c.inv.map((rc) => [rc, { ...Object.values(p.inventories)[0]!, total: 5 } as never]))
+              : { ...p.inventories };
+          g.put({
+            ...p,
+            generation: p.generation + 1,
+            usages: c.kind === 'usage' ? { [Object.keys(p.inventories)[0] ?? 'VCPU']: c.used } : p.usages,
+            traits: c.kind === 'traits' ? c.traits : [...p.traits],
+            aggregates: c.kind === 'aggs' ? c.aggs : [...p.aggregates],
+            inventories: c.kind === 'inv' && !Object.keys(p.inventories).length ? {} : inv,
+          });
+          const want = fromScratch(g);
+          for (const idx of ['byResourceClass', 'byTrait', 'byAggregate', 'byRoot', 'childrenOf'] as const) {
+            expect(sortedIndex(g[idx])).toEqual(sortedIndex(want[idx]));
+            for (const [, members] of g[idx]) expect(members.size).toBe([...members].length);
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('IdSet (an index entry)', () => {
+  it('counts and lists its members through adds and deletes, folded or not', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 40 }), { maxLength: 20 }),
+        fc.array(fc.tuple(fc.boolean(), fc.nat({ max: 600 })), { maxLength: 2000 }),
+        (base, ops) => {
+          const start = [...new Set(base.map(String))];
+          const s = new IdSet(start.slice());
+          const ref = new Set(start);
+          for (const [add, n] of ops) {
+            const u = String(n);
+            // the forest's invariant: add a non-member, delete a member
+            if (add && !ref.has(u)) {
+              s.add(u);
+              ref.add(u);
+            } else if (!add && ref.has(u)) {
+              s.delete(u);
+              ref.delete(u);
+            }
+          }
+          expect(s.size).toBe(ref.size);
+          expect([...s].sort()).toEqual([...ref].sort());
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

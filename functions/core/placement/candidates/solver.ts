@@ -32,7 +32,7 @@
  * every anchor, then the second, ...) so a small `limit` still spreads over trees, and
  * the search stops as soon as `limit` (or the global cap) is met.
  */
-import type { Forest } from '../forest.js';
+import type { Forest, Members } from '../forest.js';
 import type { ProviderRecord } from '../model.js';
 import { Problem } from '../../errors.js';
 import type { CandidatesRequest, RequestGroup } from './request.js';
@@ -360,8 +360,8 @@ export class CandidateSolver {
     const consider = (size: number, expand: (into: Set<string>) => void) => {
       if (!best || size < best.size) best = { size, expand };
     };
-    const sizeOf = (m: Map<string, Set<string>>, names: string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
-    const idsOf = (m: Map<string, Set<string>>, names: string[]) => names.flatMap((x) => [...(m.get(x) ?? [])]);
+    const sizeOf = (m: ReadonlyMap<string, Members>, names: string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
+    const idsOf = (m: ReadonlyMap<string, Members>, names: string[]) => names.flatMap((x) => [...(m.get(x) ?? [])]);
     const rr = this.req.rootRequired;
     for (const t of rr?.required ?? []) {
       consider(f.byTrait.get(t)?.size ?? 0, (into) => {
