@@ -155,6 +155,20 @@ describe('the forest image', () => {
     expect(behind.stats.providerReads - reads0).toBeLessThan(2500);
     expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk2-'))).toHaveLength(2500);
   });
+  it('switches to the image when a catch-up would re-read more than 1,000 providers and 2 % of the forest (re-reading is ~60x dearer per provider)', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const behind = new snap.ProviderSnapshot({ useImage: true });
+    const before = await behind.fresh();
+    expect(before.size * 0.02).toBeLessThan(1200);
+    const reads0 = behind.stats.providerReads;
+    await bulkLoadProviders(Array.from({ length: 1200 }, (_, i) => ({ uuid: randomUUID(), name: `bulk3-${i}` })));
+    await writer.refreshForestImage({ force: true });
+    const imageLoads = behind.stats.imageLoads;
+    const forest = await behind.fresh();
+    expect(behind.stats.imageLoads).toBe(imageLoads + 1);
+    expect(behind.stats.providerReads - reads0).toBeLessThan(100);
+    expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk3-'))).toHaveLength(1200);
+  });
 });
 
 describe('prewarming', () => {
