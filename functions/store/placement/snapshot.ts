@@ -57,6 +57,8 @@ export class ProviderSnapshot {
   private loaded = false;
   private lastStart = 0;
   private lastFullLoad = 0;
+  /** no periodic resync before this instant (ms): see absorb() */
+  private resyncDeferredUntil = 0;
   private readonly seen = new Map<string, number>();
   private ticket = 0;
   private inflight: Promise<void> | undefined;
@@ -115,17 +117,22 @@ export class ProviderSnapshot {
     this.loaded = false;
     this.lastStart = 0;
     this.lastFullLoad = 0;
+    this.resyncDeferredUntil = 0;
     this.seen.clear();
   }
 
   /**
    * Records this process wrote itself, with the change-log entries that name them (the
    * bulk loader): put them in the forest and count those entries as applied, so the next
-   * refresh re-reads only what others changed.
+   * refresh re-reads only what others changed. A load of a million providers outlasts
+   * the periodic resync (SNAPSHOT_RESYNC_S): the refreshes that end it (the image it
+   * writes) do not first re-read every provider through the index — that safety net
+   * waits ten minutes more.
    */
   absorb(records: ProviderRecord[], logEntries: Array<{ sk: string; ts: number }>): void {
     for (const r of records) this.forest.put(r);
     for (const e of logEntries) this.seen.set(e.sk, e.ts);
+    this.resyncDeferredUntil = Date.now() + 600_000;
   }
 
   /**
@@ -161,7 +168,7 @@ export class ProviderSnapshot {
     const t0 = performance.now();
     const resyncMs = config().snapshotResyncS * 1000;
     let since = this.lastStart - OVERLAP_MS;
-    const fullLoad = !this.loaded || (resyncMs > 0 && started - this.lastFullLoad > resyncMs);
+    const fullLoad = !this.loaded || (resyncMs > 0 && started - this.lastFullLoad > resyncMs && started >= this.resyncDeferredUntil);
     // a cold start or a resync starts from an image when there is a usable one: for a
     // resync, one whose writer read the index after this forest last did (it catches
     // what the log may have missed, as a scan would)

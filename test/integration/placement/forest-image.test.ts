@@ -138,6 +138,31 @@ describe('the forest image', () => {
     expect(warm.stats.providerReads - readsBefore).toBeLessThan(100);
   });
 
+  it('a bulk load longer than the resync period does not make the loader re-read every provider before its image', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    process.env.SNAPSHOT_RESYNC_S = '1';
+    cfg.resetConfig();
+    try {
+      const loader = new snap.ProviderSnapshot({ useImage: false });
+      await loader.fresh();
+      const other = new snap.ProviderSnapshot({ useImage: false });
+      await other.fresh();
+      const loaded = await bulkLoadProviders(Array.from({ length: 3 }, (_, i) => ({ uuid: randomUUID(), name: `long-load-${i}` })));
+      loader.absorb(loaded.records, loaded.logEntries);
+      await new Promise((r) => setTimeout(r, 1_200));
+      const forest = await loader.fresh(0);
+      await other.fresh(0);
+      // the loader knows what it wrote: no resync through the index (a million providers: minutes)
+      expect(loader.stats.resyncs).toBe(0);
+      expect([...forest.providers.values()].filter((p) => p.name.startsWith('long-load-'))).toHaveLength(3);
+      // any other process keeps its safety net
+      expect(other.stats.resyncs).toBe(1);
+    } finally {
+      process.env.SNAPSHOT_RESYNC_S = '0';
+      cfg.resetConfig();
+    }
+  });
+
   it('a warm process far behind switches to a newer image instead of re-reading every provider', async () => {
     const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const behind = new snap.ProviderSnapshot({ useImage: true });
