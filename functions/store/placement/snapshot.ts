@@ -14,7 +14,7 @@ import { Forest } from '../../core/placement/forest.js';
 import { ImageFormatError } from '../../core/placement/forest-image.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { config } from '../../config.js';
-import { readImage, readManifest } from './image.js';
+import { readImage, readManifest, type ImageManifest } from './image.js';
 import { OVERLAP_MS, readLogSince } from './changelog.js';
 import { getProviders, scanAllProviders } from './providers.js';
 
@@ -39,6 +39,8 @@ export interface SnapshotOptions {
    * snapshot loads through the index instead: images are made from it.
    */
   useImage: boolean;
+  /** a refresh this long after the previous one first looks at the image's manifest (default 20 s) */
+  longGapMs?: number;
 }
 
 /** An image is usable while the change log since it still exists (entries live a day). */
@@ -51,6 +53,8 @@ const IMAGE_MAX_AGE_MS = 20 * 3600 * 1000;
  */
 const CATCH_UP_SHARE = 0.02;
 const CATCH_UP_MIN = 1000;
+/** a refresh this long after the previous one first looks at the image's manifest */
+const LONG_GAP_MS = 20_000;
 
 export class ProviderSnapshot {
   forest = new Forest();
@@ -141,10 +145,21 @@ export class ProviderSnapshot {
    * after `indexLoadedAfter`. Returns the instant the image is complete as of (every
    * write committed before it is in); the caller replays the log from there.
    */
-  private async loadImage(after: number, indexLoadedAfter = 0): Promise<number | undefined> {
+  private async loadImage(
+    after: number,
+    indexLoadedAfter = 0,
+    opts: { manifest?: ImageManifest; release?: boolean } = {},
+  ): Promise<number | undefined> {
     const t0 = performance.now();
-    const m = await readManifest();
+    const m = opts.manifest ?? (await readManifest());
     if (!m || m.takenAt <= after || m.indexLoadAt <= indexLoadedAfter || Date.now() - m.takenAt > IMAGE_MAX_AGE_MS) return undefined;
+    // a catch-up lets the old forest go before decoding the new one: one forest in the
+    // heap, not two (at a million providers, half a GB less to mark). Should the image
+    // then fail to load, this snapshot starts over as a cold one.
+    if (opts.release) {
+      this.forest = new Forest();
+      this.loaded = false;
+    }
     let img: Awaited<ReturnType<typeof readImage>>;
     try {
       img = await readImage(m);
@@ -153,6 +168,7 @@ export class ProviderSnapshot {
       throw e;
     }
     if (!img) return undefined;
+    this.loaded ||= !!opts.release;
     this.forest = img.forest;
     this.seen.clear();
     // entries of the overlap window the image already holds: not re-read on replay
@@ -161,6 +177,11 @@ export class ProviderSnapshot {
     this.stats.imageLoads++;
     this.stats.lastLoad = { source: 'image', ms: performance.now() - t0, providers: m.providers, bytes: m.bytes, takenAt: m.takenAt };
     return m.takenAt;
+  }
+
+  /** changed providers beyond which a newer image is cheaper than re-reading them */
+  private catchUpLimit(): number {
+    return Math.max(CATCH_UP_MIN, this.forest.size * CATCH_UP_SHARE);
   }
 
   private async refresh(): Promise<void> {
@@ -212,6 +233,18 @@ export class ProviderSnapshot {
       const replayFrom = started - Math.max(OVERLAP_MS, config().snapshotIndexLagMs);
       since = this.loaded ? Math.min(since, replayFrom) : replayFrom;
     }
+    // after a long gap (a bulk load takes minutes): if the current image is newer than
+    // this forest and holds many more or fewer providers, go to it without reading the
+    // whole log since (one GetItem instead of thousands of entries)
+    let caught: number | undefined;
+    if (this.loaded && fromImage === undefined && this.options.useImage && started - this.lastStart > (this.options.longGapMs ?? LONG_GAP_MS)) {
+      const m = await readManifest();
+      if (m && m.takenAt > this.lastStart && Math.abs(m.providers - this.forest.size) > this.catchUpLimit()) {
+        caught = await this.loadImage(this.lastStart - OVERLAP_MS, 0, { manifest: m, release: true });
+        if (caught === undefined && !this.loaded) return this.refresh();
+        if (caught !== undefined) since = caught - OVERLAP_MS;
+      }
+    }
     let { entries, reads } = await readLogSince(since);
     this.stats.logQueries += reads;
     let unseen = entries.filter((e) => !this.seen.has(e.sk));
@@ -219,8 +252,13 @@ export class ProviderSnapshot {
     for (const e of unseen) for (const u of e.rps) changed.add(u);
     // a long gap or a bulk load: when re-reading what changed would cost more than a
     // newer image, load that image and replay only what came after it
-    if (this.loaded && fromImage === undefined && this.options.useImage && changed.size > Math.max(CATCH_UP_MIN, this.forest.size * CATCH_UP_SHARE)) {
-      const caught = await this.loadImage(this.lastStart - OVERLAP_MS);
+    if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && changed.size > this.catchUpLimit()) {
+      const m = await readManifest();
+      caught =
+        m && m.takenAt > this.lastStart - OVERLAP_MS
+          ? await this.loadImage(this.lastStart - OVERLAP_MS, 0, { manifest: m, release: true })
+          : undefined;
+      if (caught === undefined && !this.loaded) return this.refresh();
       if (caught !== undefined) {
         since = caught - OVERLAP_MS;
         ({ entries, reads } = await readLogSince(since));

@@ -163,6 +163,29 @@ describe('the forest image', () => {
     }
   });
 
+  it('after a long gap, goes to a newer image holding many more providers without first reading the whole log since', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const peek = new snap.ProviderSnapshot({ useImage: true, longGapMs: 0 });
+    const control = new snap.ProviderSnapshot({ useImage: true, longGapMs: Number.POSITIVE_INFINITY });
+    await peek.fresh();
+    await control.fresh();
+    await bulkLoadProviders(Array.from({ length: 1500 }, (_, i) => ({ uuid: randomUUID(), name: `bulk4-${i}` })));
+    await writer.refreshForestImage({ force: true });
+    const before = { peek: { ...peek.stats }, control: { ...control.stats } };
+    const a = await peek.fresh(0);
+    const b = await control.fresh(0);
+    for (const [s, was, f] of [
+      [peek, before.peek, a],
+      [control, before.control, b],
+    ] as const) {
+      expect(s.stats.imageLoads).toBe(was.imageLoads + 1);
+      expect(s.stats.providerReads - was.providerReads).toBeLessThan(100);
+      expect([...f.providers.values()].filter((p) => p.name.startsWith('bulk4-'))).toHaveLength(1500);
+    }
+    // the control read the log since its last refresh first, then again since the image
+    expect(peek.stats.logQueries - before.peek.logQueries).toBeLessThan(control.stats.logQueries - before.control.logQueries);
+  });
+
   it('a warm process far behind switches to a newer image instead of re-reading every provider', async () => {
     const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const behind = new snap.ProviderSnapshot({ useImage: true });
