@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP } from 'node:net';
 import type { LambdaHandler } from '../functions/http/family.js';
 import { matchRoute, type RouteSpec } from '../functions/http/router.js';
-import { LAMBDA_RESPONSE_LIMIT, payloadBytes } from '../functions/http/encoding.js';
+import { fitsPayload, LAMBDA_RESPONSE_LIMIT, payloadBytes } from '../functions/http/encoding.js';
 
 export interface ApiDefinition {
   name: string;
@@ -171,7 +171,7 @@ export function serve(api: ApiDefinition, port: number, host = '127.0.0.1'): Pro
       const handler = api.handlers[family] ?? api.handlers[api.defaultFamily]!;
       const result = await handler(event, fakeContext(`${api.name}-${family}`));
       const limit = api.responseLimit ?? LAMBDA_RESPONSE_LIMIT;
-      if (limit > 0 && payloadBytes(result) > limit) {
+      if (!fitsPayload(result, limit)) {
         process.stderr.write(`[berth] ${api.name}-${family} answered ${payloadBytes(result)} bytes, over Lambda's limit: API Gateway answers 502\n`);
         res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ message: 'Internal Server Error' }));

@@ -44,6 +44,20 @@ export function payloadBytes(result: APIGatewayProxyStructuredResultV2): number 
   return Buffer.byteLength(JSON.stringify(result));
 }
 
+/**
+ * Does `result` fit `limit`? Exact, but without serialising a body that clearly fits: in
+ * the payload's JSON a body character takes at most 6 bytes (`\u001f`), so a body under a
+ * sixth of what the rest leaves is answered at once (a 466 KB answer was serialised twice
+ * per request only to be measured: 2 ms each).
+ */
+export function fitsPayload(result: APIGatewayProxyStructuredResultV2, limit: number): boolean {
+  if (limit <= 0) return true;
+  const body = result.body ?? '';
+  const rest = Buffer.byteLength(JSON.stringify({ ...result, body: '' }));
+  if (rest + body.length * 6 <= limit) return true;
+  return payloadBytes(result) <= limit;
+}
+
 function withVary(headers: Record<string, string>, value: string): Record<string, string> {
   const key = Object.keys(headers).find((k) => k.toLowerCase() === 'vary');
   if (!key) return { ...headers, vary: value };
@@ -72,7 +86,7 @@ export function encodeResult(req: HttpRequest, res: HttpResponse, limit: number,
   } else if (raw >= COMPRESS_MIN_BYTES) {
     result = { ...plain, headers: withVary(res.headers, 'Accept-Encoding') };
   }
-  if (limit > 0 && payloadBytes(result) > limit) {
+  if (!fitsPayload(result, limit)) {
     const refused = tooLarge(req, { bytes: raw, limit, compressed: gzip });
     return { statusCode: refused.status, headers: refused.headers, body: refused.body ?? '', isBase64Encoded: false };
   }

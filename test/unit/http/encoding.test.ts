@@ -1,6 +1,7 @@
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { acceptsGzip, encodeResult, payloadBytes, type TooLarge } from '../../../functions/http/encoding.js';
+import fc from 'fast-check';
+import { acceptsGzip, encodeResult, fitsPayload, payloadBytes, type TooLarge } from '../../../functions/http/encoding.js';
 import type { HttpRequest } from '../../../functions/http/types.js';
 
 const req = (accept?: string): HttpRequest => ({
@@ -70,5 +71,20 @@ describe('encodeResult', () => {
 
   it('lets everything through when the limit is lifted (0)', () => {
     expect(encodeResult(req(), { status: 200, headers: {}, body: big }, 0, refuse).body).toBe(big);
+  });
+});
+
+describe('fitsPayload', () => {
+  it('says what measuring the serialised payload says, at every limit around its size', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), fc.integer({ min: -40, max: 40 }), (body, delta) => {
+        const r = { statusCode: 200, headers: { 'content-type': 'application/json' }, body, isBase64Encoded: false };
+        const size = payloadBytes(r);
+        for (const limit of [size + delta, size, size - 1, Math.floor(size / 3)]) {
+          if (limit > 0) expect(fitsPayload(r, limit)).toBe(size <= limit);
+        }
+      }),
+      { numRuns: 500 },
+    );
   });
 });
