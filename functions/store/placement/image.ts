@@ -118,7 +118,6 @@ export async function readImage(manifest?: ImageManifest): Promise<LoadedImage |
   const read = performance.now() - t0;
   await Promise.all(unzipping);
   for (let i = 0; i < keys.length; i++) if (!parts[i]) return undefined;
-  const t1 = performance.now();
   const json = Buffer.concat(parts).toString('utf8');
   const t2 = performance.now();
   const img = JSON.parse(json) as ForestImage;
