@@ -22,6 +22,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { BenchContext, Scenario } from '../run.js';
+import { perfloadProviders } from './candidates.js';
 import { pct } from './claims.js';
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
@@ -32,24 +33,6 @@ const UPSTREAM = `resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=${AGGS[0]}
 const LAMBDA_HEAP_MB = 2624;
 const CHUNK = 50_000;
 
-function perfload(n: number, offset: number) {
-  const traits = [['HW_CPU_X86_AVX2'], ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2'], ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD']];
-  return Array.from({ length: n }, (_, k) => {
-    const i = offset + k;
-    return {
-      uuid: randomUUID(),
-      name: `perfload-${i}`,
-      inventories: {
-        VCPU: { total: 32, max_unit: 16 },
-        MEMORY_MB: { total: 8192, min_unit: 128, max_unit: 8192 },
-        DISK_GB: { total: 8192, min_unit: 5, max_unit: 8192 },
-      },
-      aggregates: AGGS.slice(0, (i % 3) + 1),
-      traits: traits[i % 3]!,
-    };
-  });
-}
-
 /** Bulk-load `count` more providers (in chunks: the input is large), then write the image as berth load does. */
 async function load(ctx: BenchContext, count: number, offset: number): Promise<{ first?: string; rate: number; image: { ms: number; mb: number } }> {
   const { bulkLoadProviders } = await import('../../functions/store/placement/bulk.js');
@@ -59,7 +42,7 @@ async function load(ctx: BenchContext, count: number, offset: number): Promise<{
   let first: string | undefined;
   const t0 = performance.now();
   for (let done = 0; done < count; done += CHUNK) {
-    const input = perfload(Math.min(CHUNK, count - done), offset + done);
+    const input = perfloadProviders(Math.min(CHUNK, count - done), offset + done, AGGS);
     first ??= input[0]!.uuid;
     const r = await bulkLoadProviders(input);
     snapshot().absorb(r.records, r.logEntries);
