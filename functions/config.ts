@@ -100,12 +100,20 @@ export interface Config {
   ddbRequestTimeoutMs: number;
   /** full reload of the provider snapshot at least this often (s), a safety net under the change log */
   snapshotResyncS: number;
+  /** load the provider snapshot when the Lambda starts (its init phase), not on the first request */
+  snapshotPrewarm: boolean;
+  /** start the snapshot from the stored forest image (SNAPSHOT_IMAGE=false: always read the index) */
+  snapshotImage: boolean;
+  /** the image writer makes a new image at least this often when the forest changed (s) */
+  imageIntervalS: number;
   /** the longest a global secondary index may lag the table (ms): after a load through gsi1 the change log is replayed this far back */
   snapshotIndexLagMs: number;
   /** largest request body accepted (bytes) */
   maxBodyBytes: number;
   /** longest query string accepted (characters) */
   maxQueryBytes: number;
+  /** largest Lambda response payload (bytes, after compression and base64); 0 lifts the limit (local runs only) */
+  maxResponseBytes: number;
   /** how long a process trusts "no legacy allocation rows" (ms; also how long an import waits) */
   legacyFlagTtlMs: number;
   /** claim guard: 'generation' only exists to repeat the measurement in docs/design.md */
@@ -185,9 +193,13 @@ export function loadConfig(env: Env = process.env): Config {
     snapshotMaxStalenessMs: Math.max(0, int(env.SNAPSHOT_MAX_STALENESS_MS, 0)),
     ddbRequestTimeoutMs: Math.max(100, int(env.DDB_REQUEST_TIMEOUT_MS, env.DDB_ENDPOINT ? 30_000 : 1_500)),
     snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),
+    snapshotPrewarm: env.SNAPSHOT_PREWARM === 'true',
+    snapshotImage: env.SNAPSHOT_IMAGE !== 'false',
+    imageIntervalS: Math.max(0, int(env.FOREST_IMAGE_INTERVAL_S, 600)),
     snapshotIndexLagMs: Math.max(0, int(env.SNAPSHOT_INDEX_LAG_MS, 60_000)),
     maxBodyBytes: Math.max(1024, int(env.MAX_BODY_BYTES, 4 * 1024 * 1024)),
     maxQueryBytes: Math.max(1024, int(env.MAX_QUERY_BYTES, 8 * 1024)),
+    maxResponseBytes: Math.max(0, int(env.MAX_RESPONSE_BYTES, 6 * 1024 * 1024)),
     legacyFlagTtlMs: Math.max(0, int(env.LEGACY_FLAG_TTL_MS, 60_000)),
     claimGuard: env.CLAIM_GUARD === 'generation' ? 'generation' : 'capacity',
     baremetal: {

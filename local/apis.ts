@@ -12,7 +12,14 @@ import { placementMalformed } from '../functions/placement/framework/malformed.j
 import { BAREMETAL_FAMILY_MODULES } from '../functions/baremetal/index.js';
 import { BAREMETAL_DEFAULT_FAMILY, BAREMETAL_ROUTES } from '../functions/baremetal/routes.js';
 import { serve } from './http-adapter.js';
+import { config } from '../functions/config.js';
+import { LAMBDA_RESPONSE_LIMIT } from '../functions/http/encoding.js';
 import { localRunner } from './state-machines.js';
+
+/** AWS's limit unless the settings lift it (MAX_RESPONSE_BYTES=0, `npm start -- --no-response-limit`) */
+function responseLimit(): number {
+  return config().maxResponseBytes === 0 ? 0 : LAMBDA_RESPONSE_LIMIT;
+}
 
 export function servePlacement(port: number, host = '127.0.0.1'): Promise<Server> {
   return serve(
@@ -22,6 +29,7 @@ export function servePlacement(port: number, host = '127.0.0.1'): Promise<Server
       handlers: handlersOf(PLACEMENT_FAMILY_MODULES),
       defaultFamily: PLACEMENT_DEFAULT_FAMILY,
       malformed: placementMalformed,
+      responseLimit: responseLimit(),
     },
     port,
     host,

@@ -19,8 +19,12 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-/** what the page sends the APIs; nothing else of the browser's request is passed on */
-const FORWARDED_HEADERS = ['accept', 'authorization', 'x-auth-token', 'openstack-api-version', 'x-openstack-ironic-api-version'];
+/**
+ * what the page sends the APIs; nothing else of the browser's request is passed on.
+ * Accept-Encoding too: a large answer (the provider list of a big cloud) is only sent
+ * gzip-compressed, as it is to the browser in AWS.
+ */
+const FORWARDED_HEADERS = ['accept', 'accept-encoding', 'authorization', 'x-auth-token', 'openstack-api-version', 'x-openstack-ironic-api-version'];
 
 function refuse(res: ServerResponse, status: number, message: string) {
   res.writeHead(status, { 'content-type': 'application/json' });

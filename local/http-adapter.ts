@@ -11,6 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { isIP } from 'node:net';
 import type { LambdaHandler } from '../functions/http/family.js';
 import { matchRoute, type RouteSpec } from '../functions/http/router.js';
+import { fitsPayload, LAMBDA_RESPONSE_LIMIT, payloadBytes } from '../functions/http/encoding.js';
 
 export interface ApiDefinition {
   name: string;
@@ -20,6 +21,13 @@ export interface ApiDefinition {
   defaultFamily: string;
   /** API Gateway's payload limit: bigger bodies get 413 before any function runs */
   maxBodyBytes?: number;
+  /**
+   * Lambda's response payload limit, enforced as AWS does (a 502 from the gateway when a
+   * function answers more); 0 lifts it (`npm start -- --no-response-limit`). The handlers
+   * keep their answers under the same limit themselves (functions/http/encoding.ts), so a
+   * 502 here is a bug a test can see.
+   */
+  responseLimit?: number;
   /** the API's own error for requests Node's HTTP parser rejects (e.g. a non-integer content-length) */
   malformed?: (code: string) => { status: number; headers: Record<string, string>; body: string };
 }
@@ -162,6 +170,13 @@ export function serve(api: ApiDefinition, port: number, host = '127.0.0.1'): Pro
       });
       const handler = api.handlers[family] ?? api.handlers[api.defaultFamily]!;
       const result = await handler(event, fakeContext(`${api.name}-${family}`));
+      const limit = api.responseLimit ?? LAMBDA_RESPONSE_LIMIT;
+      if (!fitsPayload(result, limit)) {
+        process.stderr.write(`[berth] ${api.name}-${family} answered ${payloadBytes(result)} bytes, over Lambda's limit: API Gateway answers 502\n`);
+        res.writeHead(502, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ message: 'Internal Server Error' }));
+        return;
+      }
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(result.headers ?? {})) headers[k] = String(v);
       if (result.cookies?.length) headers['set-cookie'] = result.cookies;

@@ -9,7 +9,8 @@
  *   locally from its ASL file, the scheduled maintenance function on a timer.
  * Options: --fresh, --placement-port N, --baremetal-port N, --dashboard-port N, --ddb-port N,
  *          --ddb-endpoint URL, --table NAME, --ddb-faults SPEC,
- *          --host H, --maintenance-interval SECONDS (0 disables)
+ *          --host H, --maintenance-interval SECONDS (0 disables),
+ *          --no-response-limit (lift Lambda's 6 MB answer limit, which applies by default as in AWS)
  * SIGINT / SIGTERM stop every child.
  */
 import type { Server } from 'node:http';
@@ -37,6 +38,8 @@ interface Options {
   dataDir: string;
   /** null disables the dashboard; 0 picks any free port */
   dashboardPort?: number | null;
+  /** lift Lambda's 6 MB response limit (local only; AWS cannot) */
+  noResponseLimit?: boolean;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -70,10 +73,11 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--data-dir') o.dataDir = val();
     else if (a === '--dashboard-port') o.dashboardPort = Number(val());
     else if (a === '--no-dashboard') o.dashboardPort = null;
+    else if (a === '--no-response-limit') o.noResponseLimit = true;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
         [
-          'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--host H] [--maintenance-interval S]',
+          'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--host H] [--maintenance-interval S] [--no-response-limit]',
           '                    [--ddb-port N | --ddb-endpoint URL] [--table NAME] [--ddb-faults SPEC]',
           '  --ddb-endpoint URL   use an existing DynamoDB (LocalStack, DynamoDB Local in a container, ...); the table is created if missing',
           '  --ddb-faults SPEC    DynamoDB fault and lag injector, e.g. rate=0.05,lag=500,seed=7 (see local/ddb-faults.ts)',
@@ -157,6 +161,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
   const tableName = o.tableName ?? process.env.TABLE_NAME ?? 'berth';
   process.env.TABLE_NAME = tableName;
   process.env.AWS_REGION ??= 'local';
+  if (o.noResponseLimit) process.env.MAX_RESPONSE_BYTES = '0';
   // CloudWatch EMF metric lines are for Lambda; locally they would only be noise
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   let faults: FaultProxy | undefined;

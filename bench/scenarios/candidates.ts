@@ -197,7 +197,8 @@ async function steadyStateReads(ctx: BenchContext, label: string, qs: string, n:
 
 // ------------------------------------------------------------------ flat
 
-function perfloadProviders(n: number, offset: number) {
+/** `n` flat providers shaped as upstream's placeload makes them, numbered from `offset`, in `aggs` (three) */
+export function perfloadProviders(n: number, offset: number, aggs: string[] = AGGS) {
   const traits = [['HW_CPU_X86_AVX2'], ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2'], ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD']];
   return Array.from({ length: n }, (_, k) => {
     const i = offset + k;
@@ -209,7 +210,7 @@ function perfloadProviders(n: number, offset: number) {
         MEMORY_MB: { total: 8192, min_unit: 128, max_unit: 8192 },
         DISK_GB: { total: 8192, min_unit: 5, max_unit: 8192 },
       },
-      aggregates: AGGS.slice(0, (i % 3) + 1),
+      aggregates: aggs.slice(0, (i % 3) + 1),
       traits: traits[i % 3]!,
     };
   });

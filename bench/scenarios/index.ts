@@ -4,6 +4,7 @@ import { claimScenarios } from './claims.js';
 import { perfHarnessCandidatesScenario, perfHarnessScenario } from './perf-harness.js';
 import { baremetalRaceScenario } from './baremetal.js';
 import { candidatesScenarios } from './candidates.js';
+import { coldstartScenario } from './coldstart.js';
 
 export const SCENARIOS: Scenario[] = [
   ...claimScenarios,
@@ -11,4 +12,5 @@ export const SCENARIOS: Scenario[] = [
   baremetalRaceScenario,
   ...candidatesScenarios,
   perfHarnessCandidatesScenario,
+  coldstartScenario,
 ];

@@ -6,6 +6,7 @@
  *   -c identity=jwt -c jwtIssuer=https://... -c jwtAudience=aud1,aud2 [-c claimMapping='{"roles":"groups"}']
  *   -c identity=insecure-none-tests-only   (no authentication at all: throwaway test stacks, with -c nag=false)
  *   -c nag=false   (cdk-nag AwsSolutions checks run by default)
+ *   -c forestMemoryMb=3008 -c provisionedConcurrency=N   (functions that hold the provider forest)
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -35,6 +36,10 @@ try {
       keystonePasswordSecretArn: ctx('keystonePasswordSecretArn'),
       keystoneProject: ctx('keystoneProject'),
       authorizerCacheTtlS: ttl === undefined ? undefined : Number(ttl),
+    },
+    forest: {
+      memoryMb: ctx('forestMemoryMb') === undefined ? undefined : Number(ctx('forestMemoryMb')),
+      provisionedConcurrency: ctx('provisionedConcurrency') === undefined ? undefined : Number(ctx('provisionedConcurrency')),
     },
   });
 } catch (e) {

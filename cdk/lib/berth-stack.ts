@@ -32,7 +32,17 @@ export interface BerthStackProps extends StackProps {
   throttle?: { rate: number; burst: number };
   /** retain the table on stack deletion (default true) */
   retainData?: boolean;
+  /** the functions that keep the provider forest in memory (docs/design.md, "Memory") */
+  forest?: {
+    /** MB of memory (default 3008: a million providers need ~1.5 GB of heap, and CPU grows with memory) */
+    memoryMb?: number;
+    /** pre-initialised environments per forest family, for deployments that want no cold starts (default 0) */
+    provisionedConcurrency?: number;
+  };
 }
+
+/** Placement families that answer from the provider forest (and so load it when they start) */
+export const FOREST_FAMILIES = ['resource-providers', 'traits', 'allocation-candidates'];
 
 export class BerthStack extends Stack {
   readonly table: dynamodb.TableV2;
@@ -104,15 +114,23 @@ export class BerthStack extends Stack {
     });
     this.configureStage(this.placementApi, accessLogs, props.throttle);
     const families = new Map<string, BerthFunction>();
+    const forestMemoryMb = props.forest?.memoryMb ?? 3008;
     for (const family of PLACEMENT_FAMILIES) {
+      const forest = FOREST_FAMILIES.includes(family);
+      const fnEnv = { ...env };
+      // Lambda answers are capped at 6 MB: 1,000 candidates (Nova's default limit) fit
+      if (family === 'allocation-candidates') fnEnv.MAX_ALLOCATION_CANDIDATES = '1000';
+      // load the forest in the init phase (full CPU, before the first request waits for it)
+      if (forest) fnEnv.SNAPSHOT_PREWARM = 'true';
       const fn = new BerthFunction(this, `Placement-${family}`, {
         entry: `functions/placement/${family}.ts`,
         description: `Placement ${family}`,
         table: this.table,
         access: 'none',
-        // Lambda answers are capped at 6 MB: 1,000 candidates (Nova's default limit) fit
-        environment: family === 'allocation-candidates' ? { ...env, MAX_ALLOCATION_CANDIDATES: '1000' } : env,
-        memoryMb: family === 'allocation-candidates' ? 3008 : 1024,
+        environment: fnEnv,
+        memoryMb: forest ? forestMemoryMb : 1024,
+        largeHeap: forest,
+        provisionedConcurrency: forest ? props.forest?.provisionedConcurrency : undefined,
       });
       // least privilege: only the actions and key prefixes this family's code uses
       const rules = PLACEMENT_ACCESS[family];
@@ -121,7 +139,7 @@ export class BerthStack extends Stack {
       families.set(family, fn);
     }
     for (const route of PLACEMENT_ROUTES) {
-      const fn = families.get(route.family)?.fn;
+      const fn = families.get(route.family)?.target;
       if (!fn) throw new Error(`route ${route.path} names family ${route.family}, which has no function`);
       // every method reaches the family's function, which answers 405 with Allow itself
       const added = this.placementApi.addRoutes({
@@ -137,7 +155,7 @@ export class BerthStack extends Stack {
     const fallback = new apigw.HttpRoute(this, 'PlacementDefaultRoute', {
       httpApi: this.placementApi,
       routeKey: apigw.HttpRouteKey.DEFAULT,
-      integration: new HttpLambdaIntegration('Int-default', families.get(PLACEMENT_DEFAULT_FAMILY)!.fn),
+      integration: new HttpLambdaIntegration('Int-default', families.get(PLACEMENT_DEFAULT_FAMILY)!.target),
     });
     acknowledgePublicRoute(fallback);
 
@@ -158,7 +176,9 @@ export class BerthStack extends Stack {
       table: this.table,
       access: 'none',
       timeout: Duration.seconds(60),
-      memoryMb: 512,
+      // it keeps a forest too: the forest image is written from it
+      memoryMb: forestMemoryMb,
+      largeHeap: true,
     });
     grantTableAccess(maintenance.fn, this.table, MAINTENANCE_ACCESS);
     baremetal.grantOrphanRecovery(maintenance.fn);

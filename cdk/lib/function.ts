@@ -25,10 +25,24 @@ export interface BerthFunctionProps {
   environment?: Record<string, string>;
   memoryMb?: number;
   timeout?: Duration;
+  /**
+   * the function keeps the provider forest in memory: its V8 heap may use all but 384 MB
+   * of the function's memory (Node's default would stop well short of it)
+   */
+  largeHeap?: boolean;
+  /** pre-initialised execution environments (an alias `live` with provisioned concurrency); 0 or unset: none */
+  provisionedConcurrency?: number;
 }
 
 export class BerthFunction extends Construct {
   readonly fn: NodejsFunction;
+  /** the alias with provisioned concurrency, when configured: what API routes should invoke */
+  alias: lambda.Alias | undefined;
+
+  /** what an integration invokes: the provisioned alias when there is one */
+  get target(): lambda.IFunction {
+    return this.alias ?? this.fn;
+  }
 
   constructor(scope: Construct, id: string, props: BerthFunctionProps) {
     super(scope, id);
@@ -50,7 +64,7 @@ export class BerthFunction extends Construct {
       logGroup,
       loggingFormat: lambda.LoggingFormat.JSON,
       environment: {
-        NODE_OPTIONS: '--enable-source-maps',
+        NODE_OPTIONS: props.largeHeap ? `--enable-source-maps --max-old-space-size=${(props.memoryMb ?? 1024) - 384}` : '--enable-source-maps',
         TABLE_NAME: props.table.tableName,
         AUTH_STRATEGY: 'authorizer',
         ...props.environment,
@@ -67,6 +81,9 @@ export class BerthFunction extends Construct {
         banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
       },
     });
+    if (props.provisionedConcurrency && props.provisionedConcurrency > 0) {
+      this.alias = this.fn.addAlias('live', { provisionedConcurrentExecutions: props.provisionedConcurrency });
+    }
     if (props.access === 'read') props.table.grantReadData(this.fn);
     if (props.access === 'readwrite') props.table.grantReadWriteData(this.fn);
   }

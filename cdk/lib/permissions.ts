@@ -26,7 +26,8 @@ export type DdbAction =
   | 'dynamodb:PutItem'
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
-  | 'dynamodb:ConditionCheckItem';
+  | 'dynamodb:ConditionCheckItem'
+  | 'dynamodb:BatchWriteItem';
 
 export interface AccessRule {
   actions: DdbAction[];
@@ -43,6 +44,7 @@ const PUT: DdbAction = 'dynamodb:PutItem';
 const UPDATE: DdbAction = 'dynamodb:UpdateItem';
 const DELETE: DdbAction = 'dynamodb:DeleteItem';
 const CHECK: DdbAction = 'dynamodb:ConditionCheckItem';
+const BATCH_WRITE: DdbAction = 'dynamodb:BatchWriteItem';
 
 // ---- building blocks (one per store concern)
 
@@ -53,11 +55,21 @@ const CHECK: DdbAction = 'dynamodb:ConditionCheckItem';
  */
 const TX_MARKER: AccessRule[] = [{ actions: [PUT], keys: ['TX#*'] }];
 
-/** the provider snapshot: cold load through gsi1, change log since, re-read of changed providers */
+/**
+ * the provider snapshot: the forest image (its manifest FOREST, its chunks IMG#), or a cold
+ * load through gsi1; the change log since; re-reads of changed providers
+ */
 const SNAPSHOT: AccessRule[] = [
+  { actions: [GET], keys: ['FOREST'] },
+  { actions: [BATCH_GET], keys: ['IMG#*'] },
   { index: 'gsi1', actions: [QUERY], keys: ['RPS#*'] },
   { actions: [QUERY], keys: ['LOG#*'] },
   { actions: [BATCH_GET], keys: ['RP#*'] },
+];
+/** the forest image writer (functions/maintenance/image.ts): chunks, then the manifest */
+const IMAGE_WRITE: AccessRule[] = [
+  { actions: [BATCH_WRITE], keys: ['IMG#*'] },
+  { actions: [PUT], keys: ['FOREST'] },
 ];
 /** catalog look-ups of custom classes and traits (is this name defined?) */
 const CATALOG: AccessRule[] = [{ actions: [BATCH_GET], keys: ['RCS', 'TRAITS'] }];
@@ -123,6 +135,8 @@ export const MAINTENANCE_ACCESS: AccessRule[] = [
   { actions: [BATCH_GET, UPDATE], keys: ['RP#*'] },
   { actions: [UPDATE], keys: ['USAGE#*'] },
   ...TX_MARKER,
+  ...SNAPSHOT,
+  ...IMAGE_WRITE,
 ];
 
 /**

@@ -7,12 +7,22 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from './types.js';
+import { encodeResult, mb, type TooLarge } from './encoding.js';
+import { config } from '../config.js';
 import { log } from '../observability/log.js';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { logger, metrics, tracer } from '../observability/powertools.js';
 
-export type App = (req: HttpRequest) => Promise<HttpResponse>;
+/** An API's request pipeline; `tooLarge` renders the API's own error for an answer too big to send. */
+export type App = ((req: HttpRequest) => Promise<HttpResponse>) & { tooLarge?: TooLarge };
+
+/** Without an API-specific renderer: a plain JSON error. */
+const genericTooLarge: TooLarge = (_req, size) => ({
+  status: 400,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ message: `The answer (${mb(size.bytes)}) is larger than a response may be (${mb(size.limit)}); narrow the request.` }),
+});
 
 export function toHttpRequest(event: APIGatewayProxyEventV2): HttpRequest {
   const headers: Record<string, string> = {};
@@ -70,8 +80,9 @@ function internalErrorResult(name: string, requestId: string): APIGatewayProxySt
   return { statusCode: 500, headers: { 'content-type': 'application/json', 'openstack-request-id': requestId }, body };
 }
 
-export function toResult(res: HttpResponse): APIGatewayProxyStructuredResultV2 {
-  return { statusCode: res.status, headers: res.headers, body: res.body ?? '', isBase64Encoded: false };
+/** The Lambda result for an answer: compressed when the client accepts it, within Lambda's response limit. */
+export function toResult(req: HttpRequest, res: HttpResponse, tooLarge: TooLarge = genericTooLarge): APIGatewayProxyStructuredResultV2 {
+  return encodeResult(req, res, config().maxResponseBytes, tooLarge);
 }
 
 /** Wrap an App as a Lambda handler (API Gateway HTTP API, payload v2). */
@@ -114,7 +125,7 @@ export function httpLambda(app: App, name: string) {
           status: res.status,
           ms: Date.now() - started,
         });
-        return toResult(res);
+        return toResult(req, res, app.tooLarge);
       })
   );
 }

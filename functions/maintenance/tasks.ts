@@ -1,6 +1,7 @@
 /** The tasks the maintenance function runs, in order. */
 import { migrateIncompleteConsumers } from './consumers.js';
 import { recoverOrphanAllocations, recoverStaleNodeActions } from './orphans.js';
+import { refreshForestImage } from './image.js';
 
 export interface MaintenanceTask {
   name: string;
@@ -15,4 +16,6 @@ export const MAINTENANCE_TASKS: MaintenanceTask[] = [
   { name: 'baremetal-orphan-allocations', run: async ({ deadline }) => ({ ...(await recoverOrphanAllocations({ deadline })) }) },
   // bare-metal power/provision actions whose execution died: taken over and resumed
   { name: 'baremetal-stale-node-actions', run: async ({ deadline }) => ({ ...(await recoverStaleNodeActions({ deadline })) }) },
+  // the forest image new Lambda containers load instead of reading every provider
+  { name: 'forest-image', run: async () => ({ ...(await refreshForestImage()) }) },
 ];

@@ -15,7 +15,7 @@ import { AnswerCache } from '../core/placement/candidates/answer-cache.js';
 import type { Forest } from '../core/placement/forest.js';
 import { isStandardResourceClass, isStandardTrait } from '../core/placement/standard.js';
 import { customOrder, missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
-import { snapshot } from '../store/placement/snapshot.js';
+import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import { log } from '../observability/log.js';
 import { count, millis, metrics, MetricUnit } from '../observability/powertools.js';
 
@@ -28,6 +28,7 @@ import {
   type FamilyRoutes,
   type PlacementRequest,
   cacheHeaders,
+  refuseHopeless,
 } from './framework/app.js';
 
 /** rendered answers of this process (64 MB): see core/placement/candidates/answer-cache.ts */
@@ -47,6 +48,9 @@ async function unknownNames(forest: Forest, rcs: string[], traits: string[]) {
   ]);
   return { missingResourceClasses: new Set(mrc), missingTraits: new Set(mt) };
 }
+
+/** no candidate renders smaller than this (an allocation request and one provider summary) */
+const MIN_CANDIDATE_BYTES = 200;
 
 async function list(r: PlacementRequest) {
   requireVersion(r, '1.10');
@@ -81,6 +85,7 @@ async function list(r: PlacementRequest) {
     order,
   });
   const t1 = performance.now();
+  refuseHopeless(r, res.candidates.length, MIN_CANDIDATE_BYTES);
   const body = renderCandidates(res, req, shapeFor(v), order);
   log.debug('allocation candidates', {
     request_id: r.http.requestId,
@@ -103,3 +108,6 @@ export const routes: FamilyRoutes = {
   '/allocation_candidates': { GET: list },
 };
 export const handler = httpLambda(placementApp(routes), 'placement-allocation-candidates');
+
+// the forest loads while the Lambda initialises (cdk/ sets SNAPSHOT_PREWARM on this function)
+await prewarm();

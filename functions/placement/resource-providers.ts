@@ -11,7 +11,7 @@ import { bad } from '../core/errors.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-providers.js';
 import { createProvider, deleteProvider, getProvider, updateProvider } from '../store/placement/providers.js';
-import { snapshot } from '../store/placement/snapshot.js';
+import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import type { Forest } from '../core/placement/forest.js';
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
 import {
@@ -25,6 +25,7 @@ import {
   validateQuery,
   type FamilyRoutes,
   type PlacementRequest,
+  refuseHopeless,
 } from './framework/app.js';
 import { ErrorCodes, PlacementError, conflict, notFound } from './framework/errors.js';
 import { lastModified, providerUrl, providerView } from './views.js';
@@ -74,6 +75,9 @@ async function show(r: PlacementRequest) {
   return cacheHeaders(r, jsonResponse(200, providerView(r, p)), p.updatedAt);
 }
 
+/** the smallest a provider renders in a list: uuid, name, generation, three links (1.0) */
+const MIN_PROVIDER_BYTES = 250;
+
 async function list(r: PlacementRequest) {
   checkAccept(r);
   r.authorize(`${P}:list`);
@@ -97,6 +101,8 @@ async function list(r: PlacementRequest) {
   if (q.has('resources')) f.resources = parseResources(q.get('resources')!);
   const forest = await snapshot().fresh();
   const found = (await unknownOrEmpty(forest, f)) ? [] : filterProviders(forest, f);
+  // a provider renders to at least its uuid and three links (1.0); at a million that cannot be sent
+  refuseHopeless(r, found.length, MIN_PROVIDER_BYTES);
   const res = jsonResponse(200, { resource_providers: found.map((p) => providerView(r, p)) });
   return cacheHeaders(r, res, lastModified(found));
 }
@@ -201,3 +207,6 @@ export const routes: FamilyRoutes = {
   '/resource_providers/{uuid}': { GET: show, PUT: update, DELETE: remove },
 };
 export const handler = httpLambda(placementApp(routes), 'placement-resource-providers');
+
+// the forest loads while the Lambda initialises (cdk/ sets SNAPSHOT_PREWARM on this function)
+await prewarm();

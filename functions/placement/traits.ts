@@ -11,7 +11,7 @@ import { validate } from '../core/compat/jsonschema.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/traits.js';
 import { createCustomTrait, deleteCustomTrait, getCustomTrait, listCustomTraits, setProviderTraits } from '../store/placement/traits.js';
-import { snapshot } from '../store/placement/snapshot.js';
+import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import { customOrder } from '../store/placement/catalog.js';
 import {
   checkAccept,
@@ -193,3 +193,6 @@ export const routes: FamilyRoutes = {
   '/resource_providers/{uuid}/traits': { GET: listProviderTraits, PUT: setTraits, DELETE: deleteTraits },
 };
 export const handler = httpLambda(placementApp(routes), 'placement-traits');
+
+// the forest loads while the Lambda initialises (cdk/ sets SNAPSHOT_PREWARM on this function)
+await prewarm();

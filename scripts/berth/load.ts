@@ -117,7 +117,7 @@ export async function loadCommand(args: string[]): Promise<number> {
   const file = args.find((a) => !a.startsWith('--'));
   if (!file) throw new Error('usage: berth load FILE [--concurrency N] [--force]');
   const concurrencyAt = args.indexOf('--concurrency');
-  const concurrency = concurrencyAt >= 0 ? Number(args[concurrencyAt + 1]) : 8;
+  const concurrency = concurrencyAt >= 0 ? Number(args[concurrencyAt + 1]) : undefined;
   const force = args.includes('--force');
   const doc = readLoadFile(file);
   const providers = flatten(doc);
@@ -149,6 +149,10 @@ export async function loadCommand(args: string[]): Promise<number> {
     const r = await bulkLoadProviders(providers, { concurrency, onProgress: (done, total) => bar.update(done, total) });
     bar.finish(`${r.batches} batches, ${r.retries} retries${created ? `, ${created} custom name(s) created` : ''}`);
     process.stdout.write(`[berth load] loaded ${r.providers} providers from ${file}\n`);
+    // running APIs catch up with the load from this image instead of re-reading every provider
+    const { imageAfterBulkLoad } = await import('../../functions/store/placement/bulk-image.js');
+    const img = await imageAfterBulkLoad(r);
+    process.stdout.write(`[berth load] forest image of ${img.manifest.providers} providers written (${(img.manifest.bytes / 1e6).toFixed(1)} MB)\n`);
     return 0;
   } catch (e) {
     if (e instanceof BulkInputError) throw new Error(`${file}: ${e.message}`);

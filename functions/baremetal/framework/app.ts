@@ -8,6 +8,8 @@
 import { jsonDocumentProblem } from '../../core/compat/unicode.js';
 import { verifiedIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
+import type { App } from '../../http/apigw.js';
+import { mb } from '../../http/encoding.js';
 import { Query, QueryDecodeError, type HttpRequest, type HttpResponse } from '../../http/types.js';
 import type { Identity } from '../../core/policy/identity.js';
 import { log } from '../../observability/log.js';
@@ -138,8 +140,8 @@ export function internalError(req: HttpRequest, message: string, e: unknown, hea
 }
 
 /** Build the pipeline for one resource family (or all of them, locally and in tests). */
-export function baremetalApp(handlers: FamilyRoutes): (req: HttpRequest) => Promise<HttpResponse> {
-  return async (req: HttpRequest) => {
+export function baremetalApp(handlers: FamilyRoutes): App {
+  const app: App = async (req: HttpRequest) => {
     try {
       return await pipeline(req, handlers);
     } catch (e) {
@@ -147,6 +149,15 @@ export function baremetalApp(handlers: FamilyRoutes): (req: HttpRequest) => Prom
       return internalError(req, 'baremetal request failed', e);
     }
   };
+  app.tooLarge = (req, size) => {
+    const how = size.compressed ? 'even compressed' : 'uncompressed (send Accept-Encoding: gzip to receive it compressed)';
+    const e = new IronicError(
+      400,
+      `The answer to ${req.method} ${req.path} is ${mb(size.bytes)} and does not fit ${how} in the ${mb(size.limit)} a response may carry here: ask for it in pages with limit and marker, or with fewer fields.`,
+    );
+    return requestIdHeaders(faultResponse(e), req.requestId);
+  };
+  return app;
 }
 
 async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpResponse> {

@@ -1,42 +1,203 @@
 /**
  * The in-memory provider forest: every provider with its inventories, usages,
  * traits, aggregates and tree links, plus the indexes queries need (by resource
- * class, trait, aggregate, root, parent). The store keeps one warm per process and
+ * class, trait, aggregate, tree, parent). The store keeps one warm per process and
  * feeds it changes; provider listing and the allocation-candidates solver read it.
  * Pure data structure: no I/O.
+ *
+ * Sized for a million providers in one Lambda (docs/design.md, "Memory"): records
+ * share what providers have in common — an inventory definition, a trait set, an
+ * aggregate set, the uuid strings their parent and root name — through interning
+ * (`Interner`), so a record holds little more than its uuid, name, counters and usage;
+ * a one-provider tree needs no tree index entry; creation order is kept by binary
+ * search instead of position maps. Records are immutable: a change puts a new record.
  */
-import type { ProviderRecord } from './model.js';
+import type { Inventory, ProviderRecord } from './model.js';
 
-function addTo(m: Map<string, Set<string>>, k: string, v: string) {
+/**
+ * The members of one index entry (the providers with a class, a trait or an aggregate):
+ * what readers need — size and iteration — without a hash table per entry. A cold load
+ * builds `base` in bulk (arrays of uuids, no hashing: a million providers would otherwise
+ * cost millions of Set insertions before the first answer); later changes go to two small
+ * sets and are folded into `base` when they grow. The forest keeps the invariant this
+ * relies on: add() only for a provider not in the entry, delete() only for one in it.
+ * Iteration order is not meaningful (readers sort by creation order).
+ */
+export class IdSet implements Iterable<string> {
+  private base: string[];
+  private added: Set<string> | undefined;
+  private removed: Set<string> | undefined;
+
+  constructor(base: string[] = []) {
+    this.base = base;
+  }
+
+  get size(): number {
+    return this.base.length - (this.removed?.size ?? 0) + (this.added?.size ?? 0);
+  }
+
+  add(uuid: string): void {
+    if (this.removed?.delete(uuid)) return;
+    (this.added ??= new Set()).add(uuid);
+    this.foldIfLarge();
+  }
+
+  delete(uuid: string): void {
+    if (this.added?.delete(uuid)) return;
+    (this.removed ??= new Set()).add(uuid);
+    this.foldIfLarge();
+  }
+
+  *[Symbol.iterator](): Iterator<string> {
+    const removed = this.removed;
+    if (removed?.size) {
+      for (const u of this.base) if (!removed.has(u)) yield u;
+    } else yield* this.base;
+    if (this.added) yield* this.added;
+  }
+
+  /** changes beyond a quarter of the base (and a few hundred): one array again */
+  private foldIfLarge(): void {
+    const changes = (this.added?.size ?? 0) + (this.removed?.size ?? 0);
+    if (changes > 256 && changes * 4 > this.base.length) {
+      this.base = [...this];
+      this.added = this.removed = undefined;
+    }
+  }
+}
+
+/** An index entry's members, as the forest's readers see them. */
+export type Members = Iterable<string> & { readonly size: number };
+
+function addTo(m: Map<string, IdSet>, k: string, v: string) {
+  let s = m.get(k);
+  if (!s) m.set(k, (s = new IdSet()));
+  s.add(v);
+}
+function removeFrom(m: Map<string, IdSet>, k: string, v: string) {
+  const s = m.get(k);
+  if (!s) return;
+  s.delete(v);
+  if (!s.size) m.delete(k);
+}
+function addToSet(m: Map<string, Set<string>>, k: string, v: string) {
   let s = m.get(k);
   if (!s) m.set(k, (s = new Set()));
   s.add(v);
 }
-function removeFrom(m: Map<string, Set<string>>, k: string, v: string) {
+function removeFromSet(m: Map<string, Set<string>>, k: string, v: string) {
   const s = m.get(k);
   if (!s) return;
   s.delete(v);
   if (!s.size) m.delete(k);
 }
 
+/** Group uuids by a shared (interned) value, then give every key of a value's group its members in bulk. */
+function bulkIndex<V>(groups: Map<V, string[]>, keysOf: (v: V) => Iterable<string>): Map<string, IdSet> {
+  const parts = new Map<string, string[][]>();
+  for (const [v, uuids] of groups) {
+    for (const k of new Set(keysOf(v))) {
+      let l = parts.get(k);
+      if (!l) parts.set(k, (l = []));
+      l.push(uuids);
+    }
+  }
+  const out = new Map<string, IdSet>();
+  for (const [k, l] of parts) out.set(k, new IdSet(l.length === 1 ? l[0]!.slice() : ([] as string[]).concat(...l)));
+  return out;
+}
+
+function groupPush<V>(groups: Map<V, string[]>, v: V, uuid: string) {
+  const l = groups.get(v);
+  if (l) l.push(uuid);
+  else groups.set(v, [uuid]);
+}
+
+/**
+ * Shared, frozen values for what many providers have in common. Entries are never
+ * evicted while the forest lives; they are few (distinct inventory definitions, trait
+ * and aggregate combinations), and a full reload starts a new forest.
+ */
+export class Interner {
+  private readonly inventories = new Map<string, Readonly<Record<string, Inventory>>>();
+  private readonly lists = new Map<string, readonly string[]>();
+  /** the values this interner handed out: interning one again costs a lookup, not a key */
+  private readonly canonical = new WeakSet<object>();
+  static readonly EMPTY_INV: Readonly<Record<string, Inventory>> = Object.freeze({});
+  static readonly EMPTY_LIST: readonly string[] = Object.freeze([]);
+
+  inventory(inv: Record<string, Inventory>): Readonly<Record<string, Inventory>> {
+    if (this.canonical.has(inv)) return inv;
+    const keys = Object.keys(inv);
+    if (!keys.length) return Interner.EMPTY_INV;
+    let key = '';
+    for (const rc of keys) {
+      const i = inv[rc]!;
+      key += `${rc}:${i.total},${i.reserved},${i.min_unit},${i.max_unit},${i.step_size},${i.allocation_ratio};`;
+    }
+    let hit = this.inventories.get(key);
+    if (!hit) {
+      const copy: Record<string, Inventory> = {};
+      for (const rc of keys) copy[rc] = Object.freeze({ ...inv[rc]! });
+      hit = Object.freeze(copy);
+      this.inventories.set(key, hit);
+      this.canonical.add(hit);
+    }
+    return hit;
+  }
+
+  /** a list with this content, in this order */
+  list(xs: readonly string[]): readonly string[] {
+    if (!xs.length) return Interner.EMPTY_LIST;
+    if (this.canonical.has(xs)) return xs;
+    const key = xs.join('\u0000');
+    let hit = this.lists.get(key);
+    if (!hit) {
+      hit = Object.freeze([...xs]);
+      this.lists.set(key, hit);
+      this.canonical.add(hit);
+    }
+    return hit;
+  }
+
+  get size(): { inventories: number; lists: number } {
+    return { inventories: this.inventories.size, lists: this.lists.size };
+  }
+}
+
 let forestIds = 0;
+
+const bySeqThenUuid = (a: ProviderRecord, b: ProviderRecord) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
+
+/** Index of `p` (by seq, then uuid) in a list sorted that way, or -1. */
+function positionOf(list: readonly ProviderRecord[], p: ProviderRecord): number {
+  let lo = 0;
+  let hi = list.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const c = bySeqThenUuid(list[mid]!, p);
+    if (c === 0) return list[mid]!.uuid === p.uuid ? mid : -1;
+    if (c < 0) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return -1;
+}
 
 export class Forest {
   /** unique in the process: (id, version) names one state of one forest */
   readonly id = ++forestIds;
   readonly providers = new Map<string, ProviderRecord>();
-  readonly byResourceClass = new Map<string, Set<string>>();
-  readonly byTrait = new Map<string, Set<string>>();
-  readonly byAggregate = new Map<string, Set<string>>();
+  byResourceClass = new Map<string, IdSet>();
+  byTrait = new Map<string, IdSet>();
+  byAggregate = new Map<string, IdSet>();
+  /** the members of every tree with more than one provider (a lone root is its own tree) */
   readonly byRoot = new Map<string, Set<string>>();
   readonly childrenOf = new Map<string, Set<string>>();
+  readonly intern = new Interner();
   /** bumped on every change: lets callers cache derived results */
   version = 0;
   private sorted: ProviderRecord[] | undefined;
-  /** uuid -> position in `sorted` (O(1) in-place replacement) */
-  private sortedAt: Map<string, number> | undefined;
   private rootList: ProviderRecord[] | undefined;
-  private rootAt: Map<string, number> | undefined;
 
   get size(): number {
     return this.providers.size;
@@ -46,43 +207,110 @@ export class Forest {
     return this.providers.get(uuid);
   }
 
-  /** Insert or replace a provider. */
-  put(p: ProviderRecord): void {
+  /** The members of the tree rooted at `root` (just the root for a one-provider tree; empty if unknown). */
+  treeIds(root: string): ReadonlySet<string> {
+    const s = this.byRoot.get(root);
+    if (s) return s;
+    return this.providers.has(root) ? new Set([root]) : EMPTY;
+  }
+
+  /** The record as the forest keeps it: shared parts interned, tree links pointing at canonical uuid strings. */
+  compact(p: ProviderRecord): ProviderRecord {
+    const uuidOf = (u: string | undefined) => (u === undefined ? undefined : u === p.uuid ? p.uuid : (this.providers.get(u)?.uuid ?? u));
+    return {
+      uuid: p.uuid,
+      name: p.name,
+      generation: p.generation,
+      parent: uuidOf(p.parent),
+      root: uuidOf(p.root)!,
+      inventories: this.intern.inventory(p.inventories) as Record<string, Inventory>,
+      invVersion: p.invVersion,
+      usages: p.usages,
+      traits: this.intern.list(p.traits) as string[],
+      aggregates: this.intern.list(p.aggregates) as string[],
+      children: p.children,
+      allocationCount: p.allocationCount,
+      createdAt: p.createdAt,
+      updatedAt: p.updatedAt,
+      seq: p.seq,
+    };
+  }
+
+  /**
+   * Fill an empty forest with records that are already compact (their shared parts come
+   * from this forest's interner and their links are canonical: decodeForest), in creation
+   * order — the cold-start path, which skips per-record interning and sorting.
+   */
+  loadCompacted(records: ProviderRecord[]): void {
+    if (this.providers.size) throw new Error('loadCompacted needs an empty forest');
+    // the class, trait and aggregate indexes in bulk: providers grouped by their shared
+    // (interned) inventory, trait list and aggregate list, each group's uuids handed to
+    // every key of that value at once
+    const byInv = new Map<Readonly<Record<string, Inventory>>, string[]>();
+    const byTraits = new Map<readonly string[], string[]>();
+    const byAggs = new Map<readonly string[], string[]>();
+    for (const p of records) {
+      this.providers.set(p.uuid, p);
+      if (p.inventories !== Interner.EMPTY_INV) groupPush(byInv, p.inventories, p.uuid);
+      if (p.traits.length) groupPush(byTraits, p.traits, p.uuid);
+      if (p.aggregates.length) groupPush(byAggs, p.aggregates, p.uuid);
+      // a tree's entry starts with its root when its first member below comes: no lookup per root
+      if (p.root !== p.uuid) {
+        const tree = this.byRoot.get(p.root);
+        if (tree) tree.add(p.uuid);
+        else this.byRoot.set(p.root, new Set([p.root, p.uuid]));
+      }
+      if (p.parent) addToSet(this.childrenOf, p.parent, p.uuid);
+    }
+    this.byResourceClass = bulkIndex(byInv, (inv) => Object.keys(inv));
+    this.byTrait = bulkIndex(byTraits, (l) => l);
+    this.byAggregate = bulkIndex(byAggs, (l) => l);
+    this.version++;
+    let ordered = true;
+    for (let i = 1; i < records.length && ordered; i++) ordered = bySeqThenUuid(records[i - 1]!, records[i]!) < 0;
+    this.sorted = ordered ? records.slice() : undefined;
+    this.rootList = undefined;
+  }
+
+  /** Insert or replace a provider (kept compacted: see compact()). Re-putting an identical record changes nothing. */
+  put(record: ProviderRecord): void {
+    const p = this.compact(record);
     const old = this.providers.get(p.uuid);
-    if (old) this.unindex(old);
+    if (old && sameRecord(old, p)) return;
+    // a claim changes usage only: the indexes stay as they are
+    const reindex = !old || !sameIndexing(old, p);
+    if (old && reindex) this.unindex(old);
     this.providers.set(p.uuid, p);
-    this.index(p);
+    if (reindex) this.index(p);
     this.version++;
     if (!old) {
-      // a new provider normally has the highest seq: append instead of re-sorting
       this.appendSorted(p);
       return;
     }
-    if (old.seq !== p.seq) this.sorted = this.sortedAt = undefined;
-    else if (this.sorted) {
-      const i = this.sortedAt?.get(p.uuid);
-      if (i !== undefined && this.sorted[i] === old) this.sorted[i] = p;
-      else this.sorted = this.sortedAt = undefined;
-    }
-    if (old.seq !== p.seq || !old.parent !== !p.parent) this.rootList = this.rootAt = undefined;
-    else if (this.rootList && !p.parent) {
-      const i = this.rootAt?.get(p.uuid);
-      if (i !== undefined && this.rootList[i] === old) this.rootList[i] = p;
-      else this.rootList = this.rootAt = undefined;
+    if (old.seq !== p.seq) this.sorted = this.rootList = undefined;
+    else {
+      if (this.sorted) {
+        const i = positionOf(this.sorted, old);
+        if (i >= 0 && this.sorted[i] === old) this.sorted[i] = p;
+        else this.sorted = undefined;
+      }
+      if (!old.parent !== !p.parent) this.rootList = undefined;
+      else if (this.rootList && !p.parent) {
+        const i = positionOf(this.rootList, old);
+        if (i >= 0 && this.rootList[i] === old) this.rootList[i] = p;
+        else this.rootList = undefined;
+      }
     }
   }
 
+  /** a new provider normally has the highest seq: append instead of re-sorting */
   private appendSorted(p: ProviderRecord): void {
-    const after = (last: ProviderRecord | undefined) => !last || last.seq < p.seq || (last.seq === p.seq && last.uuid < p.uuid);
-    if (this.sorted && after(this.sorted[this.sorted.length - 1])) {
-      this.sortedAt!.set(p.uuid, this.sorted.length);
-      this.sorted.push(p);
-    } else this.sorted = this.sortedAt = undefined;
+    const after = (last: ProviderRecord | undefined) => !last || bySeqThenUuid(last, p) < 0;
+    if (this.sorted && after(this.sorted[this.sorted.length - 1])) this.sorted.push(p);
+    else this.sorted = undefined;
     if (p.parent) return;
-    if (this.rootList && after(this.rootList[this.rootList.length - 1])) {
-      this.rootAt!.set(p.uuid, this.rootList.length);
-      this.rootList.push(p);
-    } else this.rootList = this.rootAt = undefined;
+    if (this.rootList && after(this.rootList[this.rootList.length - 1])) this.rootList.push(p);
+    else this.rootList = undefined;
   }
 
   delete(uuid: string): void {
@@ -91,41 +319,47 @@ export class Forest {
     this.unindex(old);
     this.providers.delete(uuid);
     this.version++;
-    this.sorted = this.sortedAt = undefined;
-    this.rootList = this.rootAt = undefined;
+    this.sorted = this.rootList = undefined;
   }
 
   private index(p: ProviderRecord) {
     for (const rc of Object.keys(p.inventories)) addTo(this.byResourceClass, rc, p.uuid);
-    for (const t of p.traits) addTo(this.byTrait, t, p.uuid);
-    for (const a of p.aggregates) addTo(this.byAggregate, a, p.uuid);
-    addTo(this.byRoot, p.root, p.uuid);
-    if (p.parent) addTo(this.childrenOf, p.parent, p.uuid);
+    for (const t of new Set(p.traits)) addTo(this.byTrait, t, p.uuid);
+    for (const a of new Set(p.aggregates)) addTo(this.byAggregate, a, p.uuid);
+    this.indexTree(p);
+  }
+
+  private indexTree(p: ProviderRecord) {
+    if (p.root !== p.uuid) {
+      // the first member below a root makes the tree worth an index entry
+      if (!this.byRoot.has(p.root)) this.byRoot.set(p.root, new Set([p.root]));
+      this.byRoot.get(p.root)!.add(p.uuid);
+    } else this.byRoot.get(p.uuid)?.add(p.uuid);
+    if (p.parent) addToSet(this.childrenOf, p.parent, p.uuid);
   }
 
   private unindex(p: ProviderRecord) {
     for (const rc of Object.keys(p.inventories)) removeFrom(this.byResourceClass, rc, p.uuid);
-    for (const t of p.traits) removeFrom(this.byTrait, t, p.uuid);
-    for (const a of p.aggregates) removeFrom(this.byAggregate, a, p.uuid);
-    removeFrom(this.byRoot, p.root, p.uuid);
-    if (p.parent) removeFrom(this.childrenOf, p.parent, p.uuid);
+    for (const t of new Set(p.traits)) removeFrom(this.byTrait, t, p.uuid);
+    for (const a of new Set(p.aggregates)) removeFrom(this.byAggregate, a, p.uuid);
+    const tree = this.byRoot.get(p.root);
+    if (tree) {
+      tree.delete(p.uuid);
+      // back to a lone root (or an empty tree): no entry
+      if (tree.size === 0 || (tree.size === 1 && tree.has(p.root))) this.byRoot.delete(p.root);
+    }
+    if (p.parent) removeFromSet(this.childrenOf, p.parent, p.uuid);
   }
 
   /** All providers in creation order. */
   all(): ProviderRecord[] {
-    if (!this.sorted) {
-      this.sorted = [...this.providers.values()].sort((a, b) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : 1));
-      this.sortedAt = new Map(this.sorted.map((p, i) => [p.uuid, i]));
-    }
+    if (!this.sorted) this.sorted = [...this.providers.values()].sort(bySeqThenUuid);
     return this.sorted;
   }
 
   /** Root providers in creation order. */
   roots(): ProviderRecord[] {
-    if (!this.rootList) {
-      this.rootList = this.all().filter((p) => !p.parent);
-      this.rootAt = new Map(this.rootList.map((p, i) => [p.uuid, i]));
-    }
+    if (!this.rootList) this.rootList = this.all().filter((p) => !p.parent);
     return this.rootList;
   }
 
@@ -136,7 +370,7 @@ export class Forest {
 
   /** Providers of the tree rooted at `root`. */
   tree(root: string): ProviderRecord[] {
-    return [...(this.byRoot.get(root) ?? [])].map((u) => this.providers.get(u)!).filter(Boolean);
+    return [...this.treeIds(root)].map((u) => this.providers.get(u)!).filter(Boolean);
   }
 
   children(uuid: string): ProviderRecord[] {
@@ -168,4 +402,39 @@ export class Forest {
     }
     return out;
   }
+}
+
+const EMPTY: ReadonlySet<string> = new Set();
+
+/** Do two compacted records of one provider sit in the same index entries? */
+function sameIndexing(a: ProviderRecord, b: ProviderRecord): boolean {
+  if (a.traits !== b.traits || a.aggregates !== b.aggregates || a.root !== b.root || a.parent !== b.parent) return false;
+  if (a.inventories === b.inventories) return true;
+  const ka = Object.keys(a.inventories);
+  const kb = Object.keys(b.inventories);
+  return ka.length === kb.length && ka.every((k) => k in b.inventories);
+}
+
+/** Two compacted records say the same (shared parts compare by identity: the interner made them). */
+function sameRecord(a: ProviderRecord, b: ProviderRecord): boolean {
+  if (
+    a.name !== b.name ||
+    a.generation !== b.generation ||
+    a.parent !== b.parent ||
+    a.root !== b.root ||
+    a.inventories !== b.inventories ||
+    a.invVersion !== b.invVersion ||
+    a.traits !== b.traits ||
+    a.aggregates !== b.aggregates ||
+    a.children !== b.children ||
+    a.allocationCount !== b.allocationCount ||
+    a.createdAt !== b.createdAt ||
+    a.updatedAt !== b.updatedAt ||
+    a.seq !== b.seq
+  ) {
+    return false;
+  }
+  const ka = Object.keys(a.usages);
+  const kb = Object.keys(b.usages);
+  return ka.length === kb.length && ka.every((k) => a.usages[k] === b.usages[k]);
 }

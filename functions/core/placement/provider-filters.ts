@@ -8,7 +8,7 @@
  * scan to the smallest candidate set any filter allows before the full predicate
  * runs, so a selective filter costs O(matches), not O(providers).
  */
-import type { Forest } from './forest.js';
+import type { Forest, Members } from './forest.js';
 import { fits, type ProviderRecord } from './model.js';
 import type { AggregateFilter, TraitFilter } from './query.js';
 
@@ -42,20 +42,20 @@ export function matchesAggregates(aggs: Iterable<string>, f: AggregateFilter): b
 
 const EMPTY: ReadonlySet<string> = new Set();
 
-function union(index: Map<string, Set<string>>, keys: Iterable<string>): ReadonlySet<string> {
+function union(index: ReadonlyMap<string, Members>, keys: Iterable<string>): Members {
   const out = new Set<string>();
   for (const k of keys) for (const u of index.get(k) ?? EMPTY) out.add(u);
   return out;
 }
 
 /** The smallest set of provider uuids some filter restricts the answer to (undefined: no index applies). */
-function narrowest(forest: Forest, f: ProviderFilters, root: string | undefined): ReadonlySet<string> | undefined {
-  let best: ReadonlySet<string> | undefined;
-  const offer = (s: ReadonlySet<string>) => {
+function narrowest(forest: Forest, f: ProviderFilters, root: string | undefined): Members | undefined {
+  let best: Members | undefined;
+  const offer = (s: Members) => {
     if (!best || s.size < best.size) best = s;
   };
   if (f.uuid !== undefined) offer(new Set([f.uuid]));
-  if (root !== undefined) offer(forest.byRoot.get(root) ?? EMPTY);
+  if (root !== undefined) offer(forest.treeIds(root));
   for (const rc of Object.keys(f.resources ?? {})) offer(forest.byResourceClass.get(rc) ?? EMPTY);
   for (const any of f.traits?.required ?? []) offer(union(forest.byTrait, any));
   for (const any of f.aggregates?.required ?? []) offer(union(forest.byAggregate, any));

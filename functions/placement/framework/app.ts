@@ -8,6 +8,8 @@
 import { acceptableOffers } from '../../http/accept.js';
 import { noauthIdentity, verifiedIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
+import type { App } from '../../http/apigw.js';
+import { mb } from '../../http/encoding.js';
 import { Query, QueryDecodeError, type HttpRequest, type HttpResponse } from '../../http/types.js';
 import type { Identity } from '../../core/policy/identity.js';
 import { MicroversionFormatError, MicroversionRangeError, RequestVersion, versionString } from '../../core/microversion.js';
@@ -83,8 +85,8 @@ function internalError(req: HttpRequest, message: string, e: unknown, version?: 
 }
 
 /** Build the pipeline for one resource family (or for all of them, locally/tests). */
-export function placementApp(handlers: FamilyRoutes): (req: HttpRequest) => Promise<HttpResponse> {
-  return async (req: HttpRequest) => {
+export function placementApp(handlers: FamilyRoutes): App {
+  const app: App = async (req: HttpRequest) => {
     let res: HttpResponse;
     try {
       const cfg = config();
@@ -96,6 +98,62 @@ export function placementApp(handlers: FamilyRoutes): (req: HttpRequest) => Prom
     }
     return requestIdHeaders(res, req.requestId);
   };
+  app.tooLarge = answerTooLarge;
+  return app;
+}
+
+/** How to narrow each kind of answer that can grow with the cloud. */
+const NARROW: Record<string, string> = {
+  '/resource_providers':
+    'filter it (name, uuid, member_of, in_tree, resources, required) and ask for the providers in parts, for example one aggregate or one tree at a time',
+  '/allocation_candidates': 'ask for fewer candidates with limit (Nova asks for 1000) or narrow the groups',
+  '/resource_providers/{uuid}/allocations': 'read the consumers one at a time with GET /allocations/{consumer_uuid}',
+  '/traits': 'filter the list with name=startswith:... or name=in:...',
+};
+
+/** The text of Placement's error for an answer too large to send: what it is and how to narrow it. */
+export function answerTooLargeDetail(req: HttpRequest, size: { bytes: number; limit: number; compressed: boolean }, atLeast = false): string {
+  const route = matchRoute(PLACEMENT_ROUTES, req.path)?.route.path ?? req.path;
+  const hint = NARROW[route] ?? 'narrow the request';
+  const how = size.compressed ? 'even compressed' : 'uncompressed (send Accept-Encoding: gzip to receive it compressed)';
+  return `The answer to ${req.method} ${req.path} is ${atLeast ? 'at least ' : ''}${mb(size.bytes)} and does not fit ${how} in the ${mb(size.limit)} a response may carry here: ${hint}.`;
+}
+
+/**
+ * An answer over a large cloud (all candidates, all providers) can run to hundreds of MB:
+ * when even its smallest rendering (`count` items of at least `minBytesEach`) could not be
+ * sent compressed (JSON compresses < 16x), refuse before rendering it, with the error the
+ * response limit would give.
+ */
+export function refuseHopeless(r: PlacementRequest, count: number, minBytesEach: number): void {
+  const limit = r.config.maxResponseBytes;
+  const bytes = count * minBytesEach;
+  if (limit > 0 && bytes > limit * 16) {
+    throw new PlacementError(400, answerTooLargeDetail(r.http, { bytes, limit, compressed: true }, true));
+  }
+}
+
+/** Placement's error for an answer larger than a Lambda may return (functions/http/encoding.ts). */
+function answerTooLarge(req: HttpRequest, size: { bytes: number; limit: number; compressed: boolean }): HttpResponse {
+  const detail = answerTooLargeDetail(req, size);
+  let version: RequestVersion | undefined;
+  try {
+    version = RequestVersion.of(PLACEMENT_VERSIONS.extract(req.headers));
+  } catch {
+    version = undefined;
+  }
+  const res = renderError(new PlacementError(400, detail), {
+    method: req.method,
+    accept: req.headers.accept,
+    contentType: contentTypeOf(req),
+    requestId: req.requestId,
+    version,
+  });
+  if (version) {
+    res.headers['openstack-api-version'] = `placement ${versionString(version)}`;
+    res.headers.vary = 'openstack-api-version';
+  }
+  return requestIdHeaders(res, req.requestId);
 }
 
 async function authenticated(req: HttpRequest, cfg: Config, handlers: FamilyRoutes): Promise<HttpResponse> {

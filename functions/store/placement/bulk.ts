@@ -41,7 +41,7 @@ export interface BulkProvider {
 }
 
 export interface BulkOptions {
-  /** BatchWriteItem calls in flight (default 8) */
+  /** BatchWriteItem calls in flight (default 32: each call waits on one round trip, so throughput follows concurrency) */
   concurrency?: number;
   onProgress?: (written: number, total: number) => void;
 }
@@ -51,6 +51,10 @@ export interface BulkResult {
   batches: number;
   /** BatchWriteItem calls repeated for unprocessed items (throttling) */
   retries: number;
+  /** the provider records as written */
+  records: ProviderRecord[];
+  /** the change-log entries written with them (see imageAfterBulkLoad) */
+  logEntries: Array<{ sk: string; ts: number }>;
 }
 
 /** 12 providers (provider + name item each) + 1 change-log entry = 25 puts, BatchWriteItem's maximum */
@@ -141,18 +145,21 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
   let next = 0;
   let written = 0;
   let retries = 0;
+  const logEntries: BulkResult['logEntries'] = [];
   const worker = async () => {
     while (next < batches.length) {
       const batch = batches[next++]!;
       const items: Record<string, unknown>[] = [];
       for (const r of batch) items.push(toItem(r), { ...K.providerName(r.name), uuid: r.uuid });
-      items.push(logPut(batch.map((r) => r.uuid)).Put!.Item as Record<string, unknown>);
+      const log = logPut(batch.map((r) => r.uuid)).Put!.Item as Record<string, unknown>;
+      items.push(log);
+      logEntries.push({ sk: String(log.sk), ts: Number(String(log.sk).slice(0, 13)) });
       retries += await writeBatch(items);
       written += batch.length;
       opts.onProgress?.(written, records.length);
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 8) }, worker));
+  await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 32) }, worker));
   for (const [kind, counts] of [
     ['rc', customRcs],
     ['trait', customTraits],
@@ -170,5 +177,5 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
       );
     }
   }
-  return { providers: records.length, batches: batches.length, retries };
+  return { providers: records.length, batches: batches.length, retries, records, logEntries };
 }

@@ -18,8 +18,15 @@ import { K } from './keys.js';
 import { asMarker, type TxItem } from '../ddb/tx.js';
 
 export const BUCKET_MS = 60_000;
-/** how far back every refresh re-reads; must exceed the longest write transaction */
-export const OVERLAP_MS = 5_000;
+/**
+ * How far back every refresh re-reads; must exceed the longest a write can take from its
+ * entry's timestamp to its commit. In AWS a call is three attempts of at most 1.5 s
+ * (store/ddb/client.ts) plus the SDK's backoff, about 6.5 s; an outcome still unknown
+ * after that is fenced (store/ddb/tx.ts), so nothing commits later. 10 s leaves room for
+ * clock differences between writers. Entries already applied are not re-applied (the
+ * snapshot remembers them), so the wider window costs one query, not re-reads.
+ */
+export const OVERLAP_MS = 10_000;
 /** log items expire after a day (DynamoDB TTL); readers never look that far back */
 export const LOG_TTL_S = 24 * 3600;
 

@@ -38,4 +38,8 @@ export const K = {
   userUsage: (project: string, user: string, shard: number) => ({ pk: `USAGE#${project}`, sk: `U#${user}#${shard}` }),
   changeLog: (bucket: number, shard: number) => `LOG#${bucket}#${shard}`,
   meta: (name: string) => ({ pk: 'META', sk: name }),
+  /** the current forest image's manifest (its own partition: readers of it need no other META item) */
+  imageManifest: { pk: 'FOREST', sk: 'image' },
+  /** one chunk of a forest image (store/placement/image.ts) */
+  imageChunk: (id: string, chunk: number) => ({ pk: `IMG#${id}`, sk: String(chunk).padStart(5, '0') }),
 } as const;

@@ -73,3 +73,22 @@ describe('Forest ordering', () => {
     );
   });
 });
+
+describe('Forest versions', () => {
+  it('moves only when a provider really changes (re-reading an unchanged one keeps cached answers valid)', () => {
+    const f = new Forest();
+    const a: ProviderRecord = {
+      ...record('a', 1),
+      inventories: { VCPU: { total: 8, reserved: 0, min_unit: 1, max_unit: 8, step_size: 1, allocation_ratio: 1 } },
+      usages: { VCPU: 2 },
+    };
+    f.put(a);
+    const v = f.version;
+    f.put(structuredClone(a));
+    expect(f.version).toBe(v);
+    f.put({ ...structuredClone(a), usages: { VCPU: 3 } });
+    expect(f.version).toBe(v + 1);
+    f.put({ ...structuredClone(a), usages: { VCPU: 3 }, traits: ['CUSTOM_X'] });
+    expect(f.version).toBe(v + 2);
+  });
+});

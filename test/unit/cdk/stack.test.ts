@@ -3,7 +3,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawnSync } from 'node:child_process';
-import { BerthStack } from '../../../cdk/lib/berth-stack.js';
+import { BerthStack, FOREST_FAMILIES } from '../../../cdk/lib/berth-stack.js';
 import { INSECURE_NO_AUTH, type IdentityOptions } from '../../../cdk/lib/identity.js';
 import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
 import { PLACEMENT_ROUTES } from '../../../functions/placement/routes.js';
@@ -249,5 +249,44 @@ describe('identity fails closed at synth time', () => {
     Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
     acknowledgeNagFindings(open);
     expect(() => Template.fromStack(open)).toThrow(/AwsSolutions-APIG4/);
+  });
+});
+
+describe('functions that hold the provider forest', () => {
+  const fnOf = (t: Template, description: string) =>
+    Object.values(t.findResources('AWS::Lambda::Function')).find((f) => (f as any).Properties.Description === description) as any;
+
+  it('get memory and heap for a million providers and load the forest while they initialise', () => {
+    for (const family of FOREST_FAMILIES) {
+      const p = fnOf(template, `Placement ${family}`).Properties;
+      expect(p.MemorySize).toBe(3008);
+      expect(p.Environment.Variables.NODE_OPTIONS).toContain('--max-old-space-size=2624');
+      expect(p.Environment.Variables.SNAPSHOT_PREWARM).toBe('true');
+    }
+    const usages = fnOf(template, 'Placement usages').Properties;
+    expect(usages.MemorySize).toBe(1024);
+    expect(usages.Environment.Variables.SNAPSHOT_PREWARM).toBeUndefined();
+    // the maintenance function writes the forest image from a forest of its own
+    expect(fnOf(template, 'Scheduled maintenance: orphan recovery, incomplete-consumer migration').Properties.MemorySize).toBe(3008);
+    // no provisioned concurrency unless asked for
+    template.resourceCountIs('AWS::Lambda::Alias', 0);
+  });
+
+  it('takes memory and provisioned concurrency from the deployment, and routes to the provisioned alias', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const s = new BerthStack(app, 'Pc', {
+      identity: { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] },
+      forest: { memoryMb: 6144, provisionedConcurrency: 2 },
+    });
+    const t = Template.fromStack(s);
+    expect(fnOf(t, 'Placement allocation-candidates').Properties.MemorySize).toBe(6144);
+    t.resourceCountIs('AWS::Lambda::Alias', FOREST_FAMILIES.length);
+    t.allResourcesProperties('AWS::Lambda::Alias', { Name: 'live', ProvisionedConcurrencyConfig: { ProvisionedConcurrentExecutions: 2 } });
+    // the candidates route invokes the alias, not the unqualified function
+    const integrations = Object.values(t.findResources('AWS::ApiGatewayV2::Integration')).map((i) =>
+      JSON.stringify((i as any).Properties.IntegrationUri),
+    );
+    const aliasIds = Object.keys(t.findResources('AWS::Lambda::Alias'));
+    expect(integrations.filter((u) => aliasIds.some((id) => u.includes(id))).length).toBeGreaterThanOrEqual(FOREST_FAMILIES.length);
   });
 });

@@ -67,13 +67,13 @@ export function summaryFragment(
   order: CustomOrder = NO_CUSTOM_ORDER,
   key = shapeKey(shape, requested),
 ): string {
-  let s = p.fragments.get(key);
+  let s = p.fragments?.get(key);
   if (s !== undefined) return s;
   const res: string[] = [];
   for (const rc of sortResourceClasses(p.inv.keys(), order)) {
     if (!shape.allResources && !requested.has(rc)) continue;
     const inv = p.inv.get(rc)!;
-    res.push(`${q(rc)}:{"capacity":${Math.trunc(inv.cap)},"used":${Math.trunc(inv.used)}}`);
+    res.push(`${q(rc)}:{"capacity":${Math.trunc(inv.cap)},"used":${Math.trunc(p.used(rc))}}`);
   }
   s = `${p.json}:{"resources":{${res.join(',')}}`;
   if (shape.traits)
@@ -83,7 +83,7 @@ export function summaryFragment(
   if (shape.tree) s += `,"parent_provider_uuid":${p.parent ? q(p.parent) : 'null'},"root_provider_uuid":${q(p.root)}`;
   s += '}';
   flatten(s);
-  p.fragments.set(key, s);
+  (p.fragments ??= new Map()).set(key, s);
   return s;
 }
 

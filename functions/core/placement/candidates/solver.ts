@@ -32,7 +32,7 @@
  * every anchor, then the second, ...) so a small `limit` still spreads over trees, and
  * the search stops as soon as `limit` (or the global cap) is met.
  */
-import type { Forest } from '../forest.js';
+import type { Forest, Members } from '../forest.js';
 import type { ProviderRecord } from '../model.js';
 import { Problem } from '../../errors.js';
 import type { CandidatesRequest, RequestGroup } from './request.js';
@@ -360,8 +360,8 @@ export class CandidateSolver {
     const consider = (size: number, expand: (into: Set<string>) => void) => {
       if (!best || size < best.size) best = { size, expand };
     };
-    const sizeOf = (m: Map<string, Set<string>>, names: string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
-    const idsOf = (m: Map<string, Set<string>>, names: string[]) => names.flatMap((x) => [...(m.get(x) ?? [])]);
+    const sizeOf = (m: ReadonlyMap<string, Members>, names: string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
+    const idsOf = (m: ReadonlyMap<string, Members>, names: string[]) => names.flatMap((x) => [...(m.get(x) ?? [])]);
     const rr = this.req.rootRequired;
     for (const t of rr?.required ?? []) {
       consider(f.byTrait.get(t)?.size ?? 0, (into) => {
@@ -381,7 +381,10 @@ export class CandidateSolver {
         for (const [rc] of g.resources) consider(f.byResourceClass.get(rc)?.size ?? 0, expandGranular(f.byResourceClass.get(rc) ?? []));
         for (const any of g.required) consider(sizeOf(f.byTrait, any), (into) => expandGranular(idsOf(f.byTrait, any))(into));
         for (const any of g.memberOf) consider(sizeOf(f.byAggregate, any), (into) => expandGranular(idsOf(f.byAggregate, any))(into));
-        if (g.inTreeRoot !== undefined) consider(f.byRoot.get(g.inTreeRoot)?.size ?? 0, expandGranular(f.byRoot.get(g.inTreeRoot) ?? []));
+        if (g.inTreeRoot !== undefined) {
+          const members = f.treeIds(g.inTreeRoot);
+          consider(members.size, expandGranular(members));
+        }
       } else {
         if (g.inTreeRoot !== undefined) {
           const r = g.inTreeRoot;
@@ -421,8 +424,8 @@ export class CandidateSolver {
       this.single[0] = root;
       return this.single;
     }
-    const ids = this.forest.byRoot.get(root.uuid);
-    if (!ids || ids.size <= 1) {
+    const ids = this.forest.treeIds(root.uuid);
+    if (ids.size <= 1) {
       this.single[0] = root;
       return this.single;
     }
@@ -517,7 +520,7 @@ export class CandidateSolver {
     const n = this.slots.length;
     for (let i = 0; i < n; i++) if (!this.accepts(i, A, true, aSat)) return false;
     if (this.isolate && this.granularSlots > 1) return false;
-    for (const [rc, total] of this.sharedTotals) if (!A.inv.get(rc)!.fitsSum(total)) return false;
+    for (const [rc, total] of this.sharedTotals) if (!A.fitsSum(rc, total)) return false;
     const u = this.unsuffixed;
     if (u?.required.length && !hasTraits(A, u.required)) return false;
     this.stats.nodes++;
@@ -558,7 +561,7 @@ export class CandidateSolver {
       let supply = 0;
       for (const p of providers) {
         const inv = p.inv.get(rc)!;
-        supply += Math.min(inv.cap - inv.used, inv.max);
+        supply += Math.min(inv.cap - p.used(rc), inv.max);
         if (supply >= need) break;
       }
       if (supply < need) return false;
@@ -582,7 +585,7 @@ export class CandidateSolver {
         if (this.chosen[j] !== p) continue;
         for (const [rc2, m] of this.slots[j]!.amounts) if (rc2 === rc) sum += m;
       }
-      if (sum !== n && !p.inv.get(rc)!.fitsSum(sum)) return false;
+      if (sum !== n && !p.fitsSum(rc, sum)) return false;
     }
     return true;
   }

@@ -1,7 +1,8 @@
 /**
  * A per-record, read-optimised view of a provider for the solver and the renderer:
- * monomorphic inventory entries, trait set, sharing flag, the quoted uuid and cached
- * provider_summaries fragments. Records in the forest are immutable (a change puts a
+ * inventory definitions and trait sets (shared between providers that have the same),
+ * usage lookups, the sharing flag, the quoted uuid and cached provider_summaries
+ * fragments (both created when first needed). Records in the forest are immutable (a change puts a
  * new record object), so a view cached per record object (WeakMap) is never stale and
  * dies with its record.
  */
@@ -10,25 +11,37 @@ import { capacity, type ProviderRecord } from '../model.js';
 
 export const SHARING_TRAIT = 'MISC_SHARES_VIA_AGGREGATE';
 
-export class InvView {
+/** One class of an inventory definition: what does not change with usage. */
+export class InvDef {
   constructor(
     /** (total - reserved) * allocation_ratio, as Placement's SQL computes it */
     readonly cap: number,
-    readonly used: number,
     readonly min: number,
     readonly max: number,
     readonly step: number,
   ) {}
+}
 
-  /** would `amount` more fit, honouring min/max unit and step size (model.fits) */
-  fits(amount: number): boolean {
-    return this.used + amount <= this.cap && this.min <= amount && this.max >= amount && amount % this.step === 0;
+/**
+ * Inventory definitions and trait sets are shared by the records that have them (the
+ * forest interns them), so their read-optimised forms are shared too: one Map per
+ * distinct definition, one Set per distinct trait list.
+ */
+const defsOf = new WeakMap<object, ReadonlyMap<string, InvDef>>();
+function defs(inventories: ProviderRecord['inventories']): ReadonlyMap<string, InvDef> {
+  let d = defsOf.get(inventories);
+  if (!d) {
+    const m = new Map<string, InvDef>();
+    for (const [rc, i] of Object.entries(inventories)) m.set(rc, new InvDef(capacity(i), i.min_unit, i.max_unit, i.step_size));
+    defsOf.set(inventories, (d = m));
   }
-
-  /** would a running total of `sum` (several groups on one provider) still fit */
-  fitsSum(sum: number): boolean {
-    return this.used + sum <= this.cap && sum <= this.max;
-  }
+  return d;
+}
+const traitSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+function traitSet(traits: readonly string[]): ReadonlySet<string> {
+  let t = traitSets.get(traits);
+  if (!t) traitSets.set(traits, (t = new Set(traits)));
+  return t;
 }
 
 export class ProviderView {
@@ -36,16 +49,17 @@ export class ProviderView {
   readonly root: string;
   readonly parent: string | undefined;
   readonly seq: number;
-  readonly inv = new Map<string, InvView>();
+  /** the inventory definition, by class (shared with every provider of the same definition) */
+  readonly inv: ReadonlyMap<string, InvDef>;
+  private readonly usages: Readonly<Record<string, number>>;
   readonly traits: ReadonlySet<string>;
   readonly aggs: readonly string[];
   readonly sharing: boolean;
   /** a root without children: its tree is itself (the store keeps `children` exact) */
   readonly alone: boolean;
-  /** JSON string literal of the uuid */
-  readonly json: string;
-  /** rendered provider_summaries entries, by shape key */
-  readonly fragments = new Map<string, string>();
+  private quoted: string | undefined = undefined;
+  /** rendered provider_summaries entries, by shape key (created when first rendered) */
+  fragments: Map<string, string> | undefined = undefined;
   /** scratch mark for one synchronous pass (see nextMark): de-duplication without Sets */
   mark = 0;
   /** the text of this provider's last all-on-one-provider allocation request, and its template */
@@ -57,19 +71,35 @@ export class ProviderView {
     this.root = record.root;
     this.parent = record.parent;
     this.seq = record.seq;
-    for (const [rc, i] of Object.entries(record.inventories)) {
-      this.inv.set(rc, new InvView(capacity(i), record.usages[rc] ?? 0, i.min_unit, i.max_unit, i.step_size));
-    }
-    this.traits = new Set(record.traits);
+    this.inv = defs(record.inventories);
+    this.usages = record.usages;
+    this.traits = traitSet(record.traits);
     this.aggs = record.aggregates;
     this.sharing = this.traits.has(SHARING_TRAIT);
     this.alone = record.parent === undefined && record.children === 0;
-    this.json = JSON.stringify(record.uuid);
   }
 
+  /** JSON string literal of the uuid */
+  get json(): string {
+    this.quoted ??= JSON.stringify(this.uuid);
+    return this.quoted;
+  }
+
+  used(rc: string): number {
+    return this.usages[rc] ?? 0;
+  }
+
+  /** would `amount` more of `rc` fit, honouring min/max unit and step size (model.fits) */
   fits(rc: string, amount: number): boolean {
     const i = this.inv.get(rc);
-    return i?.fits(amount) ?? false;
+    if (!i) return false;
+    return this.used(rc) + amount <= i.cap && i.min <= amount && i.max >= amount && amount % i.step === 0;
+  }
+
+  /** would a running total of `sum` of `rc` (several groups on one provider) still fit */
+  fitsSum(rc: string, sum: number): boolean {
+    const i = this.inv.get(rc)!;
+    return this.used(rc) + sum <= i.cap && sum <= i.max;
   }
 
   inAgg(a: string): boolean {

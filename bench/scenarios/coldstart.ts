@@ -1,0 +1,198 @@
+/**
+ * coldstart: Berth at cloud size, as a new Lambda container meets it (issue 13).
+ *
+ *   npm run bench -- --scenario coldstart --sizes 100000,1000000
+ *
+ * Per size: bulk-load flat providers of placeload's shape with the store's bulk loader
+ * (rate), end with a forest image as `berth load` does (size, time); then, each in a
+ * fresh process with AWS's settings (bench/coldstart-child.ts: 6 MB answers, at most
+ * 1,000 candidates, a heap like a 3008 MB Lambda's), time the first answer to
+ * GET /allocation_candidates?…&limit=1000, GET /resource_providers?uuid=… and
+ * GET /resource_providers (gzip accepted, as OpenStack's clients do); report the
+ * snapshot's load (image read, decode), heap and RSS; the warm p50 of a_c limit=1000
+ * and of the upstream query; and the first answer of a warm process right after another
+ * bulk load (5 % more providers) — its catch-up.
+ *
+ * Sizes above 100,000 need a large heap in this process too (it keeps the loader's
+ * forest): NODE_OPTIONS=--max-old-space-size=8192 npm run bench -- --scenario coldstart …
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { BenchContext, Scenario } from '../run.js';
+import { perfloadProviders } from './candidates.js';
+import { pct } from './claims.js';
+
+const r1 = (x: number) => Math.round(x * 10) / 10;
+const CHILD = join(dirname(fileURLToPath(import.meta.url)), '..', 'coldstart-child.ts');
+const AGGS = [randomUUID(), randomUUID(), randomUUID()];
+const UPSTREAM = `resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=${AGGS[0]}&required=HW_CPU_X86_AVX2`;
+/** the heap of a 3008 MB Lambda (cdk/lib/function.ts: all but 384 MB) */
+const LAMBDA_HEAP_MB = 2624;
+const CHUNK = 50_000;
+
+/** Bulk-load `count` more providers (in chunks: the input is large), then write the image as berth load does. */
+async function load(ctx: BenchContext, count: number, offset: number): Promise<{ first?: string; rate: number; image: { ms: number; mb: number } }> {
+  const { bulkLoadProviders } = await import('../../functions/store/placement/bulk.js');
+  const { imageAfterBulkLoad } = await import('../../functions/store/placement/bulk-image.js');
+  const { snapshot } = await import('../../functions/store/placement/snapshot.js');
+  await snapshot().fresh();
+  let first: string | undefined;
+  const t0 = performance.now();
+  for (let done = 0; done < count; done += CHUNK) {
+    const input = perfloadProviders(Math.min(CHUNK, count - done), offset + done, AGGS);
+    first ??= input[0]!.uuid;
+    const r = await bulkLoadProviders(input);
+    snapshot().absorb(r.records, r.logEntries);
+    ctx.say(`  loaded ${done + input.length} of ${count}`);
+  }
+  const s = (performance.now() - t0) / 1000;
+  const i0 = performance.now();
+  const img = await imageAfterBulkLoad({ records: [], logEntries: [] });
+  return { first, rate: count / s, image: { ms: performance.now() - i0, mb: img.manifest.bytes / 1e6 } };
+}
+
+interface Child {
+  proc: ChildProcessWithoutNullStreams;
+  url: string;
+  startMs: number;
+  stats(): Promise<Record<string, any>>;
+  stop(): Promise<void>;
+}
+
+async function startChild(ctx: BenchContext): Promise<Child> {
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, [`--max-old-space-size=${LAMBDA_HEAP_MB}`, '--expose-gc', '--import', 'tsx', CHILD], {
+    env: {
+      ...process.env,
+      DDB_ENDPOINT: ctx.stack.handlerEndpoint,
+      TABLE_NAME: ctx.stack.tableName,
+      AWS_REGION: 'local',
+      MAX_ALLOCATION_CANDIDATES: '1000',
+      MAX_RESPONSE_BYTES: String(6 * 1024 * 1024),
+      SNAPSHOT_RESYNC_S: '0',
+      NODE_OPTIONS: '',
+    },
+  });
+  const lines = createInterface({ input: proc.stdout });
+  const waiting: Array<(v: Record<string, any>) => void> = [];
+  let ready: (port: number) => void;
+  const readyP = new Promise<number>((r) => (ready = r));
+  lines.on('line', (l) => {
+    if (!l.startsWith('{')) return;
+    const msg = JSON.parse(l);
+    if (msg.ready) ready(msg.port);
+    else if (msg.stats) waiting.shift()?.(msg.stats);
+  });
+  proc.stderr.on('data', () => undefined);
+  const port = await readyP;
+  return {
+    proc,
+    url: `http://127.0.0.1:${port}`,
+    startMs: performance.now() - t0,
+    stats: () =>
+      new Promise((r) => {
+        waiting.push(r);
+        proc.stdin.write('stats\n');
+      }),
+    stop: async () => {
+      proc.stdin.end();
+      await new Promise((r) => proc.once('exit', r));
+    },
+  };
+}
+
+async function timed(url: string, path: string, version = '1.39') {
+  const t0 = performance.now();
+  const r = await fetch(url + path, {
+    headers: { 'x-auth-token': 'admin', accept: 'application/json', 'openstack-api-version': `placement ${version}`, 'accept-encoding': 'gzip' },
+  });
+  const bytes = Number(r.headers.get('content-length') ?? 0);
+  const text = await r.text();
+  return { status: r.status, ms: performance.now() - t0, bytes, text };
+}
+
+async function run(ctx: BenchContext) {
+  const sizes = ctx.args.sizes ? ctx.args.sizes.split(',').map(Number) : ctx.quick ? [10000] : [100000];
+  let loaded = 0;
+  let someUuid = '';
+  for (const size of sizes) {
+    const label = `coldstart/${size}`;
+    const l = await load(ctx, size - loaded, loaded);
+    someUuid ||= l.first ?? '';
+    loaded = size;
+    ctx.emit({ kind: 'load', key: `${label}/bulk-load`, providers_per_s: r1(l.rate), image_write_ms: r1(l.image.ms), image_mb: r1(l.image.mb) });
+    ctx.say(`${label}: bulk load ${r1(l.rate)} providers/s; image ${r1(l.image.mb)} MB written in ${r1(l.image.ms)} ms`);
+    const queries: Array<[string, string, string?]> = [
+      ['candidates-limit1000', `/allocation_candidates?${UPSTREAM}&limit=1000`],
+      ['provider-by-uuid', `/resource_providers?uuid=${someUuid}`],
+      ['provider-list', '/resource_providers', '1.0'],
+    ];
+    for (const [name, path, version] of queries) {
+      const child = await startChild(ctx);
+      const first = await timed(child.url, path, version);
+      const st = await child.stats();
+      const ld = st.snapshot.lastLoad ?? {};
+      ctx.emit({
+        kind: 'coldstart',
+        key: `${label}/${name}`,
+        process_start_ms: r1(child.startMs),
+        first_ms: r1(first.ms),
+        status: first.status,
+        body_bytes: first.bytes,
+        load_source: ld.source,
+        load_ms: r1(ld.ms ?? 0),
+        heap_mb: r1(st.heapMb),
+        rss_mb: r1(st.rssMb),
+        providers: st.providers,
+      });
+      ctx.say(
+        `${label}: ${name}: first answer ${r1(first.ms)} ms (HTTP ${first.status}, ${r1(first.bytes / 1e6)} MB on the wire) in a fresh process (started in ${r1(child.startMs)} ms); forest from ${ld.source} in ${r1(ld.ms ?? 0)} ms; heap ${r1(st.heapMb)} MB, RSS ${r1(st.rssMb)} MB`,
+      );
+      if (name !== 'provider-list') {
+        await child.stop();
+        continue;
+      }
+      // warm figures and the catch-up, in this process
+      for (const [wname, wpath] of [
+        ['candidates-limit1000', `/allocation_candidates?${UPSTREAM}&limit=1000`],
+        ['candidates-upstream', `/allocation_candidates?${UPSTREAM}`],
+      ] as const) {
+        const ms: number[] = [];
+        for (let i = 0; i < 30; i++) {
+          const r = await timed(child.url, wpath);
+          if (r.status !== 200) throw new Error(`${wname}: ${r.status} ${r.text.slice(0, 200)}`);
+          ms.push(r.ms);
+        }
+        ctx.emit({ kind: 'latency', key: `${label}/warm/${wname}`, p50_ms: r1(pct(ms, 50)), p95_ms: r1(pct(ms, 95)) });
+        ctx.say(`${label}: warm ${wname}: p50 ${r1(pct(ms, 50))} ms, p95 ${r1(pct(ms, 95))} ms`);
+      }
+      const more = Math.max(1000, Math.round(size * 0.05));
+      const l2 = await load(ctx, more, loaded);
+      loaded += more;
+      const caught = await timed(child.url, `/allocation_candidates?${UPSTREAM}&limit=1000`);
+      const st2 = await child.stats();
+      ctx.emit({
+        kind: 'catchup',
+        key: `${label}/catch-up`,
+        added: more,
+        first_ms: r1(caught.ms),
+        status: caught.status,
+        via: st2.snapshot.lastLoad?.source,
+      });
+      ctx.say(
+        `${label}: after a bulk load of ${more} more (${r1(l2.rate)}/s), a warm process's next answer took ${r1(caught.ms)} ms (caught up from the ${st2.snapshot.lastLoad?.source})`,
+      );
+      await child.stop();
+    }
+  }
+}
+
+export const coldstartScenario: Scenario = {
+  name: 'coldstart',
+  description: "a fresh process's first answers at cloud size (forest image), memory, warm latency, catch-up after a bulk load",
+  optional: true,
+  run,
+};

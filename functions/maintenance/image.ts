@@ -1,0 +1,58 @@
+/**
+ * The forest image writer (docs/design.md, "Cold start: the forest image"): keeps the
+ * stored image recent so that a new Lambda container loads one document and replays a
+ * short stretch of the change log, whatever the size of the cloud.
+ *
+ * It writes from its own snapshot, which loads and resyncs through the index (never
+ * from an image), so every image carries a full read of the providers that is at most
+ * one resync period (SNAPSHOT_RESYNC_S) old. A new image is due when there is none,
+ * when this forest read the index again since the current image was made, when the
+ * forest changed and the current image is older than FOREST_IMAGE_INTERVAL_S, or when
+ * the current image is half a day old (the change log it needs expires after a day).
+ */
+import { config } from '../config.js';
+import { readManifest, writeImage, type ImageManifest } from '../store/placement/image.js';
+import { imageSourceSnapshot } from '../store/placement/snapshot.js';
+
+const MAX_AGE_MS = 12 * 3600 * 1000;
+
+export interface ImageReport {
+  written: boolean;
+  reason: string;
+  providers?: number;
+  bytes?: number;
+  chunks?: number;
+  takenAt?: number;
+  ms?: number;
+}
+
+/** the forest state this process last made an image of */
+let lastWritten: { forest: number; version: number } | undefined;
+
+export async function refreshForestImage(opts: { force?: boolean } = {}): Promise<ImageReport> {
+  const t0 = performance.now();
+  const snap = imageSourceSnapshot();
+  const forest = await snap.fresh(0);
+  const current = await readManifest();
+  const now = Date.now();
+  const changed = lastWritten?.forest !== forest.id || lastWritten.version !== forest.version;
+  const reason = opts.force
+    ? 'asked for'
+    : !current
+      ? 'no image yet'
+      : snap.indexLoadedAt > current.indexLoadAt
+        ? 'the providers were read through the index again'
+        : now - current.takenAt > MAX_AGE_MS
+          ? 'the image is half a day old'
+          : changed && now - current.takenAt >= config().imageIntervalS * 1000
+            ? 'the forest changed'
+            : undefined;
+  if (!reason) return { written: false, reason: 'the image is recent' };
+  const { manifest, written } = await writeImage(forest, snap.asOf, snap.indexLoadedAt, snap.appliedRecently());
+  if (written) lastWritten = { forest: forest.id, version: forest.version };
+  return report(manifest, written, written ? reason : 'a newer image was written meanwhile', performance.now() - t0);
+}
+
+function report(m: ImageManifest, written: boolean, reason: string, ms: number): ImageReport {
+  return { written, reason, providers: m.providers, bytes: m.bytes, chunks: m.chunks, takenAt: m.takenAt, ms: Math.round(ms) };
+}

@@ -1,0 +1,19 @@
+/**
+ * A bulk load ends with a new forest image, so running processes catch up with it and
+ * new ones start from it without re-reading every provider it wrote (docs/design.md,
+ * "Cold start: the forest image"). The loader knows what it wrote: its snapshot takes
+ * its own records as they are and marks its own change-log entries as applied, so the
+ * refresh that follows re-reads only what others changed meanwhile.
+ */
+import type { BulkResult } from './bulk.js';
+import { writeImage, type ImageManifest } from './image.js';
+import { snapshot } from './snapshot.js';
+
+export async function imageAfterBulkLoad(result: Pick<BulkResult, 'records' | 'logEntries'>): Promise<{ manifest: ImageManifest; written: boolean }> {
+  const snap = snapshot();
+  // the forest as of before the load (the loader checked it for clashes), then ours
+  await snap.fresh();
+  snap.absorb(result.records, result.logEntries);
+  const forest = await snap.fresh(0);
+  return writeImage(forest, snap.asOf, snap.indexLoadedAt, snap.appliedRecently());
+}

@@ -1,0 +1,209 @@
+/**
+ * The stored forest image (docs/design.md, "Cold start: the forest image"): a new
+ * process loads one compact document and replays the change log since it was taken,
+ * instead of reading every provider item through gsi1.
+ *
+ * Items (in the table, like everything else):
+ *   FOREST / image              the manifest: which image is current, when it was taken
+ *   IMG#<id> / <chunk, 5 digits> the JSON of core/placement/forest-image.ts in slices, each
+ *                                gzip-compressed on its own and stored as base64 text of at
+ *                                most ~380 KB (DynamoDB items stop at 400 KB)
+ * Independent slices let a reader fetch them in parallel (BatchGetItem answers at most
+ * 16 MB, so a few chunks per call, many calls in flight) and decompress each as it arrives
+ * on libuv's thread pool, overlapping the network; base64 text (not a binary attribute)
+ * spares the SDK's per-byte validation of binary values.
+ * Chunks are written before the manifest that names them and are never changed; they
+ * expire (TTL) two days later, so a reader holding an older manifest still finds its
+ * chunks. The manifest only ever moves forward (a condition on takenAt), so two writers
+ * cannot replace a newer image with an older one.
+ */
+import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { gunzip, gzipSync } from 'node:zlib';
+import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { decodeForest, encodeForest, IMAGE_FORMAT, IMAGE_VERSION, type ForestImage } from '../../core/placement/forest-image.js';
+import type { Forest } from '../../core/placement/forest.js';
+import { ddb, tableName } from '../ddb/client.js';
+import { backoffMs, sleep } from '../ddb/retry.js';
+import { K } from './keys.js';
+
+/** compressed bytes per chunk at most: base64 makes them 4/3 larger, under DynamoDB's 400 KB item */
+export const IMAGE_CHUNK_BYTES = 280_000;
+/** uncompressed JSON per slice (halved until its compressed form fits a chunk) */
+const SLICE_BYTES = 1_000_000;
+/** how chunks are stored; a manifest saying anything else is not read (the index is) */
+export const CHUNK_ENCODING = 'gzip-slices-base64';
+/** chunks per BatchGetItem call (its answer stops at 16 MB) and calls in flight */
+const CHUNKS_PER_GET = 8;
+const GETS_IN_FLIGHT = 16;
+const gunzipAsync = promisify(gunzip);
+/** chunks outlive the manifest that named them by this long */
+export const IMAGE_CHUNK_TTL_S = 2 * 24 * 3600;
+
+export interface ImageManifest {
+  id: string;
+  format: string;
+  version: number;
+  chunkEncoding: string;
+  /** every write committed before this instant (ms) is in the image */
+  takenAt: number;
+  /** when the forest it was made from last read every provider through the index */
+  indexLoadAt: number;
+  writtenAt: number;
+  providers: number;
+  chunks: number;
+  /** compressed bytes */
+  bytes: number;
+}
+
+export async function readManifest(): Promise<ImageManifest | undefined> {
+  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.imageManifest, ConsistentRead: true }));
+  const it = r.Item;
+  if (!it || it.format !== IMAGE_FORMAT || Number(it.version) !== IMAGE_VERSION || it.chunkEncoding !== CHUNK_ENCODING) return undefined;
+  return {
+    id: String(it.id),
+    format: String(it.format),
+    version: Number(it.version),
+    chunkEncoding: String(it.chunkEncoding),
+    takenAt: Number(it.takenAt),
+    indexLoadAt: Number(it.indexLoadAt ?? 0),
+    writtenAt: Number(it.writtenAt),
+    providers: Number(it.providers),
+    chunks: Number(it.chunks),
+    bytes: Number(it.bytes),
+  };
+}
+
+export interface LoadedImage {
+  forest: Forest;
+  manifest: ImageManifest;
+  /** change-log entries the image already holds (ForestImage.applied) */
+  applied: string[];
+  /** ms spent reading (decompression runs alongside), finishing decompression and joining, parsing, indexing */
+  timings: { read: number; gunzip: number; parse: number; decode: number };
+}
+
+/** The forest of the current (or given) image; undefined when there is none or a chunk is gone. */
+export async function readImage(manifest?: ImageManifest): Promise<LoadedImage | undefined> {
+  const m = manifest ?? (await readManifest());
+  if (!m) return undefined;
+  const t0 = performance.now();
+  const keys = Array.from({ length: m.chunks }, (_, i) => K.imageChunk(m.id, i));
+  const groups: Array<typeof keys> = [];
+  for (let i = 0; i < keys.length; i += CHUNKS_PER_GET) groups.push(keys.slice(i, i + CHUNKS_PER_GET));
+  const parts: Buffer[] = new Array(keys.length);
+  const unzipping: Promise<void>[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < groups.length) {
+      let pending: Array<Record<string, unknown>> = groups[next++]!.map((k) => ({ pk: k.pk, sk: k.sk }));
+      for (let attempt = 0; pending.length; attempt++) {
+        // chunks never change: an eventually consistent read is enough (and half the cost)
+        const r = await ddb().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }));
+        for (const it of r.Responses?.[tableName()] ?? []) {
+          const i = Number(it.sk);
+          const zipped = Buffer.from(String(it.data), 'base64');
+          unzipping.push(
+            gunzipAsync(zipped).then((b) => {
+              parts[i] = b;
+            }),
+          );
+        }
+        pending = (r.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Array<Record<string, unknown>>;
+        if (pending.length) await sleep(backoffMs(attempt, 20, 1000));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(GETS_IN_FLIGHT, groups.length) }, worker));
+  const read = performance.now() - t0;
+  await Promise.all(unzipping);
+  for (let i = 0; i < keys.length; i++) if (!parts[i]) return undefined;
+  const json = Buffer.concat(parts).toString('utf8');
+  const t2 = performance.now();
+  const img = JSON.parse(json) as ForestImage;
+  const t3 = performance.now();
+  const forest = decodeForest(img);
+  const t4 = performance.now();
+  return { forest, manifest: m, applied: img.applied, timings: { read, gunzip: t2 - t0 - read, parse: t3 - t2, decode: t4 - t3 } };
+}
+
+/** The JSON in slices, each gzip-compressed on its own to at most IMAGE_CHUNK_BYTES. */
+export function compressSlices(json: Buffer): Buffer[] {
+  const out: Buffer[] = [];
+  const add = (slice: Buffer) => {
+    const z = gzipSync(slice, { level: 6 });
+    if (z.length <= IMAGE_CHUNK_BYTES || slice.length < 2) out.push(z);
+    else {
+      const half = slice.length >> 1;
+      add(slice.subarray(0, half));
+      add(slice.subarray(half));
+    }
+  };
+  if (!json.length) add(json);
+  for (let off = 0; off < json.length; off += SLICE_BYTES) add(json.subarray(off, off + SLICE_BYTES));
+  return out;
+}
+
+async function writeChunks(items: Record<string, unknown>[]): Promise<void> {
+  const batches: Record<string, unknown>[][] = [];
+  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+  let next = 0;
+  const worker = async () => {
+    while (next < batches.length) {
+      let pending = batches[next++]!.map((Item) => ({ PutRequest: { Item } }));
+      for (let attempt = 0; pending.length; attempt++) {
+        const r = await ddb().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
+        pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+        if (pending.length) await sleep(backoffMs(attempt, 50, 2000));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(4, batches.length) }, worker));
+}
+
+/**
+ * Store the image of `forest` as of `takenAt` and make it current — unless a newer one
+ * is current already (then it is left as it is and that manifest is returned).
+ */
+export async function writeImage(
+  forest: Forest,
+  takenAt: number,
+  indexLoadAt: number,
+  applied: string[] = [],
+): Promise<{ manifest: ImageManifest; written: boolean }> {
+  const chunks = compressSlices(Buffer.from(JSON.stringify(encodeForest(forest, takenAt, applied)), 'utf8'));
+  const id = `${takenAt}-${randomBytes(4).toString('hex')}`;
+  const now = Date.now();
+  const ttl = Math.floor(now / 1000) + IMAGE_CHUNK_TTL_S;
+  const items = chunks.map((c, i) => ({ ...K.imageChunk(id, i), data: c.toString('base64'), ttl }));
+  await writeChunks(items);
+  const manifest: ImageManifest = {
+    id,
+    format: IMAGE_FORMAT,
+    version: IMAGE_VERSION,
+    chunkEncoding: CHUNK_ENCODING,
+    takenAt,
+    indexLoadAt,
+    writtenAt: now,
+    providers: forest.size,
+    chunks: items.length,
+    bytes: chunks.reduce((n, c) => n + c.length, 0),
+  };
+  try {
+    await ddb().send(
+      new PutCommand({
+        TableName: tableName(),
+        Item: { ...K.imageManifest, ...manifest },
+        ConditionExpression: 'attribute_not_exists(pk) OR takenAt < :t',
+        ExpressionAttributeValues: { ':t': takenAt },
+      }),
+    );
+  } catch (e) {
+    if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
+    // a newer image is current — or ours is, and only the answer to our write was lost
+    const current = await readManifest();
+    if (current) return { manifest: current, written: current.id === id };
+    throw e;
+  }
+  return { manifest, written: true };
+}

@@ -1,0 +1,237 @@
+/**
+ * The forest image against DynamoDB Local, through the real handlers: a new process
+ * (a reset snapshot) starts from the stored image and replays the change log since it,
+ * so it shows every write acknowledged before it started — including writes made after
+ * the image; a missing, unreadable or too old image falls back to the index; the image
+ * writer makes images only when due; a bulk load ends with an image that running
+ * processes catch up from instead of re-reading every provider.
+ */
+import { DeleteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createProvider } from '../fixtures.js';
+import { startPlacement, type Api } from '../harness.js';
+
+let api: Api;
+let snap: typeof import('../../../functions/store/placement/snapshot.js');
+let image: typeof import('../../../functions/store/placement/image.js');
+let writer: typeof import('../../../functions/maintenance/image.js');
+let client: typeof import('../../../functions/store/ddb/client.js');
+let cfg: typeof import('../../../functions/config.js');
+
+beforeAll(async () => {
+  api = await startPlacement({ SNAPSHOT_RESYNC_S: '0', FOREST_IMAGE_INTERVAL_S: '0' });
+  snap = await import('../../../functions/store/placement/snapshot.js');
+  image = await import('../../../functions/store/placement/image.js');
+  writer = await import('../../../functions/maintenance/image.js');
+  client = await import('../../../functions/store/ddb/client.js');
+  cfg = await import('../../../functions/config.js');
+});
+afterAll(async () => {
+  await api.close();
+  delete process.env.FOREST_IMAGE_INTERVAL_S;
+  cfg.resetConfig();
+});
+
+const names = async () =>
+  new Set(((await api.req('GET', '/resource_providers')).json.resource_providers as Array<{ name: string }>).map((p) => p.name));
+/** a new process: its snapshot starts from nothing */
+const coldStart = () => snap.snapshot().reset();
+
+describe('the forest image', () => {
+  it('starts a new process from the image and the change log since it: every acknowledged write is there', async () => {
+    const before = await createProvider(api, { name: 'img-before', inventories: { VCPU: { total: 4 } } });
+    expect(await writer.refreshForestImage()).toMatchObject({ written: true, reason: 'no image yet' });
+    // writes after the image was taken
+    const after = await createProvider(api, { name: 'img-after' });
+    expect((await api.req('DELETE', `/resource_providers/${before}`)).status).toBe(204);
+    coldStart();
+    const s = snap.snapshot();
+    const seen = await names();
+    expect(seen.has('img-after')).toBe(true);
+    expect(seen.has('img-before')).toBe(false);
+    expect(s.stats).toMatchObject({ coldLoads: 1, imageLoads: 1, lastLoad: expect.objectContaining({ source: 'image' }) });
+    // only what changed after the image was read provider by provider
+    expect(s.stats.providerReads).toBeLessThanOrEqual(2);
+    expect((await s.fresh()).get(after)?.name).toBe('img-after');
+  });
+
+  it('is written only when due: not again while the forest is unchanged', async () => {
+    // the writes of the test before: the writer's forest changed since its image
+    expect(await writer.refreshForestImage()).toMatchObject({ written: true, reason: 'the forest changed' });
+    // nothing since (re-reading the change log's overlap window changes nothing)
+    expect(await writer.refreshForestImage()).toMatchObject({ written: false, reason: 'the image is recent' });
+    await createProvider(api);
+    expect(await writer.refreshForestImage()).toMatchObject({ written: true, reason: 'the forest changed' });
+  });
+
+  it('never replaces a newer image with an older one', async () => {
+    const current = (await image.readManifest())!;
+    const older = await image.writeImage(snap.snapshot().forest, current.takenAt - 60_000, current.indexLoadAt);
+    expect(older.written).toBe(false);
+    expect(older.manifest.id).toBe(current.id);
+  });
+
+  it('falls back to the index when the image is missing, unreadable or too old', async () => {
+    const m = (await image.readManifest())!;
+    const mark = `fallback-${randomUUID().slice(0, 8)}`;
+    await createProvider(api, { name: mark });
+    // a chunk gone
+    await client.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: { pk: `IMG#${m.id}`, sk: '00000' } }));
+    coldStart();
+    expect((await names()).has(mark)).toBe(true);
+    expect(snap.snapshot().stats).toMatchObject({ imageLoads: 0, lastLoad: expect.objectContaining({ source: 'index' }) });
+    // an image older than the change log it needs
+    await writer.refreshForestImage({ force: true });
+    const fresh = (await image.readManifest())!;
+    await client.ddb().send(
+      new UpdateCommand({
+        TableName: client.tableName(),
+        Key: { pk: 'FOREST', sk: 'image' },
+        UpdateExpression: 'SET takenAt = :t',
+        ExpressionAttributeValues: { ':t': fresh.takenAt - 21 * 3600 * 1000 },
+      }),
+    );
+    coldStart();
+    expect((await names()).has(mark)).toBe(true);
+    expect(snap.snapshot().stats.imageLoads).toBe(0);
+    // another format
+    await client
+      .ddb()
+      .send(new PutCommand({ TableName: client.tableName(), Item: { pk: 'FOREST', sk: 'image', ...fresh, format: 'something-else' } }));
+    coldStart();
+    expect((await names()).has(mark)).toBe(true);
+    expect(snap.snapshot().stats.imageLoads).toBe(0);
+    // chunks stored another way (an image of an earlier release)
+    await client
+      .ddb()
+      .send(new PutCommand({ TableName: client.tableName(), Item: { pk: 'FOREST', sk: 'image', ...fresh, chunkEncoding: 'gzip-binary' } }));
+    coldStart();
+    expect((await names()).has(mark)).toBe(true);
+    expect(snap.snapshot().stats.imageLoads).toBe(0);
+    await writer.refreshForestImage({ force: true });
+  });
+
+  it('a bulk load ends with an image holding the load and what others wrote meanwhile; a new process starts from it', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const { imageAfterBulkLoad } = await import('../../../functions/store/placement/bulk-image.js');
+    const s = snap.snapshot();
+    await s.fresh();
+    const loaded = await bulkLoadProviders(
+      Array.from({ length: 2500 }, (_, i) => ({ uuid: randomUUID(), name: `bulk-${i}`, inventories: { VCPU: { total: 8 } } })),
+    );
+    // someone else writes during the load: the loader's image must not hide it
+    const other = await createProvider(api, { name: 'during-load' });
+    const img = await imageAfterBulkLoad(loaded);
+    expect(img.written).toBe(true);
+    // a new process
+    coldStart();
+    const warm = snap.snapshot();
+    await warm.fresh();
+    expect(warm.stats.lastLoad?.source).toBe('image');
+    // the loader's own entries are in the image's applied list: not re-read on replay
+    expect(warm.stats.providerReads).toBeLessThan(50);
+    const readsBefore = warm.stats.providerReads;
+    const forest = await warm.fresh();
+    expect(forest.get(other)?.name).toBe('during-load');
+    expect(forest.size).toBeGreaterThanOrEqual(2500);
+    expect(warm.stats.providerReads - readsBefore).toBeLessThan(100);
+  });
+
+  it('a bulk load longer than the resync period does not make the loader re-read every provider before its image', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    process.env.SNAPSHOT_RESYNC_S = '1';
+    cfg.resetConfig();
+    try {
+      const loader = new snap.ProviderSnapshot({ useImage: false });
+      await loader.fresh();
+      const other = new snap.ProviderSnapshot({ useImage: false });
+      await other.fresh();
+      const loaded = await bulkLoadProviders(Array.from({ length: 3 }, (_, i) => ({ uuid: randomUUID(), name: `long-load-${i}` })));
+      loader.absorb(loaded.records, loaded.logEntries);
+      await new Promise((r) => setTimeout(r, 1_200));
+      const forest = await loader.fresh(0);
+      await other.fresh(0);
+      // the loader knows what it wrote: no resync through the index (a million providers: minutes)
+      expect(loader.stats.resyncs).toBe(0);
+      expect([...forest.providers.values()].filter((p) => p.name.startsWith('long-load-'))).toHaveLength(3);
+      // any other process keeps its safety net
+      expect(other.stats.resyncs).toBe(1);
+    } finally {
+      process.env.SNAPSHOT_RESYNC_S = '0';
+      cfg.resetConfig();
+    }
+  });
+
+  it('after a long gap, goes to a newer image holding many more providers without first reading the whole log since', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const peek = new snap.ProviderSnapshot({ useImage: true, longGapMs: 0 });
+    const control = new snap.ProviderSnapshot({ useImage: true, longGapMs: Number.POSITIVE_INFINITY });
+    await peek.fresh();
+    await control.fresh();
+    await bulkLoadProviders(Array.from({ length: 1500 }, (_, i) => ({ uuid: randomUUID(), name: `bulk4-${i}` })));
+    await writer.refreshForestImage({ force: true });
+    const before = { peek: { ...peek.stats }, control: { ...control.stats } };
+    const a = await peek.fresh(0);
+    const b = await control.fresh(0);
+    for (const [s, was, f] of [
+      [peek, before.peek, a],
+      [control, before.control, b],
+    ] as const) {
+      expect(s.stats.imageLoads).toBe(was.imageLoads + 1);
+      expect(s.stats.providerReads - was.providerReads).toBeLessThan(100);
+      expect([...f.providers.values()].filter((p) => p.name.startsWith('bulk4-'))).toHaveLength(1500);
+    }
+    // the control read the log since its last refresh first, then again since the image
+    expect(peek.stats.logQueries - before.peek.logQueries).toBeLessThan(control.stats.logQueries - before.control.logQueries);
+  });
+
+  it('a warm process far behind switches to a newer image instead of re-reading every provider', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const behind = new snap.ProviderSnapshot({ useImage: true });
+    await behind.fresh();
+    const reads0 = behind.stats.providerReads;
+    await bulkLoadProviders(
+      Array.from({ length: 2500 }, (_, i) => ({ uuid: randomUUID(), name: `bulk2-${i}`, inventories: { VCPU: { total: 8 } } })),
+    );
+    // an image taken right after the load: the load's change-log entries are in its overlap
+    // window, and the image names them as applied, so switching to it re-reads none of them
+    await writer.refreshForestImage({ force: true });
+    const imageLoads = behind.stats.imageLoads;
+    const forest = await behind.fresh();
+    expect(behind.stats.imageLoads).toBe(imageLoads + 1);
+    expect(behind.stats.providerReads - reads0).toBeLessThan(2500);
+    expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk2-'))).toHaveLength(2500);
+  });
+  it('switches to the image when a catch-up would re-read more than 1,000 providers and 2 % of the forest (re-reading is ~60x dearer per provider)', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const behind = new snap.ProviderSnapshot({ useImage: true });
+    const before = await behind.fresh();
+    expect(before.size * 0.02).toBeLessThan(1200);
+    const reads0 = behind.stats.providerReads;
+    await bulkLoadProviders(Array.from({ length: 1200 }, (_, i) => ({ uuid: randomUUID(), name: `bulk3-${i}` })));
+    await writer.refreshForestImage({ force: true });
+    const imageLoads = behind.stats.imageLoads;
+    const forest = await behind.fresh();
+    expect(behind.stats.imageLoads).toBe(imageLoads + 1);
+    expect(behind.stats.providerReads - reads0).toBeLessThan(100);
+    expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk3-'))).toHaveLength(1200);
+  });
+});
+
+describe('prewarming', () => {
+  it('loads the snapshot when a forest function starts, and only when configured', async () => {
+    coldStart();
+    await snap.prewarm();
+    expect(snap.snapshot().stats.refreshes).toBe(0);
+    process.env.SNAPSHOT_PREWARM = 'true';
+    cfg.resetConfig();
+    try {
+      await snap.prewarm();
+      expect(snap.snapshot().stats.refreshes).toBe(1);
+    } finally {
+      delete process.env.SNAPSHOT_PREWARM;
+      cfg.resetConfig();
+    }
+  });
+});

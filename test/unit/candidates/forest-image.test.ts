@@ -1,0 +1,201 @@
+/**
+ * The forest image round-trips: whatever the forest holds (nested trees, shared and
+ * distinct inventory definitions, usage, traits, aggregates, timestamps), encoding it,
+ * going through JSON and decoding gives back the same records in the same order with the
+ * same indexes — and tree membership matches a brute-force walk of the parent links.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { decodeForest, encodeForest, ImageFormatError } from '../../../functions/core/placement/forest-image.js';
+import { Forest, IdSet } from '../../../functions/core/placement/forest.js';
+import type { ProviderRecord } from '../../../functions/core/placement/model.js';
+
+const RCS = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_X'];
+const TRAITS = ['HW_CPU_X86_AVX2', 'MISC_SHARES_VIA_AGGREGATE', 'CUSTOM_GOLD'];
+const AGGS = ['a0000000-0000-4000-8000-000000000001', 'a0000000-0000-4000-8000-000000000002'];
+
+const spec = fc.record({
+  parent: fc.option(fc.nat(), { nil: undefined }),
+  inv: fc.subarray(RCS),
+  total: fc.integer({ min: 1, max: 3 }),
+  ratio: fc.constantFrom(1, 1.5, 16),
+  used: fc.nat({ max: 4 }),
+  traits: fc.subarray(TRAITS),
+  aggs: fc.subarray(AGGS),
+  time: fc.nat({ max: 3 }),
+});
+
+interface Spec {
+  parent?: number;
+  inv: string[];
+  total: number;
+  ratio: number;
+  used: number;
+  traits: string[];
+  aggs: string[];
+  time: number;
+}
+
+function build(specs: Spec[]) {
+  const f = new Forest();
+  const made: ProviderRecord[] = [];
+  specs.forEach((s, i) => {
+    const uuid = `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const parent = s.parent !== undefined && made.length ? made[s.parent % made.length] : undefined;
+    const rec: ProviderRecord = {
+      uuid,
+      name: `rp-${i}`,
+      generation: i % 5,
+      parent: parent?.uuid,
+      root: parent ? parent.root : uuid,
+      inventories: Object.fromEntries(
+        s.inv.map((rc) => [rc, { total: s.total * 10, reserved: 0, min_unit: 1, max_unit: s.total * 10, step_size: 1, allocation_ratio: s.ratio }]),
+      ),
+      invVersion: s.inv.length ? 1 : 0,
+      usages: Object.fromEntries(s.inv.slice(0, 1).map((rc) => [rc, s.used])),
+      traits: s.traits,
+      aggregates: s.aggs,
+      children: 0,
+      allocationCount: s.used ? 1 : 0,
+      createdAt: `2026-11-23T00:00:0${s.time}.000000+00:00`,
+      updatedAt: `2026-11-23T00:00:0${s.time + 1}.000000+00:00`,
+      seq: 1000 + i,
+    };
+    made.push(rec);
+    f.put(rec);
+  });
+  return f;
+}
+
+const sortedIndex = (m: ReadonlyMap<string, Iterable<string>>) => Object.fromEntries([...m].map(([k, s]) => [k, [...s].sort()]).sort());
+
+describe('forest image', () => {
+  it('round-trips every record, the creation order and every index', () => {
+    fc.assert(
+      fc.property(fc.array(spec, { maxLength: 40 }), (specs) => {
+        const f = build(specs);
+        const g = decodeForest(JSON.parse(JSON.stringify(encodeForest(f, 1234))));
+        expect(g.all()).toEqual(f.all());
+        expect(g.roots().map((p) => p.uuid)).toEqual(f.roots().map((p) => p.uuid));
+        for (const idx of ['byResourceClass', 'byTrait', 'byAggregate', 'byRoot', 'childrenOf'] as const) {
+          expect(sortedIndex(g[idx])).toEqual(sortedIndex(f[idx]));
+        }
+        // tree membership: treeIds(root) is exactly the providers whose parent chain reaches root
+        for (const r of g.roots()) {
+          const walk = g.all().filter((p) => {
+            let q: ProviderRecord | undefined = p;
+            while (q?.parent) q = g.get(q.parent);
+            return q?.uuid === r.uuid;
+          });
+          expect([...g.treeIds(r.uuid)].sort()).toEqual(walk.map((p) => p.uuid).sort());
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('shares what providers have in common, in the image and after decoding', () => {
+    const specs = Array.from({ length: 100 }, (_, i) => ({
+      inv: ['VCPU', 'MEMORY_MB'],
+      total: 2,
+      ratio: 16,
+      used: i % 3,
+      traits: ['CUSTOM_GOLD'],
+      aggs: [AGGS[0]!],
+      time: 0,
+    }));
+    const img = encodeForest(build(specs), 1);
+    expect(img.definitions).toHaveLength(1);
+    expect(img.lists).toHaveLength(2);
+    expect(img.times).toHaveLength(2);
+    const g = decodeForest(img);
+    const [a, b] = g.all();
+    expect(a!.inventories).toBe(b!.inventories);
+    expect(a!.traits).toBe(b!.traits);
+  });
+
+  it('refuses what is not an image of this version', () => {
+    expect(() => decodeForest({ format: 'berth-forest-image', version: 1 } as never)).toThrow(ImageFormatError);
+    expect(() => decodeForest({ format: 'berth-forest-image', version: 99 } as never)).toThrow(ImageFormatError);
+    const img = encodeForest(build([{ inv: [], total: 1, ratio: 1, used: 0, traits: [], aggs: [], time: 0 }]), 1);
+    expect(() => decodeForest({ ...img, name: [] })).toThrow(/name has 0 entries, not 1/);
+  });
+
+  it('keeps every index exact through changes after a bulk (image) load: what a rebuild from the records would give', () => {
+    const fromScratch = (f: Forest) => {
+      const g = new Forest();
+      for (const p of f.all()) g.put({ ...p });
+      return g;
+    };
+    const change = fc.record({
+      who: fc.nat(),
+      kind: fc.constantFrom('usage', 'traits', 'aggs', 'inv', 'delete', 'same'),
+      traits: fc.subarray(TRAITS),
+      aggs: fc.subarray(AGGS),
+      inv: fc.subarray(RCS),
+      used: fc.nat({ max: 4 }),
+    });
+    fc.assert(
+      fc.property(fc.array(spec, { minLength: 1, maxLength: 30 }), fc.array(change, { maxLength: 60 }), (specs, changes) => {
+        const g = decodeForest(JSON.parse(JSON.stringify(encodeForest(build(specs), 1234))));
+        for (const c of changes) {
+          const all = g.all();
+          if (!all.length) break;
+          const p = all[c.who % all.length]!;
+          if (c.kind === 'delete') {
+            if (!g.children(p.uuid).length) g.delete(p.uuid);
+            continue;
+          }
+          const inv =
+            c.kind === 'inv'
+              ? Object.fromEntries(c.inv.map((rc) => [rc, { ...Object.values(p.inventories)[0]!, total: 5 } as never]))
+              : { ...p.inventories };
+          g.put({
+            ...p,
+            generation: p.generation + 1,
+            usages: c.kind === 'usage' ? { [Object.keys(p.inventories)[0] ?? 'VCPU']: c.used } : p.usages,
+            traits: c.kind === 'traits' ? c.traits : [...p.traits],
+            aggregates: c.kind === 'aggs' ? c.aggs : [...p.aggregates],
+            inventories: c.kind === 'inv' && !Object.keys(p.inventories).length ? {} : inv,
+          });
+          const want = fromScratch(g);
+          for (const idx of ['byResourceClass', 'byTrait', 'byAggregate', 'byRoot', 'childrenOf'] as const) {
+            expect(sortedIndex(g[idx])).toEqual(sortedIndex(want[idx]));
+            for (const [, members] of g[idx]) expect(members.size).toBe([...members].length);
+          }
+        }
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
+
+describe('IdSet (an index entry)', () => {
+  it('counts and lists its members through adds and deletes, folded or not', () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.nat({ max: 40 }), { maxLength: 20 }),
+        fc.array(fc.tuple(fc.boolean(), fc.nat({ max: 600 })), { maxLength: 2000 }),
+        (base, ops) => {
+          const start = [...new Set(base.map(String))];
+          const s = new IdSet(start.slice());
+          const ref = new Set(start);
+          for (const [add, n] of ops) {
+            const u = String(n);
+            // the forest's invariant: add a non-member, delete a member
+            if (add && !ref.has(u)) {
+              s.add(u);
+              ref.add(u);
+            } else if (!add && ref.has(u)) {
+              s.delete(u);
+              ref.delete(u);
+            }
+          }
+          expect(s.size).toBe(ref.size);
+          expect([...s].sort()).toEqual([...ref].sort());
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
