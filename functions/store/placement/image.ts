@@ -20,7 +20,8 @@
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
-import { BatchGetCommand, BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { batchGet } from '../ddb/batch.js';
 import { decodeForest, encodeForest, IMAGE_FORMAT, IMAGE_VERSION, type ForestImage } from '../../core/placement/forest-image.js';
 import type { Forest } from '../../core/placement/forest.js';
 import { ddb, tableName } from '../ddb/client.js';
@@ -33,9 +34,8 @@ export const IMAGE_CHUNK_BYTES = 280_000;
 const SLICE_BYTES = 1_000_000;
 /** how chunks are stored; a manifest saying anything else is not read (the index is) */
 export const CHUNK_ENCODING = 'gzip-slices-base64';
-/** chunks per BatchGetItem call (its answer stops at 16 MB) and calls in flight */
+/** chunks per BatchGetItem call: its answer stops at 16 MB (calls in flight: batchGet's 16) */
 const CHUNKS_PER_GET = 8;
-const GETS_IN_FLIGHT = 16;
 const gunzipAsync = promisify(gunzip);
 /** chunks outlive the manifest that named them by this long */
 export const IMAGE_CHUNK_TTL_S = 2 * 24 * 3600;
@@ -89,32 +89,22 @@ export async function readImage(manifest?: ImageManifest): Promise<LoadedImage |
   if (!m) return undefined;
   const t0 = performance.now();
   const keys = Array.from({ length: m.chunks }, (_, i) => K.imageChunk(m.id, i));
-  const groups: Array<typeof keys> = [];
-  for (let i = 0; i < keys.length; i += CHUNKS_PER_GET) groups.push(keys.slice(i, i + CHUNKS_PER_GET));
   const parts: Buffer[] = new Array(keys.length);
   const unzipping: Promise<void>[] = [];
-  let next = 0;
-  const worker = async () => {
-    while (next < groups.length) {
-      let pending: Array<Record<string, unknown>> = groups[next++]!.map((k) => ({ pk: k.pk, sk: k.sk }));
-      for (let attempt = 0; pending.length; attempt++) {
-        // chunks never change: an eventually consistent read is enough (and half the cost)
-        const r = await ddb().send(new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending } } }));
-        for (const it of r.Responses?.[tableName()] ?? []) {
-          const i = Number(it.sk);
-          const zipped = Buffer.from(String(it.data), 'base64');
-          unzipping.push(
-            gunzipAsync(zipped).then((b) => {
-              parts[i] = b;
-            }),
-          );
-        }
-        pending = (r.UnprocessedKeys?.[tableName()]?.Keys ?? []) as Array<Record<string, unknown>>;
-        if (pending.length) await sleep(backoffMs(attempt, 20, 1000));
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(GETS_IN_FLIGHT, groups.length) }, worker));
+  await batchGet(keys, {
+    // chunks never change: an eventually consistent read is enough (and half the cost)
+    consistent: false,
+    keysPerCall: CHUNKS_PER_GET,
+    // each slice is decompressed on the thread pool as soon as it arrives
+    onItem: (it) => {
+      const i = Number(it.sk);
+      unzipping.push(
+        gunzipAsync(Buffer.from(String(it.data), 'base64')).then((b) => {
+          parts[i] = b;
+        }),
+      );
+    },
+  });
   const read = performance.now() - t0;
   await Promise.all(unzipping);
   for (let i = 0; i < keys.length; i++) if (!parts[i]) return undefined;
