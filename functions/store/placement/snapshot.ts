@@ -179,6 +179,16 @@ export class ProviderSnapshot {
     return m.takenAt;
   }
 
+  /** the change log since `since`: its entries, those not applied yet, and the providers they name */
+  private async changesSince(since: number) {
+    const { entries, reads } = await readLogSince(since);
+    this.stats.logQueries += reads;
+    const unseen = entries.filter((e) => !this.seen.has(e.sk));
+    const changed = new Set<string>();
+    for (const e of unseen) for (const u of e.rps) changed.add(u);
+    return { entries, unseen, changed };
+  }
+
   /** changed providers beyond which a newer image is cheaper than re-reading them */
   private catchUpLimit(): number {
     return Math.max(CATCH_UP_MIN, this.forest.size * CATCH_UP_SHARE);
@@ -233,42 +243,34 @@ export class ProviderSnapshot {
       const replayFrom = started - Math.max(OVERLAP_MS, config().snapshotIndexLagMs);
       since = this.loaded ? Math.min(since, replayFrom) : replayFrom;
     }
+    // a catch-up through a newer image; undefined: none usable. Should the image fail after
+    // the old forest was let go, the snapshot is no longer loaded and starts over cold.
+    const catchUp = (manifest?: ImageManifest) => this.loadImage(this.lastStart - OVERLAP_MS, 0, { manifest, release: true });
+    let caught: number | undefined;
     // after a long gap (a bulk load takes minutes): if the current image is newer than
     // this forest and holds many more or fewer providers, go to it without reading the
     // whole log since (one GetItem instead of thousands of entries)
-    let caught: number | undefined;
     if (this.loaded && fromImage === undefined && this.options.useImage && started - this.lastStart > (this.options.longGapMs ?? LONG_GAP_MS)) {
       const m = await readManifest();
       if (m && m.takenAt > this.lastStart && Math.abs(m.providers - this.forest.size) > this.catchUpLimit()) {
-        caught = await this.loadImage(this.lastStart - OVERLAP_MS, 0, { manifest: m, release: true });
+        caught = await catchUp(m);
         if (caught === undefined && !this.loaded) return this.refresh();
         if (caught !== undefined) since = caught - OVERLAP_MS;
       }
     }
-    let { entries, reads } = await readLogSince(since);
-    this.stats.logQueries += reads;
-    let unseen = entries.filter((e) => !this.seen.has(e.sk));
-    let changed = new Set<string>();
-    for (const e of unseen) for (const u of e.rps) changed.add(u);
+    let log = await this.changesSince(since);
     // a long gap or a bulk load: when re-reading what changed would cost more than a
     // newer image, load that image and replay only what came after it
-    if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && changed.size > this.catchUpLimit()) {
-      const m = await readManifest();
-      caught =
-        m && m.takenAt > this.lastStart - OVERLAP_MS
-          ? await this.loadImage(this.lastStart - OVERLAP_MS, 0, { manifest: m, release: true })
-          : undefined;
+    if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && log.changed.size > this.catchUpLimit()) {
+      caught = await catchUp();
       if (caught === undefined && !this.loaded) return this.refresh();
       if (caught !== undefined) {
         since = caught - OVERLAP_MS;
-        ({ entries, reads } = await readLogSince(since));
-        this.stats.logQueries += reads;
         // the image's own entries of its overlap window (applied) are not re-read
-        unseen = entries.filter((e) => !this.seen.has(e.sk));
-        changed = new Set();
-        for (const e of unseen) for (const u of e.rps) changed.add(u);
+        log = await this.changesSince(since);
       }
     }
+    const { entries, unseen, changed } = log;
     this.stats.logEntries += entries.length;
     if (changed.size) {
       const fresh = await getProviders(changed);
