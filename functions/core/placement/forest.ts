@@ -69,23 +69,21 @@ export class IdSet implements Iterable<string> {
 /** An index entry's members, as the forest's readers see them. */
 export type Members = Iterable<string> & { readonly size: number };
 
-function addTo(m: Map<string, IdSet>, k: string, v: string) {
+/** An index entry's members as the forest changes them: an IdSet, or a Set for tree links. */
+interface Entry {
+  add(uuid: string): unknown;
+  delete(uuid: string): unknown;
+  readonly size: number;
+}
+const newIdSet = () => new IdSet();
+const newSet = () => new Set<string>();
+
+function addTo<S extends Entry>(m: Map<string, S>, k: string, v: string, make: () => S) {
   let s = m.get(k);
-  if (!s) m.set(k, (s = new IdSet()));
+  if (!s) m.set(k, (s = make()));
   s.add(v);
 }
-function removeFrom(m: Map<string, IdSet>, k: string, v: string) {
-  const s = m.get(k);
-  if (!s) return;
-  s.delete(v);
-  if (!s.size) m.delete(k);
-}
-function addToSet(m: Map<string, Set<string>>, k: string, v: string) {
-  let s = m.get(k);
-  if (!s) m.set(k, (s = new Set()));
-  s.add(v);
-}
-function removeFromSet(m: Map<string, Set<string>>, k: string, v: string) {
+function removeFrom(m: Map<string, Entry>, k: string, v: string) {
   const s = m.get(k);
   if (!s) return;
   s.delete(v);
@@ -254,13 +252,7 @@ export class Forest {
       if (p.inventories !== Interner.EMPTY_INV) groupPush(byInv, p.inventories, p.uuid);
       if (p.traits.length) groupPush(byTraits, p.traits, p.uuid);
       if (p.aggregates.length) groupPush(byAggs, p.aggregates, p.uuid);
-      // a tree's entry starts with its root when its first member below comes: no lookup per root
-      if (p.root !== p.uuid) {
-        const tree = this.byRoot.get(p.root);
-        if (tree) tree.add(p.uuid);
-        else this.byRoot.set(p.root, new Set([p.root, p.uuid]));
-      }
-      if (p.parent) addToSet(this.childrenOf, p.parent, p.uuid);
+      this.indexTree(p);
     }
     this.byResourceClass = bulkIndex(byInv, (inv) => Object.keys(inv));
     this.byTrait = bulkIndex(byTraits, (l) => l);
@@ -323,9 +315,9 @@ export class Forest {
   }
 
   private index(p: ProviderRecord) {
-    for (const rc of Object.keys(p.inventories)) addTo(this.byResourceClass, rc, p.uuid);
-    for (const t of new Set(p.traits)) addTo(this.byTrait, t, p.uuid);
-    for (const a of new Set(p.aggregates)) addTo(this.byAggregate, a, p.uuid);
+    for (const rc of Object.keys(p.inventories)) addTo(this.byResourceClass, rc, p.uuid, newIdSet);
+    for (const t of new Set(p.traits)) addTo(this.byTrait, t, p.uuid, newIdSet);
+    for (const a of new Set(p.aggregates)) addTo(this.byAggregate, a, p.uuid, newIdSet);
     this.indexTree(p);
   }
 
@@ -335,7 +327,7 @@ export class Forest {
       if (!this.byRoot.has(p.root)) this.byRoot.set(p.root, new Set([p.root]));
       this.byRoot.get(p.root)!.add(p.uuid);
     } else this.byRoot.get(p.uuid)?.add(p.uuid);
-    if (p.parent) addToSet(this.childrenOf, p.parent, p.uuid);
+    if (p.parent) addTo(this.childrenOf, p.parent, p.uuid, newSet);
   }
 
   private unindex(p: ProviderRecord) {
@@ -348,7 +340,7 @@ export class Forest {
       // back to a lone root (or an empty tree): no entry
       if (tree.size === 0 || (tree.size === 1 && tree.has(p.root))) this.byRoot.delete(p.root);
     }
-    if (p.parent) removeFromSet(this.childrenOf, p.parent, p.uuid);
+    if (p.parent) removeFrom(this.childrenOf, p.parent, p.uuid);
   }
 
   /** All providers in creation order. */
