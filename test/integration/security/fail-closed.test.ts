@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTable } from '../harness.js';
 import { deployedApi, ks } from './lambda-events.js';
 import { resetConfig } from '../../../functions/config.js';
+import { captureOutput, type CapturedOutput } from '../../capture-output.js';
 
 const saved = { ...process.env };
 const READER = ks({ userId: 'r', projectId: 'proj-a', roles: ['reader'] });
@@ -18,25 +19,17 @@ const FORGED = { 'x-auth-token': 'admin', 'x-roles': 'admin,service', 'x-project
 const BM_FORGED = { 'x-roles': 'admin', 'openstack-system-scope': 'all', 'x-project-id': 'proj-a' };
 let placement: Awaited<ReturnType<typeof deployedApi>>;
 let bm: Awaited<ReturnType<typeof deployedApi>>;
-let logged = '';
-const writes: Array<[NodeJS.WriteStream, NodeJS.WriteStream['write']]> = [];
+let output: CapturedOutput;
 
 beforeAll(async () => {
   await useTable({ POWERTOOLS_METRICS_DISABLED: 'true', PLACEMENT_POLICY_MODE: 'secure-rbac' });
   delete process.env.BAREMETAL_POLICY_MODE;
   placement = await deployedApi('placement');
   bm = await deployedApi('baremetal');
-  for (const s of [process.stdout, process.stderr]) {
-    const orig = s.write.bind(s);
-    writes.push([s, s.write]);
-    s.write = ((chunk: unknown, ...rest: unknown[]) => {
-      logged += String(chunk);
-      return (orig as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof s.write;
-  }
+  output = captureOutput();
 });
 afterAll(() => {
-  for (const [s, w] of writes) s.write = w;
+  output.restore();
   process.env = saved;
   resetConfig();
 });
@@ -58,7 +51,7 @@ describe('identity configuration in AWS fails closed', () => {
   ] as const) {
     it(`${label}: every API request is refused with a generic 500, the version documents still answer`, async () => {
       environment(env);
-      const before = logged.length;
+      const before = output.text.length;
       const p = await placement(READER, 'GET', '/resource_providers', { headers: FORGED });
       expect(p.status, p.text).toBe(500);
       expect(p.text).not.toContain('AUTH_STRATEGY');
@@ -68,7 +61,7 @@ describe('identity configuration in AWS fails closed', () => {
       expect(b.status, b.text).toBe(500);
       expect(b.text).not.toContain('AUTH_STRATEGY');
       expect(b.text).toContain(b.headers['openstack-request-id']!);
-      expect(logged.slice(before)).toContain(reason);
+      expect(output.text.slice(before)).toContain(reason);
       expect((await placement(READER, 'GET', '/')).status).toBe(200);
       expect((await bm(READER, 'GET', '/v1')).status).toBe(200);
     });

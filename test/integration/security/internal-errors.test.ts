@@ -12,6 +12,7 @@ import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { useTable } from '../harness.js';
 import { resetConfig } from '../../../functions/config.js';
+import { captureOutput, type CapturedOutput } from '../../capture-output.js';
 
 const ARN = 'arn:aws:sts::123456789012:assumed-role/Berth-PlacementRole-1A2B3C/berth-placement';
 const FAILURES = {
@@ -38,8 +39,7 @@ const servers: Server[] = [];
 let placementUrl: string;
 let baremetalUrl: string;
 const saved = { ...process.env };
-let logged = '';
-const writes: Array<[NodeJS.WriteStream, NodeJS.WriteStream['write']]> = [];
+let output: CapturedOutput;
 
 beforeAll(async () => {
   await useTable({ POWERTOOLS_METRICS_DISABLED: 'true', DDB_REQUEST_TIMEOUT_MS: '2000' });
@@ -63,17 +63,10 @@ beforeAll(async () => {
   servers.push(p, b);
   placementUrl = `http://127.0.0.1:${(p.address() as { port: number }).port}`;
   baremetalUrl = `http://127.0.0.1:${(b.address() as { port: number }).port}`;
-  for (const s of [process.stdout, process.stderr]) {
-    const orig = s.write.bind(s);
-    writes.push([s, s.write]);
-    s.write = ((chunk: unknown, ...rest: unknown[]) => {
-      logged += String(chunk);
-      return (orig as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof s.write;
-  }
+  output = captureOutput();
 });
 afterAll(async () => {
-  for (const [s, w] of writes) s.write = w;
+  output.restore();
   for (const s of [...servers, fake]) {
     s?.closeAllConnections?.();
     await new Promise((r) => s?.close(r));
@@ -105,7 +98,7 @@ describe('an AWS failure is a generic 5xx with the request id; the detail is log
         () => get(baremetalUrl, '/v1/nodes', BAREMETAL, 'POST', { driver: 'fake-hardware' }),
       ];
       for (const call of calls) {
-        const before = logged.length;
+        const before = output.text.length;
         const r = await call();
         expect(r.status, r.text).toBeGreaterThanOrEqual(500);
         for (const leak of FAILURES[f].leak) expect(r.text).not.toContain(leak);
@@ -114,7 +107,7 @@ describe('an AWS failure is a generic 5xx with the request id; the detail is log
           expect(r.requestId).toMatch(/^req-/);
           expect(r.text).toContain(r.requestId);
           // what the body leaves out is in the log, under the same request id
-          const log = logged.slice(before);
+          const log = output.text.slice(before);
           expect(log).toContain(r.requestId);
           if (f === 'access denied') expect(log).toContain('AccessDenied');
         }
@@ -127,7 +120,7 @@ describe('the Lambda wrapper’s last line of defence', () => {
   it('answers an escaped error with a generic 500 and a request id', async () => {
     const { httpLambda } = await import('../../../functions/http/apigw.js');
     const secret = `socket hang up while calling ${ARN}`;
-    const before = logged.length;
+    const before = output.text.length;
     for (const name of ['placement-traits', 'baremetal-nodes']) {
       const fn = httpLambda(async () => {
         throw new Error(secret);
@@ -146,10 +139,10 @@ describe('the Lambda wrapper’s last line of defence', () => {
       expect(body).not.toContain('123456789012');
       const id = /req-[0-9a-f-]{36}/.exec(body)?.[0];
       expect(id, body).toBeDefined();
-      expect(logged.slice(before)).toContain(id!);
+      expect(output.text.slice(before)).toContain(id!);
       if (name.startsWith('baremetal')) expect(JSON.parse(JSON.parse(body).error_message).faultcode).toBe('Server');
       else expect(JSON.parse(body).errors[0].request_id).toBe(id);
     }
-    expect(logged.slice(before)).toContain('socket hang up');
+    expect(output.text.slice(before)).toContain('socket hang up');
   });
 });

@@ -6,29 +6,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { captureOutput, type CapturedOutput } from '../../capture-output.js';
 
 const TOKEN = 'gAAAAAB-secret-token-7f3a';
 const BODY_SECRET = 'body-secret-9c1e';
 const saved = { ...process.env };
-let out = '';
-const writes: Array<[NodeJS.WriteStream, NodeJS.WriteStream['write']]> = [];
+let output: CapturedOutput;
 
 beforeAll(() => {
   process.env.POWERTOOLS_LOGGER_LOG_EVENT = 'true';
   process.env.POWERTOOLS_LOG_LEVEL = 'DEBUG';
   process.env.AWS_LAMBDA_LOG_LEVEL = 'DEBUG';
   process.env.POWERTOOLS_METRICS_DISABLED = 'true';
-  for (const s of [process.stdout, process.stderr]) {
-    const orig = s.write.bind(s);
-    writes.push([s, s.write]);
-    s.write = ((chunk: unknown, ...rest: unknown[]) => {
-      out += String(chunk);
-      return (orig as (...a: unknown[]) => boolean)(chunk, ...rest);
-    }) as typeof s.write;
-  }
+  output = captureOutput();
 });
 afterAll(() => {
-  for (const [s, w] of writes) s.write = w;
+  output.restore();
   process.env = saved;
 });
 
@@ -72,7 +65,7 @@ const context = {
 describe('Lambda logs', () => {
   it('carry neither the token nor the body, on success, 404 and crash paths', async () => {
     const { handler } = await import('../../../functions/placement/root.js');
-    const before = out.length;
+    const before = output.text.length;
     const ok = await handler(event('GET', '/'), context);
     expect(ok.statusCode).toBe(200);
     const missing = await handler(event('POST', '/nope', JSON.stringify({ name: BODY_SECRET })), context);
@@ -80,7 +73,7 @@ describe('Lambda logs', () => {
     // a route this function does not serve: the crash path (500, error logged with its stack)
     const crash = await handler(event('POST', '/resource_classes', JSON.stringify({ name: BODY_SECRET })), context);
     expect(crash.statusCode).toBe(500);
-    const logged = out.slice(before);
+    const logged = output.text.slice(before);
     expect(logged).toContain('"request"'); // the access line was written: the capture works
     expect(logged).toContain('placement handler failed');
     expect(logged).not.toContain(TOKEN);
@@ -101,10 +94,10 @@ describe('Lambda logs', () => {
       cacheTtlMs: 0,
       timeoutMs: 500,
     } as never);
-    const before = out.length;
+    const before = output.text.length;
     // Keystone unreachable is an error (API Gateway: 500, not cached), not a deny it would cache
     await expect(makeAuthorizer(() => v)({ headers: { 'X-Auth-Token': TOKEN } } as never)).rejects.toThrow('token validation unavailable');
-    const logged = out.slice(before);
+    const logged = output.text.slice(before);
     expect(logged).toContain('keystone authorizer error');
     expect(logged).not.toContain(TOKEN);
     expect(logged).not.toContain('service-password-secret');
