@@ -2,9 +2,12 @@
  * The one BatchGetItem of the store (strongly consistent unless asked): any keys, chunks of
  * 100 (or fewer) with at most BATCH_PARALLELISM chunks in flight (a snapshot catching up with a bulk load may
  * ask for tens of thousands of providers), unprocessed keys retried with backoff.
+ * And the one BatchWriteItem (batchPut): the bulk loader's, the dump import's and the
+ * forest image's writes, none of which needs conditions.
  */
-import { BatchGetCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName, type Item } from './client.js';
+import { BatchWriteItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
+import { ddb, ddbRaw, tableName, type Item } from './client.js';
 import { keyFits } from './keys.js';
 import { backoffMs, sleep } from './retry.js';
 
@@ -58,4 +61,33 @@ export async function batchGet(keys: Key[], opts: BatchGetOptions = {}): Promise
   };
   await Promise.all(Array.from({ length: Math.min(BATCH_PARALLELISM, chunks.length) }, worker));
   return out;
+}
+
+/** BatchWriteItem's most items per call */
+export const BATCH_WRITE_MAX = 25;
+
+/**
+ * Put up to 25 items with one BatchWriteItem (no conditions: new items, or a table being
+ * filled), retrying the unprocessed ones with backoff until every item is stored.
+ * Items are plain values, or AttributeValue maps as they are (`raw`: a dump's items).
+ * Returns how many times unprocessed items were sent again.
+ */
+export async function batchPut(items: Item[], opts?: { raw?: false }): Promise<number>;
+export async function batchPut(items: Record<string, AttributeValue>[], opts: { raw: true }): Promise<number>;
+export async function batchPut(items: Record<string, unknown>[], opts: { raw?: boolean } = {}): Promise<number> {
+  if (items.length > BATCH_WRITE_MAX) throw new Error(`batchPut: ${items.length} items, at most ${BATCH_WRITE_MAX} per call`);
+  let pending = items.map((Item) => ({ PutRequest: { Item } }));
+  let retries = 0;
+  for (let attempt = 0; pending.length; attempt++) {
+    const RequestItems = { [tableName()]: pending };
+    const r = opts.raw
+      ? await ddbRaw().send(new BatchWriteItemCommand({ RequestItems } as never))
+      : await ddb().send(new BatchWriteCommand({ RequestItems }));
+    pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
+    if (pending.length) {
+      retries++;
+      await sleep(backoffMs(attempt, 50, 2000));
+    }
+  }
+  return retries;
 }

@@ -27,10 +27,10 @@ function build() {
     region: cfg.region,
     ...(cfg.ddbEndpoint ? { endpoint: cfg.ddbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
-    // In AWS every call is bounded (3 attempts x 1.5 s), which bounds how long a write
-    // transaction can take to commit after its change-log timestamp: the snapshot's
-    // overlap window relies on it (docs/design.md). DynamoDB Local queues transactions
-    // one at a time, so locally only a generous bound applies.
+    // In AWS every call is bounded (3 attempts x 1.5 s), so a request never waits long on
+    // one stuck call; a write that commits late is announced again in the change log
+    // (tx.ts LateCommit), whatever the bound. DynamoDB Local queues transactions one at a
+    // time, so locally only a generous bound applies.
     requestHandler: { requestTimeout: cfg.ddbRequestTimeoutMs, connectionTimeout: Math.min(cfg.ddbRequestTimeoutMs, 3000) },
   });
   // X-Ray subsegments for every DynamoDB call (a no-op outside Lambda)

@@ -25,6 +25,10 @@
  * ClientRequestToken is set to the attempt's token, so the SDK's own retries of a
  * committed transaction are answered "success" by DynamoDB (idempotent for 10 minutes)
  * and rarely reach the fence; correctness does not depend on it.
+ *
+ * A commit learnt late (retries, a fence, a slow attempt) may have landed behind a reader
+ * of the change log that already read past its timestamp: a marker that is a change-log
+ * entry is then written again, stamped now, before the write is answered (LateCommit).
  */
 import { randomUUID } from 'node:crypto';
 import { PutItemCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
@@ -71,18 +75,42 @@ export class OutcomeUnknown extends Error {
 }
 
 /** Process-wide counters (tests and the chaos run read them). */
-export const txStats = { transactions: 0, attempts: 0, unknown: 0, resolvedCommitted: 0, resolvedNotCommitted: 0, fenceAttempts: 0 };
+export const txStats = {
+  transactions: 0,
+  attempts: 0,
+  unknown: 0,
+  resolvedCommitted: 0,
+  resolvedNotCommitted: 0,
+  fenceAttempts: 0,
+  announcedAgain: 0,
+};
 
 const markers = new WeakSet<object>();
+
+/**
+ * A marker whose readers look only a bounded time back from its timestamp (the change
+ * log's entries: changelog.ts). A commit learnt more than `lateAfterMs` after `stampedAt`
+ * may have landed behind a reader that already read past that timestamp, so before the
+ * write is answered the same change is announced again by a new marker stamped now
+ * (`again()`, one more transaction; see transact()).
+ */
+export interface LateCommit {
+  stampedAt: number;
+  lateAfterMs: number;
+  again: () => TxItem;
+}
+
+const lateCommits = new WeakMap<object, LateCommit>();
 
 /**
  * Mark a Put as the transaction's marker: its key must be unique to this one attempt
  * (a fresh random part), it must be a new item. The Put gets attribute_not_exists(pk).
  */
-export function asMarker(put: TxItem): TxItem {
+export function asMarker(put: TxItem, late?: LateCommit): TxItem {
   if (!put.Put) throw new Error('a transaction marker must be a Put');
   put.Put.ConditionExpression = 'attribute_not_exists(pk)';
   markers.add(put);
+  if (late) lateCommits.set(put, late);
   return put;
 }
 
@@ -145,7 +173,45 @@ function cancelled(e: TransactionCanceledException): TxOutcome {
   return { ok: false, failed, oldItems, conflict: failed.length === 0 };
 }
 
+/**
+ * Write `items` as one transaction and learn its outcome. A committed transaction whose
+ * marker asks for it (LateCommit) and whose commit was learnt late is announced again
+ * before this returns, so the caller's answer never precedes what readers can see.
+ */
 export async function transact(items: TxItem[], opts: TxOptions = {}): Promise<TxOutcome> {
+  const outcome = await commit(items, opts);
+  if (outcome.ok) await announceIfLate(items.find((it) => lateCommits.has(it)));
+  return outcome;
+}
+
+/** how many new markers a late commit gets at most (each one is itself checked for lateness) */
+const LATE_TRIES = 5;
+
+async function announceIfLate(marker: TxItem | undefined): Promise<void> {
+  let late = marker && lateCommits.get(marker);
+  for (let i = 0; late && Date.now() - late.stampedAt > late.lateAfterMs; i++) {
+    if (i === LATE_TRIES) {
+      // stored and answered as stored; readers that missed it see it at their next full
+      // resync (SNAPSHOT_RESYNC_S) or at the next write to the same providers
+      count('LateCommitUnannounced');
+      log.error('a late commit could not be announced again in time', { tries: LATE_TRIES });
+      return;
+    }
+    const again = late.again();
+    try {
+      const o = await commit([again], {});
+      if (!o.ok) continue;
+      txStats.announcedAgain++;
+      count('LateCommitAnnounced');
+      late = lateCommits.get(again);
+    } catch (e) {
+      // the write itself is stored: its answer stays success; try again with a new marker
+      log.warn('announcing a late commit again failed', { error: (e as Error)?.name ?? String(e) });
+    }
+  }
+}
+
+async function commit(items: TxItem[], opts: TxOptions): Promise<TxOutcome> {
   if (items.length === 0) return { ok: true };
   const token = randomUUID();
   let markerIdx = items.findIndex((it) => markers.has(it));

@@ -18,16 +18,15 @@
  * the new providers up like any other write; aggregates named for the first time get
  * their first-sighting items (aggregates.ts), in load order.
  */
-import { BatchWriteCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../core/placement/model.js';
 import { isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
 import { missingResourceClasses, missingTraits } from './catalog.js';
-import { logPut } from './changelog.js';
+import { announceLate, logPut } from './changelog.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { nextSeq, toItem } from './providers.js';
-import { backoffMs, sleep } from '../ddb/retry.js';
-import { batchGet, keyId } from '../ddb/batch.js';
+import { BATCH_WRITE_MAX, batchGet, batchPut, keyId } from '../ddb/batch.js';
 
 export interface BulkProvider {
   uuid: string;
@@ -105,20 +104,6 @@ export function bulkRecords(input: BulkProvider[]): ProviderRecord[] {
   return [...byUuid.values()];
 }
 
-async function writeBatch(items: Record<string, unknown>[]): Promise<number> {
-  let pending = items.map((Item) => ({ PutRequest: { Item } }));
-  let retries = 0;
-  for (let attempt = 0; pending.length; attempt++) {
-    const r = await ddb().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-    pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    if (pending.length) {
-      retries++;
-      await sleep(backoffMs(attempt, 50, 2000));
-    }
-  }
-  return retries;
-}
-
 /** Import providers with BatchWriteItem (see the module comment: empty deployments only). */
 export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions = {}): Promise<BulkResult> {
   const records = bulkRecords(input);
@@ -139,7 +124,7 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
   const aggItems = aggs
     .filter((a) => !seenAggs.has(keyId(K.aggregate(a))))
     .map((a) => ({ ...K.aggregate(a), type: 'AGG', seq: nextSeq(), created: now }));
-  for (let i = 0; i < aggItems.length; i += 25) await writeBatch(aggItems.slice(i, i + 25));
+  for (let i = 0; i < aggItems.length; i += BATCH_WRITE_MAX) await batchPut(aggItems.slice(i, i + BATCH_WRITE_MAX));
   const batches: ProviderRecord[][] = [];
   for (let i = 0; i < records.length; i += PROVIDERS_PER_BATCH) batches.push(records.slice(i, i + PROVIDERS_PER_BATCH));
   let next = 0;
@@ -153,8 +138,11 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
       for (const r of batch) items.push(toItem(r), { ...K.providerName(r.name), uuid: r.uuid });
       const log = logPut(batch.map((r) => r.uuid)).Put!.Item as Record<string, unknown>;
       items.push(log);
-      logEntries.push({ sk: String(log.sk), ts: Number(String(log.sk).slice(0, 13)) });
-      retries += await writeBatch(items);
+      const ts = Number(String(log.sk).slice(0, 13));
+      logEntries.push({ sk: String(log.sk), ts });
+      retries += await batchPut(items);
+      // a batch stored late (throttled, retried) is announced again, as a late transaction is
+      for (const e of await announceLate([{ ts, rps: log.rps as string[] }], batchPut)) logEntries.push(e);
       written += batch.length;
       opts.onProgress?.(written, records.length);
     }

@@ -7,8 +7,9 @@
  * over), partitioned by minute bucket and a random shard to spread writes:
  *   pk = LOG#<minute>#<shard>, sk = <ms timestamp, 13 digits>#<random>
  * Readers query the buckets since their last refresh with strongly consistent reads,
- * re-reading an overlap window so an entry whose transaction committed after a later
- * timestamp was read cannot be missed (transactions are bounded well below it).
+ * re-reading a short overlap window so an entry whose transaction committed after a later
+ * timestamp was read cannot be missed: a write that commits later than LATE_MS after its
+ * entry's timestamp is announced again, stamped anew, before it is answered.
  */
 import { queryPartition } from '../ddb/query.js';
 import { randomBytes } from 'node:crypto';
@@ -16,17 +17,31 @@ import { config } from '../../config.js';
 import { tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { asMarker, type TxItem } from '../ddb/tx.js';
+import { log } from '../../observability/log.js';
 
 export const BUCKET_MS = 60_000;
 /**
- * How far back every refresh re-reads; must exceed the longest a write can take from its
- * entry's timestamp to its commit. In AWS a call is three attempts of at most 1.5 s
- * (store/ddb/client.ts) plus the SDK's backoff, about 6.5 s; an outcome still unknown
- * after that is fenced (store/ddb/tx.ts), so nothing commits later. 10 s leaves room for
- * clock differences between writers. Entries already applied are not re-applied (the
- * snapshot remembers them), so the wider window costs one query, not re-reads.
+ * A write whose commit its writer learns more than LATE_MS after its entry's timestamp
+ * is announced again before it is answered: a new entry naming the same providers,
+ * stamped then (store/ddb/tx.ts LateCommit; the bulk loader and the dump import do the
+ * same for their batches, announceLate()). In AWS a transaction answers in tens of
+ * milliseconds; retries, a lost answer resolved by a fence, or a throttled batch take
+ * longer, and those are the writes announced again.
  */
-export const OVERLAP_MS = 10_000;
+export const LATE_MS = 2_000;
+/** how far two writers' and readers' clocks may differ (Lambda hosts keep NTP time to well under this) */
+export const CLOCK_SKEW_MS = 1_000;
+/**
+ * How far back every refresh re-reads. An acknowledged write has an entry that
+ * committed at most LATE_MS after its timestamp (the original, or the one announcing it
+ * again), so a refresh that reads from its predecessor's start minus LATE_MS plus the
+ * clock skew sees every entry committed after that predecessor read. Entries already
+ * applied are not re-applied (the snapshot remembers them); the window's cost is the
+ * entries it reads again, so it is kept short.
+ */
+export const OVERLAP_MS = LATE_MS + CLOCK_SKEW_MS;
+/** rounds of announcing entries again (each round is itself checked for lateness) */
+const LATE_TRIES = 5;
 /** log items expire after a day (DynamoDB TTL); readers never look that far back */
 export const LOG_TTL_S = 24 * 3600;
 
@@ -46,19 +61,45 @@ function pad(ts: number): string {
  * committed, which is how an unknown outcome is resolved.
  */
 export function logPut(rps: Iterable<string>, now = Date.now()): TxItem {
-  const shard = Math.floor(Math.random() * config().changeLogShards);
   const list = [...new Set(rps)];
-  return asMarker({
-    Put: {
-      TableName: tableName(),
-      Item: {
-        pk: K.changeLog(Math.floor(now / BUCKET_MS), shard),
-        sk: `${pad(now)}#${randomBytes(8).toString('hex')}`,
-        rps: list,
-        ttl: Math.floor(now / 1000) + LOG_TTL_S,
-      },
-    },
-  });
+  return asMarker({ Put: { TableName: tableName(), Item: logItem(list, now) } }, { stampedAt: now, lateAfterMs: LATE_MS, again: () => logPut(list) });
+}
+
+function logItem(rps: string[], now: number): Record<string, unknown> {
+  const shard = Math.floor(Math.random() * config().changeLogShards);
+  return {
+    pk: K.changeLog(Math.floor(now / BUCKET_MS), shard),
+    sk: `${pad(now)}#${randomBytes(8).toString('hex')}`,
+    rps,
+    ttl: Math.floor(now / 1000) + LOG_TTL_S,
+  };
+}
+
+/**
+ * For entries written outside a transaction (BatchWriteItem: the bulk loader, the dump
+ * import): once `entries` are stored, each one stored later than LATE_MS after its
+ * timestamp is written again, stamped now, with `write` — until one is on time. Returns
+ * the entries written again (a loader counts them as applied, as its own).
+ */
+export async function announceLate(
+  entries: Array<{ ts: number; rps: string[] }>,
+  write: (items: Record<string, unknown>[]) => Promise<unknown>,
+): Promise<LogEntry[]> {
+  const again: LogEntry[] = [];
+  let late = entries.filter((e) => Date.now() - e.ts > LATE_MS);
+  for (let i = 0; late.length; i++) {
+    if (i === LATE_TRIES) {
+      // stored: readers that missed them see them at their next full resync
+      log.error('late change-log entries could not be announced again in time', { entries: late.length, tries: LATE_TRIES });
+      break;
+    }
+    const now = Date.now();
+    const items = late.map((e) => logItem(e.rps, now));
+    await write(items);
+    for (const it of items) again.push({ sk: String(it.sk), ts: now, rps: it.rps as string[] });
+    late = Date.now() - now > LATE_MS ? items.map((it) => ({ ts: now, rps: it.rps as string[] })) : [];
+  }
+  return again;
 }
 
 /** Every entry with timestamp >= since (consistent reads, all shards, all buckets up to now). */

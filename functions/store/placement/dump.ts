@@ -13,11 +13,10 @@
  * DynamoDB Local to AWS): it uses BatchWriteItem, which has no conditions, so it is
  * refused when the table holds any item other than change-log entries.
  */
-import { BatchWriteItemCommand, ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { marshall } from '@aws-sdk/util-dynamodb';
-import { logPut } from './changelog.js';
+import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { announceLate, logPut } from './changelog.js';
+import { BATCH_WRITE_MAX, batchPut } from '../ddb/batch.js';
 import { ddbRaw, tableName } from '../ddb/client.js';
-import { backoffMs, sleep } from '../ddb/retry.js';
 
 export type RawItem = Record<string, AttributeValue>;
 /** An item as written to a dump file: AttributeValues, binary as base64 */
@@ -80,20 +79,6 @@ export async function tableIsEmpty(): Promise<boolean> {
   return true;
 }
 
-async function batchWrite(items: RawItem[]): Promise<number> {
-  let pending = items.map((Item) => ({ PutRequest: { Item } }));
-  let retries = 0;
-  for (let attempt = 0; pending.length; attempt++) {
-    const r = await ddbRaw().send(new BatchWriteItemCommand({ RequestItems: { [tableName()]: pending } }));
-    pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-    if (pending.length) {
-      retries++;
-      await sleep(backoffMs(attempt, 50, 2000));
-    }
-  }
-  return retries;
-}
-
 export interface ImportResult {
   items: number;
   providers: number;
@@ -116,14 +101,14 @@ export async function importItems(
   }
   const state = items.filter((i) => !isLog(i));
   const batches: RawItem[][] = [];
-  for (let i = 0; i < state.length; i += 25) batches.push(state.slice(i, i + 25));
+  for (let i = 0; i < state.length; i += BATCH_WRITE_MAX) batches.push(state.slice(i, i + BATCH_WRITE_MAX));
   let next = 0;
   let written = 0;
   let retries = 0;
   const worker = async () => {
     while (next < batches.length) {
       const b = batches[next++]!;
-      retries += await batchWrite(b);
+      retries += await batchPut(b, { raw: true });
       written += b.length;
       opts.onProgress?.(written, state.length);
     }
@@ -131,9 +116,16 @@ export async function importItems(
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 4) }, worker));
   // change-log entries naming the imported providers, so warm snapshots pick them up
   const providers = state.filter((i) => i.sk!.S === 'RP' && i.pk!.S!.startsWith('RP#')).map((i) => i.pk!.S!.slice(3));
-  const logs: RawItem[] = [];
-  for (let i = 0; i < providers.length; i += 100)
-    logs.push(marshall(logPut(providers.slice(i, i + 100)).Put!.Item as Record<string, unknown>, { removeUndefinedValues: true }));
-  for (let i = 0; i < logs.length; i += 25) retries += await batchWrite(logs.slice(i, i + 25));
+  const logs: Record<string, unknown>[] = [];
+  for (let i = 0; i < providers.length; i += 100) logs.push(logPut(providers.slice(i, i + 100)).Put!.Item as Record<string, unknown>);
+  for (let i = 0; i < logs.length; i += BATCH_WRITE_MAX) {
+    const batch = logs.slice(i, i + BATCH_WRITE_MAX);
+    retries += await batchPut(batch);
+    // entries stored late (throttled, retried) are announced again, as a late transaction's are
+    await announceLate(
+      batch.map((l) => ({ ts: Number(String(l.sk).slice(0, 13)), rps: l.rps as string[] })),
+      batchPut,
+    );
+  }
   return { items: state.length, providers: providers.length, retries };
 }

@@ -20,12 +20,11 @@
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
-import { BatchWriteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from '../ddb/batch.js';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BATCH_WRITE_MAX, batchGet, batchPut } from '../ddb/batch.js';
 import { decodeForest, encodeForest, IMAGE_FORMAT, IMAGE_VERSION, type ForestImage } from '../../core/placement/forest-image.js';
 import type { Forest } from '../../core/placement/forest.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { backoffMs, sleep } from '../ddb/retry.js';
 import { K } from './keys.js';
 
 /** compressed bytes per chunk at most: base64 makes them 4/3 larger, under DynamoDB's 400 KB item */
@@ -136,17 +135,10 @@ export function compressSlices(json: Buffer): Buffer[] {
 
 async function writeChunks(items: Record<string, unknown>[]): Promise<void> {
   const batches: Record<string, unknown>[][] = [];
-  for (let i = 0; i < items.length; i += 25) batches.push(items.slice(i, i + 25));
+  for (let i = 0; i < items.length; i += BATCH_WRITE_MAX) batches.push(items.slice(i, i + BATCH_WRITE_MAX));
   let next = 0;
   const worker = async () => {
-    while (next < batches.length) {
-      let pending = batches[next++]!.map((Item) => ({ PutRequest: { Item } }));
-      for (let attempt = 0; pending.length; attempt++) {
-        const r = await ddb().send(new BatchWriteCommand({ RequestItems: { [tableName()]: pending } }));
-        pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
-        if (pending.length) await sleep(backoffMs(attempt, 50, 2000));
-      }
-    }
+    while (next < batches.length) await batchPut(batches[next++]!);
   };
   await Promise.all(Array.from({ length: Math.min(4, batches.length) }, worker));
 }

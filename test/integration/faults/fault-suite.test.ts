@@ -146,7 +146,7 @@ describe(`the fault suite: both APIs at a ${RATE * 100} % DynamoDB fault rate`, 
 });
 
 /**
- * Index lag longer than the change log's overlap window (5 s): a cold process (a new
+ * Index lag longer than the change log's overlap window (3 s, OVERLAP_MS): a cold process (a new
  * Lambda container) loads the providers through gsi1, which does not show the last
  * 12 s of writes, yet lists and candidates show every write acknowledged before the
  * request — the snapshot replays the change log from before the load with consistent

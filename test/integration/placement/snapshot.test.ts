@@ -1,7 +1,7 @@
 /**
  * The warm provider snapshot against DynamoDB Local: read-your-writes through the change
- * log, the overlap window for late-committing writes, and the periodic full resync that
- * catches a write the log never showed.
+ * log, the overlap window for late-committing writes, writes committed later than it
+ * announced again, and the periodic full resync that catches a write the log never showed.
  */
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
@@ -36,6 +36,26 @@ async function rename(uuid: string, name: string) {
   );
 }
 
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Run `body` while the first DynamoDB call of the given command is held back `ms` before it is sent. */
+async function delayed<T>(command: string, ms: number, body: () => Promise<T>): Promise<T> {
+  const real = client.ddb().send.bind(client.ddb());
+  let held = false;
+  (client.ddb() as unknown as { send: unknown }).send = async (cmd: { constructor: { name: string } }) => {
+    if (!held && cmd.constructor.name === command) {
+      held = true;
+      await sleep(ms);
+    }
+    return real(cmd as never);
+  };
+  try {
+    return await body();
+  } finally {
+    (client.ddb() as unknown as { send: unknown }).send = real;
+  }
+}
+
 describe('provider snapshot', () => {
   it('shows every committed write to the next request (read-your-writes through the change log)', async () => {
     const s = snap.snapshot();
@@ -58,6 +78,43 @@ describe('provider snapshot', () => {
     const entry = log.logPut([uuid], Date.now() - 2_000);
     await client.ddb().send(new PutCommand(entry.Put as never));
     expect((await s.fresh()).get(uuid)?.name).toBe(`renamed-${uuid}`);
+  });
+
+  it('announces again, before answering it, a write that commits later than the overlap window allows', async () => {
+    const s = snap.snapshot();
+    const uuid = randomUUID();
+    await store.createProvider({ uuid, name: `slow-${uuid}` });
+    await s.fresh();
+    // the transaction reaches DynamoDB (and commits) this long after its entry's timestamp
+    const delay = log.OVERLAP_MS + 1_000;
+    const done = await delayed('TransactWriteCommand', delay, async () => {
+      const writing = store.updateProvider(uuid, { name: `renamed-${uuid}` }, { allowReparenting: false, subtree: async () => [] });
+      // a refresh after the entry's timestamp, before the commit: it cannot see it yet
+      await sleep(delay - 500);
+      expect((await s.fresh()).get(uuid)?.name).toBe(`slow-${uuid}`);
+      return writing;
+    });
+    expect(done).toMatchObject({ name: `renamed-${uuid}` });
+    // the next refresh reads from the last one's start minus the overlap: past the
+    // original entry, so only the entry announcing the write again can show it
+    expect((await s.fresh()).get(uuid)?.name).toBe(`renamed-${uuid}`);
+  });
+
+  it('announces again a bulk-loaded batch that was stored later than the overlap window allows', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const s = snap.snapshot();
+    await s.fresh();
+    const uuid = randomUUID();
+    const delay = log.OVERLAP_MS + 1_000;
+    const result = await delayed('BatchWriteCommand', delay, async () => {
+      const loading = bulkLoadProviders([{ uuid, name: `bulk-slow-${uuid}` }]);
+      await sleep(delay - 500);
+      expect((await s.fresh()).get(uuid)).toBeUndefined();
+      return loading;
+    });
+    // the loader counts the entry written again among its own
+    expect(result.logEntries.length).toBe(2);
+    expect((await s.fresh()).get(uuid)?.name).toBe(`bulk-slow-${uuid}`);
   });
 
   it('repairs, at the next full resync, a write whose log entry was never seen', async () => {
