@@ -158,7 +158,7 @@ async function steadyStateReads(ctx: BenchContext, label: string, qs: string, n:
   const { config } = await import('../../functions/config.js');
   const { ddb, tableName } = await import('../../functions/store/ddb/client.js');
   const { K } = await import('../../functions/store/placement/keys.js');
-  const { BUCKET_MS } = await import('../../functions/store/placement/changelog.js');
+  const { BUCKET_MS, OVERLAP_MS } = await import('../../functions/store/placement/changelog.js');
   const s = snapshot().stats;
   const before = { ...s };
   for (let i = 0; i < n; i++) await get(ctx.stack.placementUrl, qs, '1.39');
@@ -170,7 +170,10 @@ async function steadyStateReads(ctx: BenchContext, label: string, qs: string, n:
     new QueryCommand({
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk >= :from',
-      ExpressionAttributeValues: { ':pk': K.changeLog(Math.floor(Date.now() / BUCKET_MS), 0), ':from': String(Date.now() - 5000).padStart(13, '0') },
+      ExpressionAttributeValues: {
+        ':pk': K.changeLog(Math.floor(Date.now() / BUCKET_MS), 0),
+        ':from': String(Date.now() - OVERLAP_MS).padStart(13, '0'),
+      },
       ConsistentRead: true,
       ReturnConsumedCapacity: 'TOTAL',
     }),
