@@ -11,7 +11,8 @@
  * GET /resource_providers (gzip accepted, as OpenStack's clients do); report the
  * snapshot's load (image read, decode), heap and RSS; the warm p50 of a_c limit=1000
  * and of the upstream query; and the first answer of a warm process right after another
- * bulk load (5 % more providers) — its catch-up.
+ * bulk load (5 % more providers) — its catch-up — next to a fresh process's first answer
+ * at that same size.
  *
  * Sizes above 100,000 need a large heap in this process too (it keeps the loader's
  * forest): NODE_OPTIONS=--max-old-space-size=8192 npm run bench -- --scenario coldstart …
@@ -172,20 +173,39 @@ async function run(ctx: BenchContext) {
       const more = Math.max(1000, Math.round(size * 0.05));
       const l2 = await load(ctx, more, loaded);
       loaded += more;
+      const before = await child.stats();
       const caught = await timed(child.url, `/allocation_candidates?${UPSTREAM}&limit=1000`);
       const st2 = await child.stats();
+      await child.stop();
+      const via = st2.snapshot.imageLoads > before.snapshot.imageLoads ? 'image' : 'change log';
+      // the same answer from a fresh process at the same size: what the catch-up must not exceed
+      const fresh = await startChild(ctx);
+      const cold = await timed(fresh.url, `/allocation_candidates?${UPSTREAM}&limit=1000`);
+      const st3 = await fresh.stats();
+      await fresh.stop();
+      const parts = (t?: Record<string, number>) =>
+        t
+          ? Object.entries(t)
+              .map(([k, v]) => `${k} ${r1(v)}`)
+              .join(', ')
+          : '';
       ctx.emit({
         kind: 'catchup',
         key: `${label}/catch-up`,
         added: more,
+        providers: st2.providers,
         first_ms: r1(caught.ms),
         status: caught.status,
-        via: st2.snapshot.lastLoad?.source,
+        via,
+        refresh_ms: r1(st2.snapshot.lastRefreshMs),
+        timings: via === 'image' ? st2.snapshot.lastLoad?.timings : undefined,
+        cold_first_ms: r1(cold.ms),
+        cold_load_ms: r1(st3.snapshot.lastLoad?.ms ?? 0),
+        cold_timings: st3.snapshot.lastLoad?.timings,
       });
       ctx.say(
-        `${label}: after a bulk load of ${more} more (${r1(l2.rate)}/s), a warm process's next answer took ${r1(caught.ms)} ms (caught up from the ${st2.snapshot.lastLoad?.source})`,
+        `${label}: after a bulk load of ${more} more (${r1(l2.rate)}/s), a warm process's next answer took ${r1(caught.ms)} ms (caught up through the ${via}, refresh ${r1(st2.snapshot.lastRefreshMs)} ms${via === 'image' ? `: ${parts(st2.snapshot.lastLoad?.timings)}` : ''}); a fresh process at the same size: ${r1(cold.ms)} ms (image in ${r1(st3.snapshot.lastLoad?.ms ?? 0)} ms: ${parts(st3.snapshot.lastLoad?.timings)})`,
       );
-      await child.stop();
     }
   }
 }

@@ -29,7 +29,15 @@ export interface SnapshotStats {
   providerReads: number;
   lastRefreshMs: number;
   /** the last full load: where from, how long it took, how many providers */
-  lastLoad?: { source: 'image' | 'index'; ms: number; providers: number; bytes?: number; takenAt?: number };
+  lastLoad?: {
+    source: 'image' | 'index';
+    ms: number;
+    providers: number;
+    bytes?: number;
+    takenAt?: number;
+    /** an image's: ms reading, finishing decompression, parsing, building the forest */
+    timings?: { read: number; gunzip: number; parse: number; decode: number };
+  };
 }
 
 export interface SnapshotOptions {
@@ -46,13 +54,19 @@ export interface SnapshotOptions {
 /** An image is usable while the change log since it still exists (entries live a day). */
 const IMAGE_MAX_AGE_MS = 20 * 3600 * 1000;
 /**
- * A catch-up re-reads changed providers (BatchGetItem, ~250 µs each locally) up to this
- * share of the forest; beyond it a newer image is cheaper (loading one costs ~4 µs per
- * provider of the whole forest: break-even near 1/60). Measured by the coldstart bench:
- * 5,000 re-reads at 100,000 providers took 1.6 s, the image 0.4 s.
+ * A catch-up re-reads the changed providers (BatchGetItem, consistent) or loads a newer
+ * image, whichever costs less — so it is never slower than a cold load, which loads that
+ * image too. Re-reading costs this much per provider until this process has measured it
+ * (refreshes that re-read ≥ REREAD_SAMPLE providers): DynamoDB Local's ~0.4 ms; in AWS
+ * the measurement takes over. Loading an image costs what this process's last image load
+ * cost per provider, or IMAGE_MS_PER_PROVIDER until it has loaded one (coldstart bench:
+ * ~3 µs at a million providers, ~8 µs at 20,000), plus a fixed part. An estimate that
+ * errs goes to the image: its cost is a cold load's.
  */
-const CATCH_UP_SHARE = 0.02;
-const CATCH_UP_MIN = 1000;
+const REREAD_MS_PER_PROVIDER = 0.4;
+const REREAD_SAMPLE = 100;
+const IMAGE_MS_PER_PROVIDER = 0.004;
+const IMAGE_FIXED_MS = 50;
 /** a refresh this long after the previous one first looks at the image's manifest */
 const LONG_GAP_MS = 20_000;
 
@@ -67,6 +81,8 @@ export class ProviderSnapshot {
   private ticket = 0;
   private inflight: Promise<void> | undefined;
   private inflightTicket = 0;
+  /** measured cost of re-reading one changed provider (ms; see REREAD_MS_PER_PROVIDER) */
+  private rereadMs = REREAD_MS_PER_PROVIDER;
   stats: SnapshotStats = ProviderSnapshot.noStats();
 
   private static noStats(): SnapshotStats {
@@ -175,7 +191,14 @@ export class ProviderSnapshot {
     for (const sk of img.applied) this.seen.set(sk, Number(sk.slice(0, 13)));
     this.lastFullLoad = Math.max(this.lastFullLoad, m.indexLoadAt);
     this.stats.imageLoads++;
-    this.stats.lastLoad = { source: 'image', ms: performance.now() - t0, providers: m.providers, bytes: m.bytes, takenAt: m.takenAt };
+    this.stats.lastLoad = {
+      source: 'image',
+      ms: performance.now() - t0,
+      providers: m.providers,
+      bytes: m.bytes,
+      takenAt: m.takenAt,
+      timings: img.timings,
+    };
     return m.takenAt;
   }
 
@@ -189,9 +212,17 @@ export class ProviderSnapshot {
     return { entries, unseen, changed };
   }
 
-  /** changed providers beyond which a newer image is cheaper than re-reading them */
-  private catchUpLimit(): number {
-    return Math.max(CATCH_UP_MIN, this.forest.size * CATCH_UP_SHARE);
+  /** what a catch-up would cost, ms: re-reading one changed provider, and loading an image of `providers` */
+  catchUpCosts(providers = this.forest.size): { rereadMsPerProvider: number; imageMs: number } {
+    const last = this.stats.lastLoad;
+    const perProvider = last?.source === 'image' && last.providers > 0 ? last.ms / last.providers : IMAGE_MS_PER_PROVIDER;
+    return { rereadMsPerProvider: this.rereadMs, imageMs: IMAGE_FIXED_MS + perProvider * providers };
+  }
+
+  /** re-reading `changed` providers would take longer than loading an image of `providers` */
+  private imageIsCheaper(changed: number, providers = this.forest.size): boolean {
+    const c = this.catchUpCosts(providers);
+    return changed * c.rereadMsPerProvider > c.imageMs;
   }
 
   private async refresh(): Promise<void> {
@@ -252,7 +283,7 @@ export class ProviderSnapshot {
     // whole log since (one GetItem instead of thousands of entries)
     if (this.loaded && fromImage === undefined && this.options.useImage && started - this.lastStart > (this.options.longGapMs ?? LONG_GAP_MS)) {
       const m = await readManifest();
-      if (m && m.takenAt > this.lastStart && Math.abs(m.providers - this.forest.size) > this.catchUpLimit()) {
+      if (m && m.takenAt > this.lastStart && this.imageIsCheaper(Math.abs(m.providers - this.forest.size), m.providers)) {
         caught = await catchUp(m);
         if (caught === undefined && !this.loaded) return this.refresh();
         if (caught !== undefined) since = caught - OVERLAP_MS;
@@ -261,7 +292,7 @@ export class ProviderSnapshot {
     let log = await this.changesSince(since);
     // a long gap or a bulk load: when re-reading what changed would cost more than a
     // newer image, load that image and replay only what came after it
-    if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && log.changed.size > this.catchUpLimit()) {
+    if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && this.imageIsCheaper(log.changed.size)) {
       caught = await catchUp();
       if (caught === undefined && !this.loaded) return this.refresh();
       if (caught !== undefined) {
@@ -273,7 +304,9 @@ export class ProviderSnapshot {
     const { entries, unseen, changed } = log;
     this.stats.logEntries += entries.length;
     if (changed.size) {
+      const g0 = performance.now();
       const fresh = await getProviders(changed);
+      if (changed.size >= REREAD_SAMPLE) this.rereadMs = 0.5 * this.rereadMs + (0.5 * (performance.now() - g0)) / changed.size;
       this.stats.providerReads += changed.size;
       for (const u of changed) {
         const p = fresh.get(u);

@@ -203,19 +203,34 @@ describe('the forest image', () => {
     expect(behind.stats.providerReads - reads0).toBeLessThan(2500);
     expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk2-'))).toHaveLength(2500);
   });
-  it('switches to the image when a catch-up would re-read more than 1,000 providers and 2 % of the forest (re-reading is ~60x dearer per provider)', async () => {
+  it('catches up through the image once re-reading the changed providers would cost more than loading it', async () => {
     const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const behind = new snap.ProviderSnapshot({ useImage: true });
-    const before = await behind.fresh();
-    expect(before.size * 0.02).toBeLessThan(1200);
+    await behind.fresh();
+    const costs = behind.catchUpCosts();
+    // just past break-even (a few hundred here: a fixed threshold of 1,000 re-read them all)
+    const n = Math.ceil(costs.imageMs / costs.rereadMsPerProvider) + 50;
     const reads0 = behind.stats.providerReads;
-    await bulkLoadProviders(Array.from({ length: 1200 }, (_, i) => ({ uuid: randomUUID(), name: `bulk3-${i}` })));
+    await bulkLoadProviders(Array.from({ length: n }, (_, i) => ({ uuid: randomUUID(), name: `bulk3-${i}` })));
     await writer.refreshForestImage({ force: true });
     const imageLoads = behind.stats.imageLoads;
     const forest = await behind.fresh();
     expect(behind.stats.imageLoads).toBe(imageLoads + 1);
     expect(behind.stats.providerReads - reads0).toBeLessThan(100);
-    expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk3-'))).toHaveLength(1200);
+    expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk3-'))).toHaveLength(n);
+  });
+
+  it('re-reads a few changed providers rather than loading a newer image', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const warm = new snap.ProviderSnapshot({ useImage: true });
+    await warm.fresh();
+    await bulkLoadProviders(Array.from({ length: 5 }, (_, i) => ({ uuid: randomUUID(), name: `bulk5-${i}` })));
+    await writer.refreshForestImage({ force: true });
+    const before = { ...warm.stats };
+    const forest = await warm.fresh();
+    expect(warm.stats.imageLoads).toBe(before.imageLoads);
+    expect(warm.stats.providerReads - before.providerReads).toBe(5);
+    expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk5-'))).toHaveLength(5);
   });
 });
 
