@@ -184,8 +184,8 @@ export async function transact(items: TxItem[], opts: TxOptions = {}): Promise<T
   return outcome;
 }
 
-/** how many new markers a late commit gets at most (each one is itself checked for lateness) */
-const LATE_TRIES = 5;
+/** how many times a late commit is announced again at most (each new marker is itself checked for lateness) */
+export const LATE_TRIES = 5;
 
 async function announceIfLate(marker: TxItem | undefined): Promise<void> {
   let late = marker && lateCommits.get(marker);

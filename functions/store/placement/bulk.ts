@@ -22,7 +22,7 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../core/placement/model.js';
 import { isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
 import { missingResourceClasses, missingTraits } from './catalog.js';
-import { announceLate, logPut } from './changelog.js';
+import { announceLate, entryTime, logPut } from './changelog.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { nextSeq, toItem } from './providers.js';
@@ -138,11 +138,10 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
       for (const r of batch) items.push(toItem(r), { ...K.providerName(r.name), uuid: r.uuid });
       const log = logPut(batch.map((r) => r.uuid)).Put!.Item as Record<string, unknown>;
       items.push(log);
-      const ts = Number(String(log.sk).slice(0, 13));
-      logEntries.push({ sk: String(log.sk), ts });
+      logEntries.push({ sk: String(log.sk), ts: entryTime(String(log.sk)) });
       retries += await batchPut(items);
       // a batch stored late (throttled, retried) is announced again, as a late transaction is
-      for (const e of await announceLate([{ ts, rps: log.rps as string[] }], batchPut)) logEntries.push(e);
+      for (const e of await announceLate([log], batchPut)) logEntries.push(e);
       written += batch.length;
       opts.onProgress?.(written, records.length);
     }

@@ -16,7 +16,7 @@ import { randomBytes } from 'node:crypto';
 import { config } from '../../config.js';
 import { tableName } from '../ddb/client.js';
 import { K } from './keys.js';
-import { asMarker, type TxItem } from '../ddb/tx.js';
+import { asMarker, LATE_TRIES, type TxItem } from '../ddb/tx.js';
 import { log } from '../../observability/log.js';
 
 export const BUCKET_MS = 60_000;
@@ -40,8 +40,6 @@ export const CLOCK_SKEW_MS = 1_000;
  * entries it reads again, so it is kept short.
  */
 export const OVERLAP_MS = LATE_MS + CLOCK_SKEW_MS;
-/** rounds of announcing entries again (each round is itself checked for lateness) */
-const LATE_TRIES = 5;
 /** log items expire after a day (DynamoDB TTL); readers never look that far back */
 export const LOG_TTL_S = 24 * 3600;
 
@@ -49,6 +47,11 @@ export interface LogEntry {
   sk: string;
   ts: number;
   rps: string[];
+}
+
+/** the timestamp (ms) an entry's sort key starts with */
+export function entryTime(sk: string): number {
+  return Number(sk.slice(0, 13));
 }
 
 function pad(ts: number): string {
@@ -77,16 +80,16 @@ function logItem(rps: string[], now: number): Record<string, unknown> {
 
 /**
  * For entries written outside a transaction (BatchWriteItem: the bulk loader, the dump
- * import): once `entries` are stored, each one stored later than LATE_MS after its
- * timestamp is written again, stamped now, with `write` — until one is on time. Returns
- * the entries written again (a loader counts them as applied, as its own).
+ * import): once the log items `written` (logPut's) are stored, each one stored later than
+ * LATE_MS after its timestamp is written again, stamped now, with `write` — until one is
+ * on time. Returns the entries written again (a loader counts them as applied, as its own).
  */
 export async function announceLate(
-  entries: Array<{ ts: number; rps: string[] }>,
+  written: Record<string, unknown>[],
   write: (items: Record<string, unknown>[]) => Promise<unknown>,
 ): Promise<LogEntry[]> {
   const again: LogEntry[] = [];
-  let late = entries.filter((e) => Date.now() - e.ts > LATE_MS);
+  let late = written.filter((it) => Date.now() - entryTime(String(it.sk)) > LATE_MS);
   for (let i = 0; late.length; i++) {
     if (i === LATE_TRIES) {
       // stored: readers that missed them see them at their next full resync
@@ -94,10 +97,10 @@ export async function announceLate(
       break;
     }
     const now = Date.now();
-    const items = late.map((e) => logItem(e.rps, now));
+    const items = late.map((it) => logItem(it.rps as string[], now));
     await write(items);
     for (const it of items) again.push({ sk: String(it.sk), ts: now, rps: it.rps as string[] });
-    late = Date.now() - now > LATE_MS ? items.map((it) => ({ ts: now, rps: it.rps as string[] })) : [];
+    late = Date.now() - now > LATE_MS ? items : [];
   }
   return again;
 }
@@ -125,6 +128,6 @@ async function queryAll(pk: string, fromSk: string): Promise<LogEntry[]> {
   return (await queryPartition({ pk, skFrom: fromSk, consistent: true })).map((it) => {
     const sk = String(it.sk);
     // a fence (tx.ts: an attempt that never committed) names no provider
-    return { sk, ts: Number(sk.slice(0, 13)), rps: (it.rps as string[]) ?? [] };
+    return { sk, ts: entryTime(sk), rps: (it.rps as string[]) ?? [] };
   });
 }

@@ -122,10 +122,7 @@ export async function importItems(
     const batch = logs.slice(i, i + BATCH_WRITE_MAX);
     retries += await batchPut(batch);
     // entries stored late (throttled, retried) are announced again, as a late transaction's are
-    await announceLate(
-      batch.map((l) => ({ ts: Number(String(l.sk).slice(0, 13)), rps: l.rps as string[] })),
-      batchPut,
-    );
+    await announceLate(batch, batchPut);
   }
   return { items: state.length, providers: providers.length, retries };
 }

@@ -15,7 +15,7 @@ import { ImageFormatError } from '../../core/placement/forest-image.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { config } from '../../config.js';
 import { readImage, readManifest, type ImageManifest } from './image.js';
-import { OVERLAP_MS, readLogSince } from './changelog.js';
+import { entryTime, OVERLAP_MS, readLogSince } from './changelog.js';
 import { getProviders, scanAllProviders } from './providers.js';
 
 export interface SnapshotStats {
@@ -188,7 +188,7 @@ export class ProviderSnapshot {
     this.forest = img.forest;
     this.seen.clear();
     // entries of the overlap window the image already holds: not re-read on replay
-    for (const sk of img.applied) this.seen.set(sk, Number(sk.slice(0, 13)));
+    for (const sk of img.applied) this.seen.set(sk, entryTime(sk));
     this.lastFullLoad = Math.max(this.lastFullLoad, m.indexLoadAt);
     this.stats.imageLoads++;
     this.stats.lastLoad = {
