@@ -220,6 +220,27 @@ describe('the forest image', () => {
     expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk3-'))).toHaveLength(n);
   });
 
+  it('keeps its forest when the image it would catch up through cannot be read: re-reads what changed, no cold load', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const behind = new snap.ProviderSnapshot({ useImage: true });
+    await behind.fresh();
+    const costs = behind.catchUpCosts();
+    const n = Math.ceil(costs.imageMs / costs.rereadMsPerProvider) + 50;
+    await bulkLoadProviders(Array.from({ length: n }, (_, i) => ({ uuid: randomUUID(), name: `bulk6-${i}` })));
+    await writer.refreshForestImage({ force: true });
+    const m = (await image.readManifest())!;
+    await client.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: { pk: `IMG#${m.id}`, sk: '00000' } }));
+    const before = { ...behind.stats };
+    const size = behind.forest.size;
+    const forest = await behind.fresh();
+    // neither the image nor a start over from the index: the changed providers, one by one
+    expect(behind.stats).toMatchObject({ imageLoads: before.imageLoads, coldLoads: before.coldLoads, resyncs: before.resyncs });
+    expect(behind.stats.providerReads - before.providerReads).toBe(n);
+    expect(forest.size).toBe(size + n);
+    expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk6-'))).toHaveLength(n);
+    await writer.refreshForestImage({ force: true });
+  });
+
   it('re-reads a few changed providers rather than loading a newer image', async () => {
     const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const warm = new snap.ProviderSnapshot({ useImage: true });
