@@ -12,13 +12,15 @@
  * snapshot's load (image read, decode), heap and RSS; the warm p50 of a_c limit=1000
  * and of the upstream query; and the first answer of a warm process right after another
  * bulk load (5 % more providers) — its catch-up — next to a fresh process's first answer
- * at that same size.
+ * at that same size (one before it, one after, once the machine is idle again; with the
+ * CPU time each spent and the rest of the machine spent meanwhile).
  *
  * Sizes above 100,000 need a large heap in this process too (it keeps the loader's
  * forest): NODE_OPTIONS=--max-old-space-size=8192 npm run bench -- --scenario coldstart …
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
@@ -60,6 +62,8 @@ interface Child {
   url: string;
   startMs: number;
   stats(): Promise<Record<string, any>>;
+  /** CPU time the process has used so far, ms (no collection forced, unlike stats()) */
+  cpu(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -86,6 +90,7 @@ async function startChild(ctx: BenchContext): Promise<Child> {
     const msg = JSON.parse(l);
     if (msg.ready) ready(msg.port);
     else if (msg.stats) waiting.shift()?.(msg.stats);
+    else if (msg.cpu !== undefined) waiting.shift()?.(msg);
   });
   proc.stderr.on('data', () => undefined);
   const port = await readyP;
@@ -98,11 +103,50 @@ async function startChild(ctx: BenchContext): Promise<Child> {
         waiting.push(r);
         proc.stdin.write('stats\n');
       }),
+    cpu: () =>
+      new Promise<Record<string, any>>((r) => {
+        waiting.push(r);
+        proc.stdin.write('cpu\n');
+      }).then((m) => m.cpu as number),
     stop: async () => {
       proc.stdin.end();
       await new Promise((r) => proc.once('exit', r));
     },
   };
+}
+
+/** CPU time every process on this machine has spent, ms (os.cpus(): all cores) */
+function machineCpuMs(): number {
+  let t = 0;
+  for (const c of cpus()) t += c.times.user + c.times.nice + c.times.sys + c.times.irq;
+  return t;
+}
+
+/**
+ * Wait (at most `maxMs`) until the machine has been idle for two seconds: right after a
+ * bulk load DynamoDB Local and this process's collector keep cores busy for a while, and
+ * a first answer timed then measures them too. Returns the time waited, ms.
+ */
+async function quiet(maxMs = 120_000): Promise<number> {
+  const t0 = performance.now();
+  for (let calm = 0; calm < 2 && performance.now() - t0 < maxMs; ) {
+    const c0 = machineCpuMs();
+    const w0 = performance.now();
+    await new Promise((r) => setTimeout(r, 1000));
+    const busy = (machineCpuMs() - c0) / ((performance.now() - w0) * cpus().length);
+    calm = busy < 0.1 ? calm + 1 : 0;
+  }
+  return performance.now() - t0;
+}
+
+/** A child's first answer to `path` with the CPU time it spent on it and the CPU time the rest of the machine spent meanwhile. */
+async function firstAnswer(child: Child, path: string) {
+  const own0 = await child.cpu();
+  const all0 = machineCpuMs();
+  const r = await timed(child.url, path);
+  const all1 = machineCpuMs();
+  const own = (await child.cpu()) - own0;
+  return { ...r, cpuMs: own, othersCpuMs: Math.max(0, all1 - all0 - own) };
 }
 
 async function timed(url: string, path: string, version = '1.39') {
@@ -174,15 +218,26 @@ async function run(ctx: BenchContext) {
       const l2 = await load(ctx, more, loaded);
       loaded += more;
       const before = await child.stats();
-      const caught = await timed(child.url, `/allocation_candidates?${UPSTREAM}&limit=1000`);
+      // the catch-up against a fresh process's first answer at the same size (what it must
+      // not exceed), under the same conditions: once the load's aftermath is over, one
+      // fresh process before the catch-up and one after
+      const waited = await quiet();
+      const aPath = `/allocation_candidates?${UPSTREAM}&limit=1000`;
+      const freshAnswer = async () => {
+        const fresh = await startChild(ctx);
+        const r = await firstAnswer(fresh, aPath);
+        const st = await fresh.stats();
+        await fresh.stop();
+        return { ...r, st };
+      };
+      const coldA = await freshAnswer();
+      const caught = await firstAnswer(child, aPath);
       const st2 = await child.stats();
       await child.stop();
       const via = st2.snapshot.imageLoads > before.snapshot.imageLoads ? 'image' : 'change log';
-      // the same answer from a fresh process at the same size: what the catch-up must not exceed
-      const fresh = await startChild(ctx);
-      const cold = await timed(fresh.url, `/allocation_candidates?${UPSTREAM}&limit=1000`);
-      const st3 = await fresh.stats();
-      await fresh.stop();
+      const coldB = await freshAnswer();
+      const cold = { ms: (coldA.ms + coldB.ms) / 2 };
+      const st3 = coldB.st;
       const parts = (t?: Record<string, number>) =>
         t
           ? Object.entries(t)
@@ -199,12 +254,18 @@ async function run(ctx: BenchContext) {
         via,
         refresh_ms: r1(st2.snapshot.lastRefreshMs),
         timings: via === 'image' ? st2.snapshot.lastLoad?.timings : undefined,
+        cpu_ms: r1(caught.cpuMs),
+        others_cpu_ms: r1(caught.othersCpuMs),
+        waited_quiet_ms: r1(waited),
         cold_first_ms: r1(cold.ms),
+        cold_first_each_ms: [r1(coldA.ms), r1(coldB.ms)],
+        cold_cpu_ms: [r1(coldA.cpuMs), r1(coldB.cpuMs)],
+        cold_others_cpu_ms: [r1(coldA.othersCpuMs), r1(coldB.othersCpuMs)],
         cold_load_ms: r1(st3.snapshot.lastLoad?.ms ?? 0),
         cold_timings: st3.snapshot.lastLoad?.timings,
       });
       ctx.say(
-        `${label}: after a bulk load of ${more} more (${r1(l2.rate)}/s), a warm process's next answer took ${r1(caught.ms)} ms (caught up through the ${via}, refresh ${r1(st2.snapshot.lastRefreshMs)} ms${via === 'image' ? `: ${parts(st2.snapshot.lastLoad?.timings)}` : ''}); a fresh process at the same size: ${r1(cold.ms)} ms (image in ${r1(st3.snapshot.lastLoad?.ms ?? 0)} ms: ${parts(st3.snapshot.lastLoad?.timings)})`,
+        `${label}: after a bulk load of ${more} more (${r1(l2.rate)}/s), and ${r1(waited / 1000)} s for the machine to go idle, a warm process's next answer took ${r1(caught.ms)} ms (caught up through the ${via}, refresh ${r1(st2.snapshot.lastRefreshMs)} ms${via === 'image' ? `: ${parts(st2.snapshot.lastLoad?.timings)}` : ''}; its CPU ${r1(caught.cpuMs)} ms, other processes' ${r1(caught.othersCpuMs)} ms); a fresh process at the same size, before and after it: ${r1(coldA.ms)} / ${r1(coldB.ms)} ms (CPU ${r1(coldA.cpuMs)} / ${r1(coldB.cpuMs)} ms, others' ${r1(coldA.othersCpuMs)} / ${r1(coldB.othersCpuMs)} ms; image in ${r1(st3.snapshot.lastLoad?.ms ?? 0)} ms: ${parts(st3.snapshot.lastLoad?.timings)})`,
       );
     }
   }
