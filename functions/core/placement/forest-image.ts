@@ -224,6 +224,21 @@ export class ImageFormatError extends Error {}
 const NO_USAGE: Record<string, number> = Object.freeze({}) as Record<string, number>;
 
 export function decodeForest(img: ForestImage): Forest {
+  const forest = new Forest();
+  forest.loadCompacted(decodeRecords(img, forest.intern));
+  return forest;
+}
+
+/**
+ * The records of the providers in `only` that the image holds, and nothing else built (a
+ * catch-up that knows which providers changed takes just those from an image). A uuid of
+ * `only` the image lacks is a provider that did not exist when it was taken.
+ */
+export function decodeSome(img: ForestImage, only: ReadonlySet<string>): ProviderRecord[] {
+  return decodeRecords(img, new Interner(), only).filter((r) => r !== undefined);
+}
+
+function decodeRecords(img: ForestImage, intern: Interner, only?: ReadonlySet<string>): ProviderRecord[] {
   if (img?.format !== IMAGE_FORMAT || img.version !== IMAGE_VERSION) {
     throw new ImageFormatError(`not a ${IMAGE_FORMAT} version ${IMAGE_VERSION}`);
   }
@@ -256,8 +271,6 @@ export function decodeForest(img: ForestImage): Forest {
     if (at >= n) throw new ImageFormatError('field usageAt points past the providers');
     usageOf[at] = img.usage[k];
   }
-  const forest = new Forest();
-  const intern: Interner = forest.intern;
   const definitions = img.definitions.map((d) => {
     const inv: Record<string, Inventory> = {};
     for (const [c, total, reserved, min_unit, max_unit, step_size, allocation_ratio] of d) {
@@ -270,6 +283,8 @@ export function decodeForest(img: ForestImage): Forest {
   const records: ProviderRecord[] = new Array(n);
   let seq = 0;
   for (let i = 0; i < n; i++) {
+    seq += seqs[i]!;
+    if (only && !only.has(uuid[i]!)) continue;
     const u = usageOf[i];
     let usages = NO_USAGE;
     if (u?.length) {
@@ -294,9 +309,8 @@ export function decodeForest(img: ForestImage): Forest {
       allocationCount: allocations[i]!,
       createdAt: img.times[created[i]!]!,
       updatedAt: img.times[updated[i]!]!,
-      seq: (seq += seqs[i]!),
+      seq,
     };
   }
-  forest.loadCompacted(records);
-  return forest;
+  return records;
 }

@@ -22,8 +22,9 @@ import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { BATCH_WRITE_MAX, batchGet, batchPut } from '../ddb/batch.js';
-import { decodeForest, encodeForest, IMAGE_FORMAT, IMAGE_VERSION, type ForestImage } from '../../core/placement/forest-image.js';
+import { decodeForest, decodeSome, encodeForest, IMAGE_FORMAT, IMAGE_VERSION, type ForestImage } from '../../core/placement/forest-image.js';
 import type { Forest } from '../../core/placement/forest.js';
+import type { ProviderRecord } from '../../core/placement/model.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 
@@ -85,7 +86,27 @@ export interface LoadedImage {
 /** The forest of the current (or given) image; undefined when there is none or a chunk is gone. */
 export async function readImage(manifest?: ImageManifest): Promise<LoadedImage | undefined> {
   const m = manifest ?? (await readManifest());
-  if (!m) return undefined;
+  const got = m && (await fetchImage(m));
+  if (!got) return undefined;
+  const t3 = performance.now();
+  const forest = decodeForest(got.img);
+  return { forest, manifest: got.manifest, applied: got.img.applied, timings: { ...got.timings, decode: performance.now() - t3 } };
+}
+
+/** Of the given image, only the records of the providers in `only` (those it holds); undefined when a chunk is gone. */
+export async function readImageSome(
+  m: ImageManifest,
+  only: ReadonlySet<string>,
+): Promise<(Omit<LoadedImage, 'forest'> & { records: ProviderRecord[] }) | undefined> {
+  const got = await fetchImage(m);
+  if (!got) return undefined;
+  const t3 = performance.now();
+  const records = decodeSome(got.img, only);
+  return { records, manifest: got.manifest, applied: got.img.applied, timings: { ...got.timings, decode: performance.now() - t3 } };
+}
+
+/** An image's chunks, read, decompressed and parsed */
+async function fetchImage(m: ImageManifest) {
   const t0 = performance.now();
   const keys = Array.from({ length: m.chunks }, (_, i) => K.imageChunk(m.id, i));
   const parts: Buffer[] = new Array(keys.length);
@@ -110,10 +131,7 @@ export async function readImage(manifest?: ImageManifest): Promise<LoadedImage |
   const json = Buffer.concat(parts).toString('utf8');
   const t2 = performance.now();
   const img = JSON.parse(json) as ForestImage;
-  const t3 = performance.now();
-  const forest = decodeForest(img);
-  const t4 = performance.now();
-  return { forest, manifest: m, applied: img.applied, timings: { read, gunzip: t2 - t0 - read, parse: t3 - t2, decode: t4 - t3 } };
+  return { img, manifest: m, timings: { read, gunzip: t2 - t0 - read, parse: performance.now() - t2 } };
 }
 
 /** The JSON in slices, each gzip-compressed on its own to at most IMAGE_CHUNK_BYTES. */

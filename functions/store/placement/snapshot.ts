@@ -14,8 +14,8 @@ import { Forest } from '../../core/placement/forest.js';
 import { ImageFormatError } from '../../core/placement/forest-image.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { config } from '../../config.js';
-import { readImage, readManifest, type ImageManifest } from './image.js';
-import { entryTime, OVERLAP_MS, readLogSince } from './changelog.js';
+import { readImage, readImageSome, readManifest, type ImageManifest, type LoadedImage } from './image.js';
+import { CLOCK_SKEW_MS, entryTime, OVERLAP_MS, readLogSince } from './changelog.js';
 import { getProviders, scanAllProviders } from './providers.js';
 
 export interface SnapshotStats {
@@ -23,12 +23,14 @@ export interface SnapshotStats {
   coldLoads: number;
   /** cold loads, resyncs and catch-ups answered from a forest image */
   imageLoads: number;
+  /** of those, catch-ups that took only the changed providers from the image (patchFromImage) */
+  imagePatches: number;
   resyncs: number;
   logQueries: number;
   logEntries: number;
   providerReads: number;
   lastRefreshMs: number;
-  /** the last full load: where from, how long it took, how many providers */
+  /** the last full load or image catch-up: where from, how long it took, how many providers */
   lastLoad?: {
     source: 'image' | 'index';
     ms: number;
@@ -86,7 +88,17 @@ export class ProviderSnapshot {
   stats: SnapshotStats = ProviderSnapshot.noStats();
 
   private static noStats(): SnapshotStats {
-    return { refreshes: 0, coldLoads: 0, imageLoads: 0, resyncs: 0, logQueries: 0, logEntries: 0, providerReads: 0, lastRefreshMs: 0 };
+    return {
+      refreshes: 0,
+      coldLoads: 0,
+      imageLoads: 0,
+      imagePatches: 0,
+      resyncs: 0,
+      logQueries: 0,
+      logEntries: 0,
+      providerReads: 0,
+      lastRefreshMs: 0,
+    };
   }
 
   constructor(readonly options: SnapshotOptions = { useImage: true }) {}
@@ -180,19 +192,47 @@ export class ProviderSnapshot {
     }
     if (!img) return undefined;
     this.forest = img.forest;
+    return this.adopt(m, img.applied, img.timings, t0);
+  }
+
+  /**
+   * Catch up through an image without building a new forest: the providers the change log
+   * named since this forest's last refresh (`changed`, read from `logReadAt`) are taken
+   * from the image as it holds them, or deleted when it does not; the others are the
+   * same in the image as here (a write to one committed after this forest's last refresh
+   * and before the log was read, so after the image was taken, would be in `changed`).
+   * Only an image taken after the last refresh and before the log was read will do.
+   * Returns the instant the forest is complete as of, like loadImage().
+   */
+  private async patchFromImage(m: ImageManifest | undefined, changed: ReadonlySet<string>, logReadAt: number): Promise<number | undefined> {
+    const t0 = performance.now();
+    if (!m || m.takenAt <= this.lastStart || m.takenAt > logReadAt - CLOCK_SKEW_MS || Date.now() - m.takenAt > IMAGE_MAX_AGE_MS) return undefined;
+    let img: Awaited<ReturnType<typeof readImageSome>>;
+    try {
+      img = await readImageSome(m, changed);
+    } catch (e) {
+      if (e instanceof ImageFormatError) return undefined;
+      throw e;
+    }
+    if (!img) return undefined;
+    const held = new Set<string>();
+    for (const r of img.records) {
+      this.forest.put(r);
+      held.add(r.uuid);
+    }
+    for (const u of changed) if (!held.has(u)) this.forest.delete(u);
+    this.stats.imagePatches++;
+    return this.adopt(m, img.applied, img.timings, t0);
+  }
+
+  /** the forest now holds image `m`'s state: replay from its takenAt, not re-reading what it applied */
+  private adopt(m: ImageManifest, applied: string[], timings: LoadedImage['timings'], t0: number): number {
     this.seen.clear();
     // entries of the overlap window the image already holds: not re-read on replay
-    for (const sk of img.applied) this.seen.set(sk, entryTime(sk));
+    for (const sk of applied) this.seen.set(sk, entryTime(sk));
     this.lastFullLoad = Math.max(this.lastFullLoad, m.indexLoadAt);
     this.stats.imageLoads++;
-    this.stats.lastLoad = {
-      source: 'image',
-      ms: performance.now() - t0,
-      providers: m.providers,
-      bytes: m.bytes,
-      takenAt: m.takenAt,
-      timings: img.timings,
-    };
+    this.stats.lastLoad = { source: 'image', ms: performance.now() - t0, providers: m.providers, bytes: m.bytes, takenAt: m.takenAt, timings };
     return m.takenAt;
   }
 
@@ -272,20 +312,39 @@ export class ProviderSnapshot {
     const catchUp = (manifest?: ImageManifest) => this.loadImage(this.lastStart - OVERLAP_MS, 0, manifest);
     let caught: number | undefined;
     // after a long gap (a bulk load takes minutes): if the current image is newer than
-    // this forest and holds many more or fewer providers, go to it without reading the
-    // whole log since (one GetItem instead of thousands of entries)
+    // this forest and holds so many more or fewer providers that most of the forest would
+    // be rebuilt anyway, go to it without reading the whole log since (one GetItem
+    // instead of thousands of entries). A smaller difference reads the log, and takes
+    // from the image only what it names (below).
     if (this.loaded && fromImage === undefined && this.options.useImage && started - this.lastStart > (this.options.longGapMs ?? LONG_GAP_MS)) {
       const m = await readManifest();
-      if (m && m.takenAt > this.lastStart && this.imageIsCheaper(Math.abs(m.providers - this.forest.size), m.providers)) {
+      const differ = Math.abs(m ? m.providers - this.forest.size : 0);
+      if (m && m.takenAt > this.lastStart && 2 * differ >= m.providers && this.imageIsCheaper(differ, m.providers)) {
         caught = await catchUp(m);
         if (caught !== undefined) since = caught - OVERLAP_MS;
       }
     }
+    let logReadAt = Date.now();
     let log = await this.changesSince(since);
     // a long gap or a bulk load: when re-reading what changed would cost more than a
-    // newer image, load that image and replay only what came after it
+    // newer image, take the changed providers from that image (or, when it was taken
+    // after the log was read, load all of it) and replay only what came after it. Taking
+    // a few providers costs less than building a forest (the estimate's basis), and the
+    // warm heap keeps its forest: building a second one next to it made a million-
+    // provider catch-up slower than a new process's load
     if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && this.imageIsCheaper(log.changed.size)) {
-      caught = await catchUp();
+      // (after a resync through the index the log was read from further back: no patch)
+      if (!fullLoad) {
+        const m = await readManifest();
+        // an image taken after the log was read (less the clocks' skew): read the log again
+        // if that makes it usable, as it does for any image more than a second old
+        if (m && m.takenAt > logReadAt - CLOCK_SKEW_MS && m.takenAt <= Date.now() - CLOCK_SKEW_MS) {
+          logReadAt = Date.now();
+          log = await this.changesSince(since);
+        }
+        caught = await this.patchFromImage(m, log.changed, logReadAt);
+      }
+      caught ??= await catchUp();
       if (caught !== undefined) {
         since = caught - OVERLAP_MS;
         // the image's own entries of its overlap window (applied) are not re-read

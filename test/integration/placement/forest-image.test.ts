@@ -169,7 +169,9 @@ describe('the forest image', () => {
     const control = new snap.ProviderSnapshot({ useImage: true, longGapMs: Number.POSITIVE_INFINITY });
     await peek.fresh();
     await control.fresh();
-    await bulkLoadProviders(Array.from({ length: 1500 }, (_, i) => ({ uuid: randomUUID(), name: `bulk4-${i}` })));
+    // more providers than the forest holds: most of it would be rebuilt anyway
+    const n = Math.max(1500, peek.forest.size + 100);
+    await bulkLoadProviders(Array.from({ length: n }, (_, i) => ({ uuid: randomUUID(), name: `bulk4-${i}` })));
     await writer.refreshForestImage({ force: true });
     const before = { peek: { ...peek.stats }, control: { ...control.stats } };
     const a = await peek.fresh(0);
@@ -180,7 +182,7 @@ describe('the forest image', () => {
     ] as const) {
       expect(s.stats.imageLoads).toBe(was.imageLoads + 1);
       expect(s.stats.providerReads - was.providerReads).toBeLessThan(100);
-      expect([...f.providers.values()].filter((p) => p.name.startsWith('bulk4-'))).toHaveLength(1500);
+      expect([...f.providers.values()].filter((p) => p.name.startsWith('bulk4-'))).toHaveLength(n);
     }
     // the control read the log since its last refresh first, then again since the image
     expect(peek.stats.logQueries - before.peek.logQueries).toBeLessThan(control.stats.logQueries - before.control.logQueries);
@@ -218,6 +220,47 @@ describe('the forest image', () => {
     expect(behind.stats.imageLoads).toBe(imageLoads + 1);
     expect(behind.stats.providerReads - reads0).toBeLessThan(100);
     expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk3-'))).toHaveLength(n);
+  });
+
+  it('catching up through the image takes from it only the providers the change log names, and ends where a new process starts', async () => {
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const behind = new snap.ProviderSnapshot({ useImage: true });
+    const parent = await createProvider(api, { name: 'patch-parent', inventories: { VCPU: { total: 4 } } });
+    const doomed = await createProvider(api, { name: 'patch-doomed' });
+    await behind.fresh();
+    const costs = behind.catchUpCosts();
+    const n = Math.ceil(costs.imageMs / costs.rereadMsPerProvider) + 50;
+    await bulkLoadProviders(Array.from({ length: n }, (_, i) => ({ uuid: randomUUID(), name: `bulk7-${i}` })));
+    // a change that bumps no generation (the parent's child count), a changed inventory, a deletion
+    const child = await createProvider(api, { name: 'patch-child', parent });
+    const inv = await api.req('PUT', `/resource_providers/${parent}/inventories`, {
+      body: {
+        resource_provider_generation: (await api.req('GET', `/resource_providers/${parent}`)).json.generation,
+        inventories: { VCPU: { total: 8 } },
+      },
+    });
+    expect(inv.status, inv.text).toBe(200);
+    expect((await api.req('DELETE', `/resource_providers/${doomed}`)).status).toBe(204);
+    await writer.refreshForestImage({ force: true });
+    const after = await createProvider(api, { name: 'patch-after-image' });
+    // the image is more than the clocks' skew old when the log is read
+    await new Promise((r) => setTimeout(r, 1100));
+    const before = { ...behind.stats };
+    const size = behind.forest.size;
+    const forest = await behind.fresh();
+    expect(behind.stats.imagePatches).toBe(before.imagePatches + 1);
+    // the same forest object, patched; only what changed after the image re-read one by one
+    expect(forest.size).toBe(size + n + 2 - 1);
+    expect(behind.stats.providerReads - before.providerReads).toBeLessThan(10);
+    expect(forest.get(after)?.name).toBe('patch-after-image');
+    expect(forest.get(doomed)).toBeUndefined();
+    expect(forest.get(child)?.parent).toBe(parent);
+    // every provider as a new process sees it
+    const fresh = new snap.ProviderSnapshot({ useImage: false });
+    const truth = await fresh.fresh();
+    expect(forest.size).toBe(truth.size);
+    expect(forest.get(parent)).toMatchObject({ children: 1, inventories: { VCPU: expect.objectContaining({ total: 8 }) } });
+    for (const [u, p] of truth.providers) expect(forest.get(u), u).toEqual(p);
   });
 
   it('keeps its forest when the image it would catch up through cannot be read: re-reads what changed, no cold load', async () => {

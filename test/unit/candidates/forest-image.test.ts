@@ -6,7 +6,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeForest, encodeForest, ImageFormatError } from '../../../functions/core/placement/forest-image.js';
+import { decodeForest, decodeSome, encodeForest, ImageFormatError } from '../../../functions/core/placement/forest-image.js';
 import { Forest, IdSet } from '../../../functions/core/placement/forest.js';
 import type { ProviderRecord } from '../../../functions/core/placement/model.js';
 
@@ -89,6 +89,20 @@ describe('forest image', () => {
           });
           expect([...g.treeIds(r.uuid)].sort()).toEqual(walk.map((p) => p.uuid).sort());
         }
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('decodes only the providers asked for, each as the whole image decodes it', () => {
+    fc.assert(
+      fc.property(fc.array(spec, { maxLength: 40 }), fc.array(fc.nat(), { maxLength: 10 }), (specs, picks) => {
+        const f = build(specs);
+        const all = f.all();
+        const absent = 'ffffffff-0000-4000-8000-000000000000';
+        const only = new Set([...picks.map((k) => all[k % Math.max(1, all.length)]?.uuid ?? absent), absent]);
+        const some = decodeSome(JSON.parse(JSON.stringify(encodeForest(f, 1234))), only);
+        expect(some).toEqual(all.filter((p) => only.has(p.uuid)));
       }),
       { numRuns: 200 },
     );
