@@ -238,18 +238,39 @@ export function decodeSome(img: ForestImage, only: ReadonlySet<string>): Provide
   return decodeRecords(img, new Interner(), only).filter((r) => r !== undefined);
 }
 
+/** the seven hex digits of `s` from `at` as an integer (any other character gives some value: a filter, not an identity) */
+function hexPrefix(s: string, at: number): number {
+  let h = 0;
+  for (let k = 0; k < 7; k++) {
+    const c = s.charCodeAt(at + k);
+    h = (h << 4) | ((c <= 57 ? c - 48 : (c | 32) - 87) & 15);
+  }
+  return h;
+}
+
 function decodeRecords(img: ForestImage, intern: Interner, only?: ReadonlySet<string>): ProviderRecord[] {
   if (img?.format !== IMAGE_FORMAT || img.version !== IMAGE_VERSION) {
     throw new ImageFormatError(`not a ${IMAGE_FORMAT} version ${IMAGE_VERSION}`);
   }
   if (!Array.isArray(img.applied)) throw new ImageFormatError('field applied is missing');
+  // a subset decode slices only the uuids it builds or links to (a million slices and
+  // Set lookups of them cost more than the records it builds)
+  const packed = typeof img.uuid === 'string' ? img.uuid : undefined;
   let uuid: string[];
-  if (typeof img.uuid === 'string') {
-    if (img.uuid.length % 36) throw new ImageFormatError('field uuid is not a run of 36-character uuids');
-    uuid = new Array(img.uuid.length / 36);
-    for (let i = 0; i < uuid.length; i++) uuid[i] = img.uuid.slice(i * 36, i * 36 + 36);
-  } else uuid = expand(img.uuid, 'uuid');
-  const n = uuid.length;
+  let n: number;
+  if (packed !== undefined) {
+    if (packed.length % 36) throw new ImageFormatError('field uuid is not a run of 36-character uuids');
+    n = packed.length / 36;
+    uuid = new Array(only ? 0 : n);
+    if (!only) for (let i = 0; i < n; i++) uuid[i] = packed.slice(i * 36, i * 36 + 36);
+  } else {
+    uuid = expand(img.uuid as Exclude<typeof img.uuid, string>, 'uuid');
+    n = uuid.length;
+  }
+  const uuidAt = (i: number): string => (packed !== undefined && only ? packed.slice(i * 36, i * 36 + 36) : uuid[i]!);
+  // `only` by the first seven hex digits first (a small integer: a cheap lookup), then whole
+  const prefixes =
+    only && packed !== undefined && [...only].every((u) => u.length === 36) ? new Set([...only].map((u) => hexPrefix(u, 0))) : undefined;
   const name = expand(img.name, 'name', n);
   const generation = expand(img.generation, 'generation', n);
   const parent = expand(img.parent, 'parent', n);
@@ -279,12 +300,14 @@ function decodeRecords(img: ForestImage, intern: Interner, only?: ReadonlySet<st
     return intern.inventory(inv) as Record<string, Inventory>;
   });
   const lists = img.lists.map((l) => intern.list(l) as string[]);
-  const link = (v: number | string) => (typeof v === 'string' ? v : v < 0 ? undefined : uuid[v]);
+  const link = (v: number | string) => (typeof v === 'string' ? v : v < 0 ? undefined : uuidAt(v));
   const records: ProviderRecord[] = new Array(n);
   let seq = 0;
   for (let i = 0; i < n; i++) {
     seq += seqs[i]!;
-    if (only && !only.has(uuid[i]!)) continue;
+    if (prefixes && !prefixes.has(hexPrefix(packed!, i * 36))) continue;
+    const id = uuidAt(i);
+    if (only && !only.has(id)) continue;
     const u = usageOf[i];
     let usages = NO_USAGE;
     if (u?.length) {
@@ -295,11 +318,11 @@ function decodeRecords(img: ForestImage, intern: Interner, only?: ReadonlySet<st
     const t = traits[i]!;
     const a = aggregates[i]!;
     records[i] = {
-      uuid: uuid[i]!,
+      uuid: id,
       name: name[i]!,
       generation: generation[i]!,
       parent: link(parent[i]!),
-      root: link(root[i]!) ?? uuid[i]!,
+      root: link(root[i]!) ?? id,
       inventories: inv < 0 ? (Interner.EMPTY_INV as Record<string, Inventory>) : definitions[inv]!,
       invVersion: invVersion[i]!,
       usages,
