@@ -192,6 +192,8 @@ export class ProviderSnapshot {
     }
     if (!img) return undefined;
     this.forest = img.forest;
+    // the whole forest is now the image writer's, which read the index then
+    this.lastFullLoad = Math.max(this.lastFullLoad, m.indexLoadAt);
     return this.adopt(m, img.applied, img.timings, t0);
   }
 
@@ -222,6 +224,8 @@ export class ProviderSnapshot {
     }
     for (const u of changed) if (!held.has(u)) this.forest.delete(u);
     this.stats.imagePatches++;
+    // (the providers it did not take are as this forest's own last index read left them:
+    // a patch is no full load, and the periodic resync stays due)
     return this.adopt(m, img.applied, img.timings, t0);
   }
 
@@ -230,7 +234,6 @@ export class ProviderSnapshot {
     this.seen.clear();
     // entries of the overlap window the image already holds: not re-read on replay
     for (const sk of applied) this.seen.set(sk, entryTime(sk));
-    this.lastFullLoad = Math.max(this.lastFullLoad, m.indexLoadAt);
     this.stats.imageLoads++;
     this.stats.lastLoad = { source: 'image', ms: performance.now() - t0, providers: m.providers, bytes: m.bytes, takenAt: m.takenAt, timings };
     return m.takenAt;

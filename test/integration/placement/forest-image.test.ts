@@ -245,10 +245,23 @@ describe('the forest image', () => {
     const after = await createProvider(api, { name: 'patch-after-image' });
     // the image is more than the clocks' skew old when the log is read
     await new Promise((r) => setTimeout(r, 1100));
+    // its writer read the index just now: that does not make the patched forest a full load
+    const m = (await image.readManifest())!;
+    await client.ddb().send(
+      new UpdateCommand({
+        TableName: client.tableName(),
+        Key: { pk: 'FOREST', sk: 'image' },
+        UpdateExpression: 'SET indexLoadAt = :t',
+        ExpressionAttributeValues: { ':t': Date.now() },
+      }),
+    );
+    const indexLoaded = behind.indexLoadedAt;
+    expect(indexLoaded).toBeLessThan(m.takenAt);
     const before = { ...behind.stats };
     const size = behind.forest.size;
     const forest = await behind.fresh();
     expect(behind.stats.imagePatches).toBe(before.imagePatches + 1);
+    expect(behind.indexLoadedAt).toBe(indexLoaded);
     // the same forest object, patched; only what changed after the image re-read one by one
     expect(forest.size).toBe(size + n + 2 - 1);
     expect(behind.stats.providerReads - before.providerReads).toBeLessThan(10);
