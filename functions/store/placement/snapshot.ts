@@ -53,6 +53,16 @@ export interface SnapshotOptions {
   longGapMs?: number;
 }
 
+/** an image's content, or undefined when it is not in a format this release reads */
+async function unlessForeign<T>(read: Promise<T>): Promise<T | undefined> {
+  try {
+    return await read;
+  } catch (e) {
+    if (e instanceof ImageFormatError) return undefined;
+    throw e;
+  }
+}
+
 /** An image is usable while the change log since it still exists (entries live a day). */
 const IMAGE_MAX_AGE_MS = 20 * 3600 * 1000;
 /**
@@ -183,13 +193,7 @@ export class ProviderSnapshot {
     // collections while the new forest was built: a million-provider catch-up took 1 s
     // longer than a new process's load). Two forests are in the heap for a moment:
     // ~0.75 GB at a million providers.
-    let img: Awaited<ReturnType<typeof readImage>>;
-    try {
-      img = await readImage(m);
-    } catch (e) {
-      if (e instanceof ImageFormatError) return undefined;
-      throw e;
-    }
+    const img = await unlessForeign(readImage(m));
     if (!img) return undefined;
     this.forest = img.forest;
     // the whole forest is now the image writer's, which read the index then
@@ -209,13 +213,7 @@ export class ProviderSnapshot {
   private async patchFromImage(m: ImageManifest | undefined, changed: ReadonlySet<string>, logReadAt: number): Promise<number | undefined> {
     const t0 = performance.now();
     if (!m || m.takenAt <= this.lastStart || m.takenAt > logReadAt - CLOCK_SKEW_MS || Date.now() - m.takenAt > IMAGE_MAX_AGE_MS) return undefined;
-    let img: Awaited<ReturnType<typeof readImageSome>>;
-    try {
-      img = await readImageSome(m, changed);
-    } catch (e) {
-      if (e instanceof ImageFormatError) return undefined;
-      throw e;
-    }
+    const img = await unlessForeign(readImageSome(m, changed));
     if (!img) return undefined;
     const held = new Set<string>();
     for (const r of img.records) {
@@ -337,8 +335,9 @@ export class ProviderSnapshot {
     // provider catch-up slower than a new process's load
     if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && this.imageIsCheaper(log.changed.size)) {
       // (after a resync through the index the log was read from further back: no patch)
+      let m: ImageManifest | undefined;
       if (!fullLoad) {
-        const m = await readManifest();
+        m = await readManifest();
         // an image taken after the log was read (less the clocks' skew): read the log again
         // if that makes it usable, as it does for any image more than a second old
         if (m && m.takenAt > logReadAt - CLOCK_SKEW_MS && m.takenAt <= Date.now() - CLOCK_SKEW_MS) {
@@ -347,7 +346,8 @@ export class ProviderSnapshot {
         }
         caught = await this.patchFromImage(m, log.changed, logReadAt);
       }
-      caught ??= await catchUp();
+      // (the manifest read for the patch, if any: not read again)
+      caught ??= await catchUp(m);
       if (caught !== undefined) {
         since = caught - OVERLAP_MS;
         // the image's own entries of its overlap window (applied) are not re-read

@@ -37,6 +37,18 @@ const names = async () =>
   new Set(((await api.req('GET', '/resource_providers')).json.resource_providers as Array<{ name: string }>).map((p) => p.name));
 /** a new process: its snapshot starts from nothing */
 const coldStart = () => snap.snapshot().reset();
+/**
+ * Bulk-load just past the point where `behind` would rather catch up through an image than
+ * re-read the changed providers (a few hundred here: a fixed threshold of 1,000 re-read
+ * them all); returns how many.
+ */
+async function loadPastBreakEven(behind: InstanceType<typeof snap.ProviderSnapshot>, prefix: string): Promise<number> {
+  const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+  const costs = behind.catchUpCosts();
+  const n = Math.ceil(costs.imageMs / costs.rereadMsPerProvider) + 50;
+  await bulkLoadProviders(Array.from({ length: n }, (_, i) => ({ uuid: randomUUID(), name: `${prefix}${i}` })));
+  return n;
+}
 
 describe('the forest image', () => {
   it('starts a new process from the image and the change log since it: every acknowledged write is there', async () => {
@@ -206,14 +218,10 @@ describe('the forest image', () => {
     expect([...forest.providers.values()].filter((p) => p.name.startsWith('bulk2-'))).toHaveLength(2500);
   });
   it('catches up through the image once re-reading the changed providers would cost more than loading it', async () => {
-    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const behind = new snap.ProviderSnapshot({ useImage: true });
     await behind.fresh();
-    const costs = behind.catchUpCosts();
-    // just past break-even (a few hundred here: a fixed threshold of 1,000 re-read them all)
-    const n = Math.ceil(costs.imageMs / costs.rereadMsPerProvider) + 50;
     const reads0 = behind.stats.providerReads;
-    await bulkLoadProviders(Array.from({ length: n }, (_, i) => ({ uuid: randomUUID(), name: `bulk3-${i}` })));
+    const n = await loadPastBreakEven(behind, 'bulk3-');
     await writer.refreshForestImage({ force: true });
     const imageLoads = behind.stats.imageLoads;
     const forest = await behind.fresh();
@@ -223,14 +231,11 @@ describe('the forest image', () => {
   });
 
   it('catching up through the image takes from it only the providers the change log names, and ends where a new process starts', async () => {
-    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const behind = new snap.ProviderSnapshot({ useImage: true });
     const parent = await createProvider(api, { name: 'patch-parent', inventories: { VCPU: { total: 4 } } });
     const doomed = await createProvider(api, { name: 'patch-doomed' });
     await behind.fresh();
-    const costs = behind.catchUpCosts();
-    const n = Math.ceil(costs.imageMs / costs.rereadMsPerProvider) + 50;
-    await bulkLoadProviders(Array.from({ length: n }, (_, i) => ({ uuid: randomUUID(), name: `bulk7-${i}` })));
+    const n = await loadPastBreakEven(behind, 'bulk7-');
     // a change that bumps no generation (the parent's child count), a changed inventory, a deletion
     const child = await createProvider(api, { name: 'patch-child', parent });
     const inv = await api.req('PUT', `/resource_providers/${parent}/inventories`, {
@@ -277,12 +282,9 @@ describe('the forest image', () => {
   });
 
   it('keeps its forest when the image it would catch up through cannot be read: re-reads what changed, no cold load', async () => {
-    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const behind = new snap.ProviderSnapshot({ useImage: true });
     await behind.fresh();
-    const costs = behind.catchUpCosts();
-    const n = Math.ceil(costs.imageMs / costs.rereadMsPerProvider) + 50;
-    await bulkLoadProviders(Array.from({ length: n }, (_, i) => ({ uuid: randomUUID(), name: `bulk6-${i}` })));
+    const n = await loadPastBreakEven(behind, 'bulk6-');
     await writer.refreshForestImage({ force: true });
     const m = (await image.readManifest())!;
     await client.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: { pk: `IMG#${m.id}`, sk: '00000' } }));
