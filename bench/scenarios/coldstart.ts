@@ -258,6 +258,7 @@ async function run(ctx: BenchContext) {
         status: caught.status,
         via,
         refresh_ms: r1(st2.snapshot.lastRefreshMs),
+        refresh_parts: st2.snapshot.lastRefreshParts,
         timings: via !== 'change log' ? st2.snapshot.lastLoad?.timings : undefined,
         cpu_ms: r1(caught.cpuMs),
         others_cpu_ms: r1(caught.othersCpuMs),
@@ -270,7 +271,7 @@ async function run(ctx: BenchContext) {
         cold_timings: st3.snapshot.lastLoad?.timings,
       });
       ctx.say(
-        `${label}: after a bulk load of ${more} more (${r1(l2.rate)}/s), and ${r1(waited / 1000)} s for the machine to go idle, a warm process's next answer took ${r1(caught.ms)} ms (caught up through the ${via}, refresh ${r1(st2.snapshot.lastRefreshMs)} ms${via !== 'change log' ? `: ${parts(st2.snapshot.lastLoad?.timings)}` : ''}; its CPU ${r1(caught.cpuMs)} ms, other processes' ${r1(caught.othersCpuMs)} ms); a fresh process at the same size, before and after it: ${r1(coldA.ms)} / ${r1(coldB.ms)} ms (CPU ${r1(coldA.cpuMs)} / ${r1(coldB.cpuMs)} ms, others' ${r1(coldA.othersCpuMs)} / ${r1(coldB.othersCpuMs)} ms; image in ${r1(st3.snapshot.lastLoad?.ms ?? 0)} ms: ${parts(st3.snapshot.lastLoad?.timings)})`,
+        `${label}: after a bulk load of ${more} more (${r1(l2.rate)}/s), and ${r1(waited / 1000)} s for the machine to go idle, a warm process's next answer took ${r1(caught.ms)} ms (caught up through the ${via}, refresh ${r1(st2.snapshot.lastRefreshMs)} ms: ${parts(st2.snapshot.lastRefreshParts)}${via !== 'change log' ? `; image ${parts(st2.snapshot.lastLoad?.timings)}` : ''}; its CPU ${r1(caught.cpuMs)} ms, other processes' ${r1(caught.othersCpuMs)} ms); a fresh process at the same size, before and after it: ${r1(coldA.ms)} / ${r1(coldB.ms)} ms (CPU ${r1(coldA.cpuMs)} / ${r1(coldB.cpuMs)} ms, others' ${r1(coldA.othersCpuMs)} / ${r1(coldB.othersCpuMs)} ms; image in ${r1(st3.snapshot.lastLoad?.ms ?? 0)} ms: ${parts(st3.snapshot.lastLoad?.timings)})`,
       );
     }
   }

@@ -232,10 +232,11 @@ export function decodeForest(img: ForestImage): Forest {
 /**
  * The records of the providers in `only` that the image holds, and nothing else built (a
  * catch-up that knows which providers changed takes just those from an image). A uuid of
- * `only` the image lacks is a provider that did not exist when it was taken.
+ * `only` the image lacks is a provider that did not exist when it was taken. Given the
+ * interner of the forest they go to, their shared parts are already that forest's own.
  */
-export function decodeSome(img: ForestImage, only: ReadonlySet<string>): ProviderRecord[] {
-  return decodeRecords(img, new Interner(), only).filter((r) => r !== undefined);
+export function decodeSome(img: ForestImage, only: ReadonlySet<string>, intern = new Interner()): ProviderRecord[] {
+  return decodeRecords(img, intern, only).filter((r) => r !== undefined);
 }
 
 /** the seven hex digits of `s` from `at` as an integer (any other character gives some value: a filter, not an identity) */

@@ -42,6 +42,11 @@ export class IdSet implements Iterable<string> {
     this.foldIfLarge();
   }
 
+  /** add() for each of `uuids` (none of them in the entry): appended to the array, no hashing */
+  addMany(uuids: readonly string[]): void {
+    for (const u of uuids) if (!this.removed?.delete(u)) this.base.push(u);
+  }
+
   delete(uuid: string): void {
     if (this.added?.delete(uuid)) return;
     (this.removed ??= new Set()).add(uuid);
@@ -293,6 +298,52 @@ export class Forest {
         else this.rootList = undefined;
       }
     }
+  }
+
+  /**
+   * put() for each of `records`, in order. Providers new to the forest are indexed in bulk
+   * (grouped by their shared inventory, trait and aggregate values, each group appended
+   * to every entry of its value at once, as loadCompacted() does): a catch-up after a bulk
+   * load puts tens of thousands, and one Set insertion per provider and index entry cost
+   * more than reading them.
+   */
+  putMany(records: Iterable<ProviderRecord>): void {
+    const byInv = new Map<Readonly<Record<string, Inventory>>, string[]>();
+    const byTraits = new Map<readonly string[], string[]>();
+    const byAggs = new Map<readonly string[], string[]>();
+    const flush = () => {
+      for (const [groups, index, keysOf] of [
+        [byInv, this.byResourceClass, (v: object) => Object.keys(v)],
+        [byTraits, this.byTrait, (v: object) => new Set(v as string[])],
+        [byAggs, this.byAggregate, (v: object) => new Set(v as string[])],
+      ] as const) {
+        for (const [v, uuids] of groups as Map<object, string[]>) {
+          for (const k of keysOf(v)) {
+            let s = index.get(k);
+            if (!s) index.set(k, (s = new IdSet()));
+            s.addMany(uuids);
+          }
+        }
+        groups.clear();
+      }
+    };
+    for (const r of records) {
+      if (this.providers.has(r.uuid)) {
+        // a provider the forest holds (or one this call put): its index entries must be complete first
+        flush();
+        this.put(r);
+        continue;
+      }
+      const p = this.compact(r);
+      this.providers.set(p.uuid, p);
+      if (p.inventories !== Interner.EMPTY_INV) groupPush(byInv, p.inventories, p.uuid);
+      if (p.traits.length) groupPush(byTraits, p.traits, p.uuid);
+      if (p.aggregates.length) groupPush(byAggs, p.aggregates, p.uuid);
+      this.indexTree(p);
+      this.version++;
+      this.appendSorted(p);
+    }
+    flush();
   }
 
   /** a new provider normally has the highest seq: append instead of re-sorting */

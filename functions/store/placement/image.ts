@@ -23,7 +23,7 @@ import { gunzip, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { BATCH_WRITE_MAX, batchGet, batchPut } from '../ddb/batch.js';
 import { decodeForest, decodeSome, encodeForest, IMAGE_FORMAT, IMAGE_VERSION, type ForestImage } from '../../core/placement/forest-image.js';
-import type { Forest } from '../../core/placement/forest.js';
+import type { Forest, Interner } from '../../core/placement/forest.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
@@ -80,7 +80,7 @@ export interface LoadedImage {
   /** change-log entries the image already holds (ForestImage.applied) */
   applied: string[];
   /** ms spent reading (decompression runs alongside), finishing decompression and joining, parsing, indexing */
-  timings: { read: number; gunzip: number; parse: number; decode: number };
+  timings: { read: number; gunzip: number; parse: number; decode: number; put?: number };
 }
 
 /** The forest of the current (or given) image; undefined when there is none or a chunk is gone. */
@@ -93,15 +93,19 @@ export async function readImage(manifest?: ImageManifest): Promise<LoadedImage |
   return { forest, manifest: got.manifest, applied: got.img.applied, timings: { ...got.timings, decode: performance.now() - t3 } };
 }
 
-/** Of the given image, only the records of the providers in `only` (those it holds); undefined when a chunk is gone. */
+/**
+ * Of the given image, only the records of the providers in `only` (those it holds), their
+ * shared parts from `intern` (the interner of the forest they go to); undefined when a chunk is gone.
+ */
 export async function readImageSome(
   m: ImageManifest,
   only: ReadonlySet<string>,
+  intern?: Interner,
 ): Promise<(Omit<LoadedImage, 'forest'> & { records: ProviderRecord[] }) | undefined> {
   const got = await fetchImage(m);
   if (!got) return undefined;
   const t3 = performance.now();
-  const records = decodeSome(got.img, only);
+  const records = decodeSome(got.img, only, intern);
   return { records, manifest: got.manifest, applied: got.img.applied, timings: { ...got.timings, decode: performance.now() - t3 } };
 }
 

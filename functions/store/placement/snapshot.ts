@@ -30,6 +30,8 @@ export interface SnapshotStats {
   logEntries: number;
   providerReads: number;
   lastRefreshMs: number;
+  /** where the last refresh spent its time, ms: reading manifests, the change log, images (and putting what they gave), the index, changed providers */
+  lastRefreshParts?: RefreshParts;
   /** the last full load or image catch-up: where from, how long it took, how many providers */
   lastLoad?: {
     source: 'image' | 'index';
@@ -37,9 +39,17 @@ export interface SnapshotStats {
     providers: number;
     bytes?: number;
     takenAt?: number;
-    /** an image's: ms reading, finishing decompression, parsing, building the forest */
-    timings?: { read: number; gunzip: number; parse: number; decode: number };
+    /** an image's: ms reading, finishing decompression, parsing, building the forest (a patch: its records, then putting them) */
+    timings?: { read: number; gunzip: number; parse: number; decode: number; put?: number };
   };
+}
+
+export interface RefreshParts {
+  manifest: number;
+  log: number;
+  image: number;
+  index: number;
+  reread: number;
 }
 
 export interface SnapshotOptions {
@@ -213,14 +223,15 @@ export class ProviderSnapshot {
   private async patchFromImage(m: ImageManifest | undefined, changed: ReadonlySet<string>, logReadAt: number): Promise<number | undefined> {
     const t0 = performance.now();
     if (!m || m.takenAt <= this.lastStart || m.takenAt > logReadAt - CLOCK_SKEW_MS || Date.now() - m.takenAt > IMAGE_MAX_AGE_MS) return undefined;
-    const img = await unlessForeign(readImageSome(m, changed));
+    const img = await unlessForeign(readImageSome(m, changed, this.forest.intern));
     if (!img) return undefined;
+    const p0 = performance.now();
     const held = new Set<string>();
-    for (const r of img.records) {
-      this.forest.put(r);
-      held.add(r.uuid);
-    }
+    for (const r of img.records) held.add(r.uuid);
     for (const u of changed) if (!held.has(u)) this.forest.delete(u);
+    // (a bulk load's providers are new here: indexed in bulk)
+    this.forest.putMany(img.records);
+    img.timings.put = performance.now() - p0;
     this.stats.imagePatches++;
     // (the providers it did not take are as this forest's own last index read left them:
     // a patch is no full load, and the periodic resync stays due)
@@ -264,12 +275,21 @@ export class ProviderSnapshot {
     const started = Date.now();
     const t0 = performance.now();
     const resyncMs = config().snapshotResyncS * 1000;
+    const parts: RefreshParts = { manifest: 0, log: 0, image: 0, index: 0, reread: 0 };
+    const timed = async <T>(part: keyof RefreshParts, work: Promise<T>): Promise<T> => {
+      const p0 = performance.now();
+      try {
+        return await work;
+      } finally {
+        parts[part] += performance.now() - p0;
+      }
+    };
     let since = this.lastStart - OVERLAP_MS;
     const fullLoad = !this.loaded || (resyncMs > 0 && started - this.lastFullLoad > resyncMs && started >= this.resyncDeferredUntil);
     // a cold start or a resync starts from an image when there is a usable one: for a
     // resync, one whose writer read the index after this forest last did (it catches
     // what the log may have missed, as a scan would)
-    const fromImage = fullLoad && this.options.useImage ? await this.loadImage(0, this.loaded ? this.lastFullLoad : 0) : undefined;
+    const fromImage = fullLoad && this.options.useImage ? await timed('image', this.loadImage(0, this.loaded ? this.lastFullLoad : 0)) : undefined;
     if (fromImage !== undefined) {
       since = fromImage - OVERLAP_MS;
       if (this.loaded) this.stats.resyncs++;
@@ -278,7 +298,7 @@ export class ProviderSnapshot {
       // cold load, or the periodic full resync: a safety net should a write ever commit
       // later than the overlap window allows (the change log then never shows it)
       const l0 = performance.now();
-      const all = await scanAllProviders();
+      const all = await timed('index', scanAllProviders());
       const scanned = new Set<string>();
       for (const p of all) {
         this.forest.put(p);
@@ -287,7 +307,7 @@ export class ProviderSnapshot {
       // the index may lag: anything it misses is checked with a consistent read
       const absent = [...this.forest.providers.keys()].filter((u) => !scanned.has(u));
       if (absent.length) {
-        const still = await getProviders(absent);
+        const still = await timed('index', getProviders(absent));
         for (const u of absent) {
           const p = still.get(u);
           if (p) this.forest.put(p);
@@ -310,7 +330,7 @@ export class ProviderSnapshot {
       since = this.loaded ? Math.min(since, replayFrom) : replayFrom;
     }
     // a catch-up through a newer image; undefined: none usable (the forest is then as it was)
-    const catchUp = (manifest?: ImageManifest) => this.loadImage(this.lastStart - OVERLAP_MS, 0, manifest);
+    const catchUp = (manifest?: ImageManifest) => timed('image', this.loadImage(this.lastStart - OVERLAP_MS, 0, manifest));
     let caught: number | undefined;
     // after a long gap (a bulk load takes minutes): if the current image is newer than
     // this forest and holds so many more or fewer providers that most of the forest would
@@ -318,7 +338,7 @@ export class ProviderSnapshot {
     // instead of thousands of entries). A smaller difference reads the log, and takes
     // from the image only what it names (below).
     if (this.loaded && fromImage === undefined && this.options.useImage && started - this.lastStart > (this.options.longGapMs ?? LONG_GAP_MS)) {
-      const m = await readManifest();
+      const m = await timed('manifest', readManifest());
       const differ = Math.abs(m ? m.providers - this.forest.size : 0);
       if (m && m.takenAt > this.lastStart && 2 * differ >= m.providers && this.imageIsCheaper(differ, m.providers)) {
         caught = await catchUp(m);
@@ -326,7 +346,7 @@ export class ProviderSnapshot {
       }
     }
     let logReadAt = Date.now();
-    let log = await this.changesSince(since);
+    let log = await timed('log', this.changesSince(since));
     // a long gap or a bulk load: when re-reading what changed would cost more than a
     // newer image, take the changed providers from that image (or, when it was taken
     // after the log was read, load all of it) and replay only what came after it. Taking
@@ -337,28 +357,28 @@ export class ProviderSnapshot {
       // (after a resync through the index the log was read from further back: no patch)
       let m: ImageManifest | undefined;
       if (!fullLoad) {
-        m = await readManifest();
+        m = await timed('manifest', readManifest());
         // an image taken after the log was read (less the clocks' skew): read the log again
         // if that makes it usable, as it does for any image more than a second old
         if (m && m.takenAt > logReadAt - CLOCK_SKEW_MS && m.takenAt <= Date.now() - CLOCK_SKEW_MS) {
           logReadAt = Date.now();
-          log = await this.changesSince(since);
+          log = await timed('log', this.changesSince(since));
         }
-        caught = await this.patchFromImage(m, log.changed, logReadAt);
+        caught = await timed('image', this.patchFromImage(m, log.changed, logReadAt));
       }
       // (the manifest read for the patch, if any: not read again)
       caught ??= await catchUp(m);
       if (caught !== undefined) {
         since = caught - OVERLAP_MS;
         // the image's own entries of its overlap window (applied) are not re-read
-        log = await this.changesSince(since);
+        log = await timed('log', this.changesSince(since));
       }
     }
     const { entries, unseen, changed } = log;
     this.stats.logEntries += entries.length;
     if (changed.size) {
       const g0 = performance.now();
-      const fresh = await getProviders(changed);
+      const fresh = await timed('reread', getProviders(changed));
       if (changed.size >= REREAD_SAMPLE) this.rereadMs = 0.5 * this.rereadMs + (0.5 * (performance.now() - g0)) / changed.size;
       this.stats.providerReads += changed.size;
       for (const u of changed) {
@@ -377,6 +397,7 @@ export class ProviderSnapshot {
     this.lastStart = started;
     this.stats.refreshes++;
     this.stats.lastRefreshMs = performance.now() - t0;
+    this.stats.lastRefreshParts = parts;
   }
 }
 

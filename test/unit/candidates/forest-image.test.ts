@@ -184,6 +184,54 @@ describe('forest image', () => {
   });
 });
 
+describe('Forest.putMany (a catch-up puts many records at once)', () => {
+  it('leaves the forest exactly as put() one by one would: records, order, indexes, also for providers it holds, deleted ones and repeats', () => {
+    const change = fc.record({
+      who: fc.nat(),
+      kind: fc.constantFrom('new', 'changed', 'same', 'repeat'),
+      traits: fc.subarray(TRAITS),
+      used: fc.nat({ max: 4 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(spec, { minLength: 1, maxLength: 30 }),
+        fc.array(spec, { maxLength: 30 }),
+        fc.array(change, { maxLength: 20 }),
+        fc.nat({ max: 5 }),
+        (specs, more, changes, deletions) => {
+          // the records of a larger forest: the first `specs` are held, `more` are new to it
+          const whole = build([...specs, ...more]).all();
+          const held = whole.slice(0, specs.length);
+          const batch: ProviderRecord[] = whole.slice(specs.length);
+          for (const c of changes) {
+            const p = whole[c.who % whole.length]!;
+            if (c.kind === 'changed') batch.push({ ...p, generation: p.generation + 1, traits: c.traits, usages: { VCPU: c.used } });
+            else if (c.kind === 'same') batch.push({ ...p });
+            else if (c.kind === 'repeat') batch.push({ ...p, name: `${p.name}-again` });
+          }
+          const one = decodeForest(JSON.parse(JSON.stringify(encodeForest(build(specs), 1))));
+          const many = decodeForest(JSON.parse(JSON.stringify(encodeForest(build(specs), 1))));
+          // a provider deleted before the batch may come back in it (its old index entries are gone)
+          for (const p of held.slice(0, deletions)) {
+            if (one.children(p.uuid).length) continue;
+            one.delete(p.uuid);
+            many.delete(p.uuid);
+          }
+          for (const r of batch) one.put(r);
+          many.putMany(batch);
+          expect(many.all()).toEqual(one.all());
+          expect(many.roots().map((p) => p.uuid)).toEqual(one.roots().map((p) => p.uuid));
+          for (const idx of ['byResourceClass', 'byTrait', 'byAggregate', 'byRoot', 'childrenOf'] as const) {
+            expect(sortedIndex(many[idx])).toEqual(sortedIndex(one[idx]));
+            for (const [, members] of many[idx]) expect(members.size).toBe([...members].length);
+          }
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe('IdSet (an index entry)', () => {
   it('counts and lists its members through adds and deletes, folded or not', () => {
     fc.assert(
