@@ -37,7 +37,11 @@ const LAMBDA_HEAP_MB = 2624;
 const CHUNK = 50_000;
 
 /** Bulk-load `count` more providers (in chunks: the input is large), then write the image as berth load does. */
-async function load(ctx: BenchContext, count: number, offset: number): Promise<{ first?: string; rate: number; image: { ms: number; mb: number } }> {
+async function load(
+  ctx: BenchContext,
+  count: number,
+  offset: number,
+): Promise<{ first?: string; rate: number; image: { ms: number; mb: number; delta: boolean } }> {
   const { bulkLoadProviders } = await import('../../functions/store/placement/bulk.js');
   const { imageAfterBulkLoad } = await import('../../functions/store/placement/bulk-image.js');
   const { snapshot } = await import('../../functions/store/placement/snapshot.js');
@@ -54,7 +58,7 @@ async function load(ctx: BenchContext, count: number, offset: number): Promise<{
   const s = (performance.now() - t0) / 1000;
   const i0 = performance.now();
   const img = await imageAfterBulkLoad({ records: [], logEntries: [] });
-  return { first, rate: count / s, image: { ms: performance.now() - i0, mb: img.manifest.bytes / 1e6 } };
+  return { first, rate: count / s, image: { ms: performance.now() - i0, mb: img.manifest.bytes / 1e6, delta: img.manifest.base !== undefined } };
 }
 
 interface Child {
@@ -235,11 +239,13 @@ async function run(ctx: BenchContext) {
       const st2 = await child.stats();
       await child.stop();
       const via =
-        st2.snapshot.imagePatches > before.snapshot.imagePatches
-          ? 'image (changed providers)'
-          : st2.snapshot.imageLoads > before.snapshot.imageLoads
-            ? 'image'
-            : 'change log';
+        st2.snapshot.deltaPatches > before.snapshot.deltaPatches
+          ? 'delta image (changed providers)'
+          : st2.snapshot.imagePatches > before.snapshot.imagePatches
+            ? 'image (changed providers)'
+            : st2.snapshot.imageLoads > before.snapshot.imageLoads
+              ? 'image'
+              : 'change log';
       const coldB = await freshAnswer();
       const cold = { ms: (coldA.ms + coldB.ms) / 2 };
       const st3 = coldB.st;
@@ -253,6 +259,9 @@ async function run(ctx: BenchContext) {
         kind: 'catchup',
         key: `${label}/catch-up`,
         added: more,
+        image_write_ms: r1(l2.image.ms),
+        image_mb: r1(l2.image.mb),
+        image_delta: l2.image.delta,
         providers: st2.providers,
         first_ms: r1(caught.ms),
         status: caught.status,
@@ -271,7 +280,7 @@ async function run(ctx: BenchContext) {
         cold_timings: st3.snapshot.lastLoad?.timings,
       });
       ctx.say(
-        `${label}: after a bulk load of ${more} more (${r1(l2.rate)}/s), and ${r1(waited / 1000)} s for the machine to go idle, a warm process's next answer took ${r1(caught.ms)} ms (caught up through the ${via}, refresh ${r1(st2.snapshot.lastRefreshMs)} ms: ${parts(st2.snapshot.lastRefreshParts)}${via !== 'change log' ? `; image ${parts(st2.snapshot.lastLoad?.timings)}` : ''}; its CPU ${r1(caught.cpuMs)} ms, other processes' ${r1(caught.othersCpuMs)} ms); a fresh process at the same size, before and after it: ${r1(coldA.ms)} / ${r1(coldB.ms)} ms (CPU ${r1(coldA.cpuMs)} / ${r1(coldB.cpuMs)} ms, others' ${r1(coldA.othersCpuMs)} / ${r1(coldB.othersCpuMs)} ms; image in ${r1(st3.snapshot.lastLoad?.ms ?? 0)} ms: ${parts(st3.snapshot.lastLoad?.timings)})`,
+        `${label}: after a bulk load of ${more} more (${r1(l2.rate)}/s; its image ${l2.image.delta ? 'a delta of ' : ''}${r1(l2.image.mb)} MB, written in ${r1(l2.image.ms)} ms), and ${r1(waited / 1000)} s for the machine to go idle, a warm process's next answer took ${r1(caught.ms)} ms (caught up through the ${via}, refresh ${r1(st2.snapshot.lastRefreshMs)} ms: ${parts(st2.snapshot.lastRefreshParts)}${via !== 'change log' ? `; image ${parts(st2.snapshot.lastLoad?.timings)}` : ''}; its CPU ${r1(caught.cpuMs)} ms, other processes' ${r1(caught.othersCpuMs)} ms); a fresh process at the same size, before and after it: ${r1(coldA.ms)} / ${r1(coldB.ms)} ms (CPU ${r1(coldA.cpuMs)} / ${r1(coldB.cpuMs)} ms, others' ${r1(coldA.othersCpuMs)} / ${r1(coldB.othersCpuMs)} ms; image in ${r1(st3.snapshot.lastLoad?.ms ?? 0)} ms: ${parts(st3.snapshot.lastLoad?.timings)})`,
       );
     }
   }

@@ -9,9 +9,13 @@
  * when this forest read the index again since the current image was made, when the
  * forest changed and the current image is older than FOREST_IMAGE_INTERVAL_S, or when
  * the current image is half a day old (the change log it needs expires after a day).
+ * While few providers differ from the last full image this snapshot wrote (or loaded),
+ * it writes a delta of that image (docs/design.md, "Delta images"): a million-provider
+ * cloud's image costs seconds to encode and store, a delta of a few thousand
+ * milliseconds.
  */
 import { config } from '../config.js';
-import { readManifest, writeImage, type ImageManifest } from '../store/placement/image.js';
+import { readManifest, type ImageManifest } from '../store/placement/image.js';
 import { imageSourceSnapshot } from '../store/placement/snapshot.js';
 
 const MAX_AGE_MS = 12 * 3600 * 1000;
@@ -24,6 +28,9 @@ export interface ImageReport {
   chunks?: number;
   takenAt?: number;
   ms?: number;
+  /** a delta of an earlier full image (of baseBytes): bytes and chunks are the delta's */
+  delta?: boolean;
+  baseBytes?: number;
 }
 
 /** the forest state this process last made an image of */
@@ -48,11 +55,20 @@ export async function refreshForestImage(opts: { force?: boolean } = {}): Promis
             ? 'the forest changed'
             : undefined;
   if (!reason) return { written: false, reason: 'the image is recent' };
-  const { manifest, written } = await writeImage(forest, snap.asOf, snap.indexLoadedAt, snap.appliedRecently());
+  const { manifest, written } = await snap.writeImage();
   if (written) lastWritten = { forest: forest.id, version: forest.version };
   return report(manifest, written, written ? reason : 'a newer image was written meanwhile', performance.now() - t0);
 }
 
 function report(m: ImageManifest, written: boolean, reason: string, ms: number): ImageReport {
-  return { written, reason, providers: m.providers, bytes: m.bytes, chunks: m.chunks, takenAt: m.takenAt, ms: Math.round(ms) };
+  return {
+    written,
+    reason,
+    providers: m.providers,
+    bytes: m.bytes,
+    chunks: m.chunks,
+    takenAt: m.takenAt,
+    ms: Math.round(ms),
+    ...(m.base ? { delta: true, baseBytes: m.base.bytes } : {}),
+  };
 }

@@ -152,7 +152,10 @@ export async function loadCommand(args: string[]): Promise<number> {
     // running APIs catch up with the load from this image instead of re-reading every provider
     const { imageAfterBulkLoad } = await import('../../functions/store/placement/bulk-image.js');
     const img = await imageAfterBulkLoad(r);
-    process.stdout.write(`[berth load] forest image of ${img.manifest.providers} providers written (${(img.manifest.bytes / 1e6).toFixed(1)} MB)\n`);
+    const kind = img.manifest.base
+      ? `a delta of ${(img.manifest.bytes / 1e6).toFixed(1)} MB to the image of ${(img.manifest.base.bytes / 1e6).toFixed(1)} MB before`
+      : `${(img.manifest.bytes / 1e6).toFixed(1)} MB`;
+    process.stdout.write(`[berth load] forest image of ${img.manifest.providers} providers written (${kind})\n`);
     return 0;
   } catch (e) {
     if (e instanceof BulkInputError) throw new Error(`${file}: ${e.message}`);

@@ -9,12 +9,16 @@
  * positions. A million flat providers with three classes encode to about 60 bytes each
  * before compression. Pure: bytes in, records out (the store compresses, chunks and
  * stores it).
+ *
+ * The same document also carries a delta (encodeDelta): the records of some providers
+ * and the uuids of deleted ones, which a reader puts into (and deletes from) the forest
+ * of a full image — the base it names in the store (docs/design.md, "Delta images").
  */
 import { Forest, Interner } from './forest.js';
 import type { Inventory, ProviderRecord } from './model.js';
 
 export const IMAGE_FORMAT = 'berth-forest-image';
-export const IMAGE_VERSION = 2;
+export const IMAGE_VERSION = 3;
 
 /** [total, reserved, min_unit, max_unit, step_size, allocation_ratio] */
 type InvTuple = [number, number, number, number, number, number];
@@ -30,6 +34,8 @@ export interface ForestImage {
    * their providers (after a bulk load, thousands)
    */
   applied: string[];
+  /** a delta's: providers deleted since its base (none in a full image) */
+  deleted: string[];
   /** every uuid, 36 characters each, one after the other (an array when one is not 36 long) */
   uuid: string | string[];
   name: string[];
@@ -120,7 +126,27 @@ function table<T>(key: (v: T) => string) {
 
 /** The image of `forest` as of `takenAt` (every write committed before it is in the forest). */
 export function encodeForest(forest: Forest, takenAt: number, applied: string[] = []): ForestImage {
-  const all = forest.all();
+  return encodeRecords(forest.all(), takenAt, applied, []);
+}
+
+/**
+ * A delta of `forest` as of `takenAt`: the records of the providers of `changed` it holds
+ * (in creation order; a link to a provider outside them is its uuid) and the uuids of
+ * those it does not (deleted).
+ */
+export function encodeDelta(forest: Forest, changed: Iterable<string>, takenAt: number, applied: string[] = []): ForestImage {
+  const records: ProviderRecord[] = [];
+  const deleted: string[] = [];
+  for (const u of changed) {
+    const p = forest.get(u);
+    if (p) records.push(p);
+    else deleted.push(u);
+  }
+  records.sort((a, b) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
+  return encodeRecords(records, takenAt, applied, deleted.sort());
+}
+
+function encodeRecords(all: readonly ProviderRecord[], takenAt: number, applied: string[], deleted: string[]): ForestImage {
   const pos = new Map<string, number>();
   for (const [i, p] of all.entries()) pos.set(p.uuid, i);
   const link = (u: string | undefined) => (u === undefined ? -1 : (pos.get(u) ?? u));
@@ -194,6 +220,7 @@ export function encodeForest(forest: Forest, takenAt: number, applied: string[] 
     version: IMAGE_VERSION,
     takenAt,
     applied,
+    deleted,
     uuid: cols.uuid.every((u) => u.length === 36) ? cols.uuid.join('') : cols.uuid,
     name: cols.name,
     generation: column(cols.generation),
@@ -239,6 +266,19 @@ export function decodeSome(img: ForestImage, only: ReadonlySet<string>, intern =
   return decodeRecords(img, intern, only).filter((r) => r !== undefined);
 }
 
+/** Every record of a delta (or of any image), its shared parts from `intern` (the forest's it goes to), and the uuids it deletes. */
+export function decodeDelta(img: ForestImage, intern: Interner): { records: ProviderRecord[]; deleted: string[] } {
+  return { records: decodeRecords(img, intern), deleted: img.deleted };
+}
+
+/** The uuids of the providers an image holds, in its order. */
+export function imageUuids(img: ForestImage): string[] {
+  if (typeof img.uuid !== 'string') return expand(img.uuid, 'uuid');
+  const out = new Array<string>(img.uuid.length / 36);
+  for (let i = 0; i < out.length; i++) out[i] = img.uuid.slice(i * 36, i * 36 + 36);
+  return out;
+}
+
 /** the seven hex digits of `s` from `at` as an integer (any other character gives some value: a filter, not an identity) */
 function hexPrefix(s: string, at: number): number {
   let h = 0;
@@ -254,6 +294,8 @@ function decodeRecords(img: ForestImage, intern: Interner, only?: ReadonlySet<st
     throw new ImageFormatError(`not a ${IMAGE_FORMAT} version ${IMAGE_VERSION}`);
   }
   if (!Array.isArray(img.applied)) throw new ImageFormatError('field applied is missing');
+  if (!Array.isArray(img.deleted) || img.deleted.some((u) => typeof u !== 'string'))
+    throw new ImageFormatError('field deleted is not a list of uuids');
   // a subset decode slices only the uuids it builds or links to (a million slices and
   // Set lookups of them cost more than the records it builds)
   const packed = typeof img.uuid === 'string' ? img.uuid : undefined;

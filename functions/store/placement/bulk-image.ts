@@ -6,7 +6,7 @@
  * refresh that follows re-reads only what others changed meanwhile.
  */
 import type { BulkResult } from './bulk.js';
-import { writeImage, type ImageManifest } from './image.js';
+import type { ImageManifest } from './image.js';
 import { snapshot } from './snapshot.js';
 
 export async function imageAfterBulkLoad(result: Pick<BulkResult, 'records' | 'logEntries'>): Promise<{ manifest: ImageManifest; written: boolean }> {
@@ -14,6 +14,7 @@ export async function imageAfterBulkLoad(result: Pick<BulkResult, 'records' | 'l
   // the forest as of before the load (the loader checked it for clashes), then ours
   await snap.fresh();
   snap.absorb(result.records, result.logEntries);
-  const forest = await snap.fresh(0);
-  return writeImage(forest, snap.asOf, snap.indexLoadedAt, snap.appliedRecently());
+  await snap.fresh(0);
+  // (a delta of the image this forest came from when the load changed little of it)
+  return snap.writeImage();
 }

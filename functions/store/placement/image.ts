@@ -16,13 +16,29 @@
  * expire (TTL) two days later, so a reader holding an older manifest still finds its
  * chunks. The manifest only ever moves forward (a condition on takenAt), so two writers
  * cannot replace a newer image with an older one.
+ *
+ * Delta images (docs/design.md, "Delta images"): a manifest may name a `base` — a full
+ * image written earlier, at most BASE_MAX_AGE_MS before — and its own chunks then hold
+ * only the providers whose records differ from the base's (and the uuids of those
+ * deleted since). The whole image is the base with the delta put in; a process whose
+ * forest came from that same base takes the delta alone.
  */
 import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { BATCH_WRITE_MAX, batchGet, batchPut } from '../ddb/batch.js';
-import { decodeForest, decodeSome, encodeForest, IMAGE_FORMAT, IMAGE_VERSION, type ForestImage } from '../../core/placement/forest-image.js';
+import {
+  decodeDelta,
+  decodeForest,
+  decodeSome,
+  encodeDelta,
+  encodeForest,
+  IMAGE_FORMAT,
+  imageUuids,
+  IMAGE_VERSION,
+  type ForestImage,
+} from '../../core/placement/forest-image.js';
 import type { Forest, Interner } from '../../core/placement/forest.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { ddb, tableName } from '../ddb/client.js';
@@ -39,6 +55,21 @@ const CHUNKS_PER_GET = 8;
 const gunzipAsync = promisify(gunzip);
 /** chunks outlive the manifest that named them by this long */
 export const IMAGE_CHUNK_TTL_S = 2 * 24 * 3600;
+/**
+ * A delta names a base written at most this long before: its chunks outlive it by a day
+ * and a half, longer than a reader keeps using an image (snapshot.ts IMAGE_MAX_AGE_MS).
+ */
+export const BASE_MAX_AGE_MS = 12 * 3600 * 1000;
+
+/** A full image, as a delta's manifest names it. */
+export interface ImageBase {
+  id: string;
+  chunks: number;
+  bytes: number;
+  providers: number;
+  takenAt: number;
+  writtenAt: number;
+}
 
 export interface ImageManifest {
   id: string;
@@ -50,10 +81,19 @@ export interface ImageManifest {
   /** when the forest it was made from last read every provider through the index */
   indexLoadAt: number;
   writtenAt: number;
+  /** providers in the whole image (the base's with the delta's changes) */
   providers: number;
+  /** this image's own chunks and their compressed bytes (a delta's: the delta only) */
   chunks: number;
-  /** compressed bytes */
   bytes: number;
+  /** a delta's base: the full image its chunks change */
+  base?: ImageBase;
+}
+
+/** A full image's manifest as the base of a delta. */
+export function asBase(m: ImageManifest): ImageBase {
+  if (m.base) throw new Error('a delta image is no base');
+  return { id: m.id, chunks: m.chunks, bytes: m.bytes, providers: m.providers, takenAt: m.takenAt, writtenAt: m.writtenAt };
 }
 
 export async function readManifest(): Promise<ImageManifest | undefined> {
@@ -71,6 +111,18 @@ export async function readManifest(): Promise<ImageManifest | undefined> {
     providers: Number(it.providers),
     chunks: Number(it.chunks),
     bytes: Number(it.bytes),
+    ...(it.base ? { base: readBase(it.base as Record<string, unknown>) } : {}),
+  };
+}
+
+function readBase(b: Record<string, unknown>): ImageBase {
+  return {
+    id: String(b.id),
+    chunks: Number(b.chunks),
+    bytes: Number(b.bytes),
+    providers: Number(b.providers),
+    takenAt: Number(b.takenAt),
+    writtenAt: Number(b.writtenAt),
   };
 }
 
@@ -79,6 +131,8 @@ export interface LoadedImage {
   manifest: ImageManifest;
   /** change-log entries the image already holds (ForestImage.applied) */
   applied: string[];
+  /** the providers a delta image changes (put or deletes); none for a full image */
+  deltaIds: string[];
   /** ms spent reading (decompression runs alongside), finishing decompression and joining, parsing, indexing */
   timings: { read: number; gunzip: number; parse: number; decode: number; put?: number };
 }
@@ -86,11 +140,32 @@ export interface LoadedImage {
 /** The forest of the current (or given) image; undefined when there is none or a chunk is gone. */
 export async function readImage(manifest?: ImageManifest): Promise<LoadedImage | undefined> {
   const m = manifest ?? (await readManifest());
-  const got = m && (await fetchImage(m));
+  const got = m && (await fetchWhole(m));
   if (!got) return undefined;
   const t3 = performance.now();
-  const forest = decodeForest(got.img);
-  return { forest, manifest: got.manifest, applied: got.img.applied, timings: { ...got.timings, decode: performance.now() - t3 } };
+  const forest = decodeForest(got.base ?? got.img);
+  let deltaIds: string[] = [];
+  if (got.base) {
+    const d = decodeDelta(got.img, forest.intern);
+    for (const u of d.deleted) forest.delete(u);
+    forest.putMany(d.records);
+    deltaIds = idsOf(d);
+  }
+  return { forest, manifest: m, applied: got.img.applied, deltaIds, timings: { ...got.timings, decode: performance.now() - t3 } };
+}
+
+function idsOf(d: { records: ProviderRecord[]; deleted: string[] }): string[] {
+  return [...d.records.map((r) => r.uuid), ...d.deleted];
+}
+
+/** An image's own document and, for a delta, its base's: read together */
+async function fetchWhole(m: ImageManifest): Promise<{ img: ForestImage; base?: ForestImage; timings: ImageTimings } | undefined> {
+  if (!m.base) return fetchImage(m.id, m.chunks);
+  const [base, own] = await Promise.all([fetchImage(m.base.id, m.base.chunks), fetchImage(m.id, m.chunks)]);
+  if (!base || !own) return undefined;
+  const timings = { read: Math.max(base.timings.read, own.timings.read), gunzip: 0, parse: base.timings.parse + own.timings.parse };
+  timings.gunzip = Math.max(base.timings.read + base.timings.gunzip, own.timings.read + own.timings.gunzip) - timings.read;
+  return { img: own.img, base: base.img, timings };
 }
 
 /**
@@ -102,17 +177,41 @@ export async function readImageSome(
   only: ReadonlySet<string>,
   intern?: Interner,
 ): Promise<(Omit<LoadedImage, 'forest'> & { records: ProviderRecord[] }) | undefined> {
-  const got = await fetchImage(m);
+  const got = await fetchWhole(m);
   if (!got) return undefined;
   const t3 = performance.now();
-  const records = decodeSome(got.img, only, intern);
-  return { records, manifest: got.manifest, applied: got.img.applied, timings: { ...got.timings, decode: performance.now() - t3 } };
+  let records = decodeSome(got.base ?? got.img, only, intern);
+  let deltaIds: string[] = [];
+  if (got.base) {
+    // the delta's records replace the base's; its deletions remove them
+    deltaIds = [...imageUuids(got.img), ...got.img.deleted];
+    const replaced = new Set(deltaIds);
+    records = [...records.filter((r) => !replaced.has(r.uuid)), ...decodeSome(got.img, only, intern)];
+  }
+  return { records, manifest: m, applied: got.img.applied, deltaIds, timings: { ...got.timings, decode: performance.now() - t3 } };
 }
 
+/**
+ * Of a delta image, every record it holds and the uuids it deletes — without its base: for
+ * a forest that came from that same base. Undefined when a chunk is gone.
+ */
+export async function readDelta(
+  m: ImageManifest,
+  intern: Interner,
+): Promise<(Omit<LoadedImage, 'forest'> & { records: ProviderRecord[]; deleted: string[] }) | undefined> {
+  const got = await fetchImage(m.id, m.chunks);
+  if (!got) return undefined;
+  const t3 = performance.now();
+  const d = decodeDelta(got.img, intern);
+  return { ...d, manifest: m, applied: got.img.applied, deltaIds: idsOf(d), timings: { ...got.timings, decode: performance.now() - t3 } };
+}
+
+type ImageTimings = { read: number; gunzip: number; parse: number };
+
 /** An image's chunks, read, decompressed and parsed */
-async function fetchImage(m: ImageManifest) {
+async function fetchImage(id: string, chunks: number): Promise<{ img: ForestImage; timings: ImageTimings } | undefined> {
   const t0 = performance.now();
-  const keys = Array.from({ length: m.chunks }, (_, i) => K.imageChunk(m.id, i));
+  const keys = Array.from({ length: chunks }, (_, i) => K.imageChunk(id, i));
   const parts: Buffer[] = new Array(keys.length);
   const unzipping: Promise<void>[] = [];
   await batchGet(keys, {
@@ -135,7 +234,7 @@ async function fetchImage(m: ImageManifest) {
   const json = Buffer.concat(parts).toString('utf8');
   const t2 = performance.now();
   const img = JSON.parse(json) as ForestImage;
-  return { img, manifest: m, timings: { read, gunzip: t2 - t0 - read, parse: performance.now() - t2 } };
+  return { img, timings: { read, gunzip: t2 - t0 - read, parse: performance.now() - t2 } };
 }
 
 /** The JSON in slices, each gzip-compressed on its own to at most IMAGE_CHUNK_BYTES. */
@@ -167,15 +266,19 @@ async function writeChunks(items: Record<string, unknown>[]): Promise<void> {
 
 /**
  * Store the image of `forest` as of `takenAt` and make it current — unless a newer one
- * is current already (then it is left as it is and that manifest is returned).
+ * is current already (then it is left as it is and that manifest is returned). With
+ * `delta`, only the providers of `changed` are stored, as changes to `base` (the caller
+ * vouches that every other provider's record is the base's: snapshot.ts).
  */
 export async function writeImage(
   forest: Forest,
   takenAt: number,
   indexLoadAt: number,
   applied: string[] = [],
+  delta?: { base: ImageBase; changed: ReadonlySet<string> },
 ): Promise<{ manifest: ImageManifest; written: boolean }> {
-  const chunks = compressSlices(Buffer.from(JSON.stringify(encodeForest(forest, takenAt, applied)), 'utf8'));
+  const doc = delta ? encodeDelta(forest, delta.changed, takenAt, applied) : encodeForest(forest, takenAt, applied);
+  const chunks = compressSlices(Buffer.from(JSON.stringify(doc), 'utf8'));
   const id = `${takenAt}-${randomBytes(4).toString('hex')}`;
   const now = Date.now();
   const ttl = Math.floor(now / 1000) + IMAGE_CHUNK_TTL_S;
@@ -192,6 +295,7 @@ export async function writeImage(
     providers: forest.size,
     chunks: items.length,
     bytes: chunks.reduce((n, c) => n + c.length, 0),
+    ...(delta ? { base: delta.base } : {}),
   };
   try {
     await ddb().send(

@@ -14,7 +14,18 @@ import { Forest } from '../../core/placement/forest.js';
 import { ImageFormatError } from '../../core/placement/forest-image.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { config } from '../../config.js';
-import { readImage, readImageSome, readManifest, type ImageManifest, type LoadedImage } from './image.js';
+import {
+  asBase,
+  BASE_MAX_AGE_MS,
+  readDelta,
+  readImage,
+  readImageSome,
+  readManifest,
+  writeImage,
+  type ImageBase,
+  type ImageManifest,
+  type LoadedImage,
+} from './image.js';
 import { CLOCK_SKEW_MS, entryTime, OVERLAP_MS, readLogSince } from './changelog.js';
 import { getProviders, scanAllProviders } from './providers.js';
 
@@ -25,6 +36,8 @@ export interface SnapshotStats {
   imageLoads: number;
   /** of those, catch-ups that took only the changed providers from the image (patchFromImage) */
   imagePatches: number;
+  /** of those, patches that read only a delta image's own chunks, not its base's */
+  deltaPatches: number;
   resyncs: number;
   logQueries: number;
   logEntries: number;
@@ -91,6 +104,8 @@ const IMAGE_MS_PER_PROVIDER = 0.004;
 const IMAGE_FIXED_MS = 50;
 /** a refresh this long after the previous one first looks at the image's manifest */
 const LONG_GAP_MS = 20_000;
+/** an image is written as a delta while at most this share of the forest differs from its base */
+const DELTA_MAX_SHARE = 0.25;
 
 export class ProviderSnapshot {
   forest = new Forest();
@@ -105,6 +120,20 @@ export class ProviderSnapshot {
   private inflightTicket = 0;
   /** measured cost of re-reading one changed provider (ms; see REREAD_MS_PER_PROVIDER) */
   private rereadMs = REREAD_MS_PER_PROVIDER;
+  /** measured cost of loading a whole image, per provider (ms; see IMAGE_MS_PER_PROVIDER) */
+  private imageMs: number | undefined;
+  /**
+   * The full image this forest is a known change of (docs/design.md, "Delta images"):
+   * every provider not in `dirty` is exactly as `base` holds it (or absent from both).
+   * Kept by every change to the forest; undefined when the forest came from the index.
+   */
+  private base: ImageBase | undefined;
+  private dirty = new Set<string>();
+  /** while a full image of this forest is being written: the providers changed since it was encoded */
+  private changedSinceEncode: Set<string> | undefined;
+  /** moves whenever `base` is set or dropped (an image write that began before does not set it) */
+  private baseEpoch = 0;
+  private writing: Promise<unknown> = Promise.resolve();
   stats: SnapshotStats = ProviderSnapshot.noStats();
 
   private static noStats(): SnapshotStats {
@@ -113,6 +142,7 @@ export class ProviderSnapshot {
       coldLoads: 0,
       imageLoads: 0,
       imagePatches: 0,
+      deltaPatches: 0,
       resyncs: 0,
       logQueries: 0,
       logEntries: 0,
@@ -171,6 +201,36 @@ export class ProviderSnapshot {
     this.lastFullLoad = 0;
     this.resyncDeferredUntil = 0;
     this.seen.clear();
+    this.setBase(undefined);
+  }
+
+  /** this forest equals `base` except for the providers of `changed` */
+  private setBase(base: ImageBase | undefined, changed: Iterable<string> = []): void {
+    this.base = base;
+    this.dirty = base ? new Set(changed) : new Set();
+    this.baseEpoch++;
+  }
+
+  /** a provider of the forest may now differ from the base's */
+  private touch(uuid: string): void {
+    if (!this.base) return;
+    this.dirty.add(uuid);
+    this.changedSinceEncode?.add(uuid);
+    // a reader that never writes images would otherwise collect every provider it re-reads
+    if (this.dirty.size > 1000 && this.dirty.size > this.forest.size / 2 && !this.changedSinceEncode) this.setBase(undefined);
+  }
+
+  /** forest.put(), noting the provider when its record changed */
+  private put(record: ProviderRecord): void {
+    const v = this.forest.version;
+    this.forest.put(record);
+    if (this.forest.version !== v) this.touch(record.uuid);
+  }
+
+  private delete(uuid: string): void {
+    if (!this.forest.get(uuid)) return;
+    this.forest.delete(uuid);
+    this.touch(uuid);
   }
 
   /**
@@ -182,7 +242,7 @@ export class ProviderSnapshot {
    * waits ten minutes more.
    */
   absorb(records: ProviderRecord[], logEntries: Array<{ sk: string; ts: number }>): void {
-    for (const r of records) this.forest.put(r);
+    for (const r of records) this.put(r);
     for (const e of logEntries) this.seen.set(e.sk, e.ts);
     this.resyncDeferredUntil = Date.now() + 600_000;
   }
@@ -206,6 +266,8 @@ export class ProviderSnapshot {
     const img = await unlessForeign(readImage(m));
     if (!img) return undefined;
     this.forest = img.forest;
+    this.setBase(m.base ?? asBase(m), img.deltaIds);
+    this.imageMs = (performance.now() - t0) / Math.max(1, m.providers);
     // the whole forest is now the image writer's, which read the index then
     this.lastFullLoad = Math.max(this.lastFullLoad, m.indexLoadAt);
     return this.adopt(m, img.applied, img.timings, t0);
@@ -223,6 +285,8 @@ export class ProviderSnapshot {
   private async patchFromImage(m: ImageManifest | undefined, changed: ReadonlySet<string>, logReadAt: number): Promise<number | undefined> {
     const t0 = performance.now();
     if (!m || m.takenAt <= this.lastStart || m.takenAt > logReadAt - CLOCK_SKEW_MS || Date.now() - m.takenAt > IMAGE_MAX_AGE_MS) return undefined;
+    // a delta of the base this forest is a known change of: its own chunks are enough
+    if (m.base && this.base?.id === m.base.id) return this.patchFromDelta(m, changed, t0);
     const img = await unlessForeign(readImageSome(m, changed, this.forest.intern));
     if (!img) return undefined;
     const p0 = performance.now();
@@ -233,9 +297,74 @@ export class ProviderSnapshot {
     this.forest.putMany(img.records);
     img.timings.put = performance.now() - p0;
     this.stats.imagePatches++;
-    // (the providers it did not take are as this forest's own last index read left them:
-    // a patch is no full load, and the periodic resync stays due)
+    // the forest now holds what the image holds (the providers it did not take are the same
+    // in both): a known change of its base. (Yet as this forest's own last index read left
+    // them: a patch is no full load, and the periodic resync stays due.)
+    this.setBase(m.base ?? asBase(m), img.deltaIds);
+    this.imageMs = (performance.now() - t0) / Math.max(1, m.providers);
     return this.adopt(m, img.applied, img.timings, t0);
+  }
+
+  /**
+   * patchFromImage() through a delta of this forest's own base, without reading the base:
+   * a provider of `changed` the delta holds (or deletes) is taken from it; one it does not
+   * is as the base has it in the image, and so here too — unless this forest changed it
+   * since the base (`dirty`: e.g. a write it replayed that the image's writer had not
+   * seen yet), which is read again, consistently, like any provider the log names.
+   */
+  private async patchFromDelta(m: ImageManifest, changed: ReadonlySet<string>, t0: number): Promise<number | undefined> {
+    const d = await unlessForeign(readDelta(m, this.forest.intern));
+    if (!d) return undefined;
+    const p0 = performance.now();
+    const inDelta = new Set(d.deltaIds);
+    const reread = [...changed].filter((u) => !inDelta.has(u) && this.dirty.has(u));
+    const again = reread.length ? await getProviders(reread) : new Map<string, ProviderRecord>();
+    this.stats.providerReads += reread.length;
+    for (const u of d.deleted) if (changed.has(u)) this.delete(u);
+    this.forest.putMany(d.records.filter((r) => changed.has(r.uuid)));
+    for (const u of reread) {
+      const p = again.get(u);
+      if (p) this.put(p);
+      else this.delete(u);
+    }
+    // what the delta changes differs from the base here too (those it did not take are as the image has them)
+    for (const u of d.deltaIds) this.touch(u);
+    for (const u of changed) this.touch(u);
+    d.timings.put = performance.now() - p0;
+    this.stats.imagePatches++;
+    this.stats.deltaPatches++;
+    return this.adopt(m, d.applied, d.timings, t0);
+  }
+
+  /**
+   * Store an image of this forest (callers refresh it first): a delta of its base while
+   * at most DELTA_MAX_SHARE of it differs from the base and the base is recent enough to
+   * name, else a full image, which becomes the base. One write at a time.
+   */
+  writeImage(): Promise<{ manifest: ImageManifest; written: boolean }> {
+    const run = this.writing.then(() => this.writeImageNow());
+    this.writing = run.catch(() => undefined);
+    return run;
+  }
+
+  private async writeImageNow(): Promise<{ manifest: ImageManifest; written: boolean }> {
+    const forest = this.forest;
+    const base = this.base;
+    if (base && Date.now() - base.writtenAt < BASE_MAX_AGE_MS && this.dirty.size <= forest.size * DELTA_MAX_SHARE) {
+      // (encoded before writeImage's first await: the forest and `dirty` as of now)
+      return writeImage(forest, this.asOf, this.lastFullLoad, this.appliedRecently(), { base, changed: this.dirty });
+    }
+    const epoch = this.baseEpoch;
+    const since = new Set<string>();
+    this.changedSinceEncode = since;
+    try {
+      const r = await writeImage(forest, this.asOf, this.lastFullLoad, this.appliedRecently());
+      // the forest now differs from the image it wrote by what changed since it was encoded
+      if (r.written && !r.manifest.base && this.baseEpoch === epoch && this.forest === forest) this.setBase(asBase(r.manifest), since);
+      return r;
+    } finally {
+      this.changedSinceEncode = undefined;
+    }
   }
 
   /** the forest now holds image `m`'s state: replay from its takenAt, not re-reading what it applied */
@@ -260,8 +389,8 @@ export class ProviderSnapshot {
 
   /** what a catch-up would cost, ms: re-reading one changed provider, and loading an image of `providers` */
   catchUpCosts(providers = this.forest.size): { rereadMsPerProvider: number; imageMs: number } {
-    const last = this.stats.lastLoad;
-    const perProvider = last?.source === 'image' && last.providers > 0 ? last.ms / last.providers : IMAGE_MS_PER_PROVIDER;
+    // (a whole image's cost: a delta costs less, and an estimate that errs goes to the image)
+    const perProvider = this.imageMs ?? IMAGE_MS_PER_PROVIDER;
     return { rereadMsPerProvider: this.rereadMs, imageMs: IMAGE_FIXED_MS + perProvider * providers };
   }
 
@@ -301,7 +430,7 @@ export class ProviderSnapshot {
       const all = await timed('index', scanAllProviders());
       const scanned = new Set<string>();
       for (const p of all) {
-        this.forest.put(p);
+        this.put(p);
         scanned.add(p.uuid);
       }
       // the index may lag: anything it misses is checked with a consistent read
@@ -310,8 +439,8 @@ export class ProviderSnapshot {
         const still = await timed('index', getProviders(absent));
         for (const u of absent) {
           const p = still.get(u);
-          if (p) this.forest.put(p);
-          else this.forest.delete(u);
+          if (p) this.put(p);
+          else this.delete(u);
         }
       }
       if (this.loaded) this.stats.resyncs++;
@@ -383,8 +512,8 @@ export class ProviderSnapshot {
       this.stats.providerReads += changed.size;
       for (const u of changed) {
         const p = fresh.get(u);
-        if (p) this.forest.put(p);
-        else this.forest.delete(u);
+        if (p) this.put(p);
+        else this.delete(u);
       }
     }
     // only now: a refresh that fails half-way must not mark entries it never applied

@@ -313,6 +313,116 @@ describe('the forest image', () => {
   });
 });
 
+/** the forest holds every provider exactly as a process reading them all through the index does */
+async function expectAsTheIndexHasIt(forest: InstanceType<typeof snap.ProviderSnapshot>['forest']) {
+  const truth = await new snap.ProviderSnapshot({ useImage: false }).fresh();
+  expect(forest.size).toBe(truth.size);
+  for (const [u, p] of truth.providers) expect(forest.get(u), u).toEqual(p);
+}
+const settle = () => new Promise((r) => setTimeout(r, 1100));
+
+describe('delta images', () => {
+  beforeAll(async () => {
+    // a forest large enough that a load past the break-even point changes less than a quarter of it
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    await bulkLoadProviders(Array.from({ length: 3000 }, (_, i) => ({ uuid: randomUUID(), name: `delta-base-${i}` })));
+  });
+
+  it('a writer stores a delta of its last full image while little has changed, a full image once much has; a new process starts from base and delta', async () => {
+    const doomed = await createProvider(api, { name: 'delta-doomed' });
+    const w = new snap.ProviderSnapshot({ useImage: false });
+    await w.fresh();
+    const full = await w.writeImage();
+    expect(full.written).toBe(true);
+    expect(full.manifest.base).toBeUndefined();
+    const kept = await createProvider(api, { name: 'delta-kept', inventories: { VCPU: { total: 4 } } });
+    expect((await api.req('DELETE', `/resource_providers/${doomed}`)).status).toBe(204);
+    await w.fresh(0);
+    const d = await w.writeImage();
+    expect(d.written).toBe(true);
+    expect(d.manifest.base?.id).toBe(full.manifest.id);
+    expect(d.manifest.providers).toBe(w.forest.size);
+    expect(d.manifest.bytes).toBeLessThan(full.manifest.bytes / 10);
+    coldStart();
+    const forest = await snap.snapshot().fresh();
+    expect(snap.snapshot().stats).toMatchObject({ imageLoads: 1, lastLoad: { source: 'image', takenAt: d.manifest.takenAt } });
+    expect(forest.get(kept)?.name).toBe('delta-kept');
+    expect(forest.get(doomed)).toBeUndefined();
+    await expectAsTheIndexHasIt(forest);
+    // more than a quarter of the forest changed: a full image again, the base of what follows
+    const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
+    const n = Math.ceil(w.forest.size / 3);
+    await bulkLoadProviders(Array.from({ length: n }, (_, i) => ({ uuid: randomUUID(), name: `bulk9-${i}` })));
+    await w.fresh(0);
+    const again = await w.writeImage();
+    expect(again).toMatchObject({ written: true, manifest: { providers: w.forest.size } });
+    expect(again.manifest.base).toBeUndefined();
+    await createProvider(api, { name: 'delta-next' });
+    await w.fresh(0);
+    expect((await w.writeImage()).manifest.base?.id).toBe(again.manifest.id);
+  });
+
+  it('a process whose forest came from the base catches up through the delta alone; a provider it changed since the base that the delta leaves alone, it reads again', async () => {
+    const w = new snap.ProviderSnapshot({ useImage: false });
+    const parent = await createProvider(api, { name: 'dp-parent', inventories: { VCPU: { total: 4 } } });
+    const doomed = await createProvider(api, { name: 'dp-doomed' });
+    await w.fresh();
+    const full = await w.writeImage();
+    const behind = new snap.ProviderSnapshot({ useImage: true });
+    await behind.fresh();
+    expect(behind.stats.lastLoad).toMatchObject({ source: 'image', takenAt: full.manifest.takenAt });
+    // a child this process sees come and go: the image's writer sees neither (its parent ends as the base has it)
+    const child = await createProvider(api, { name: 'dp-child', parent });
+    expect((await behind.fresh(0)).get(child)).toBeDefined();
+    expect((await api.req('DELETE', `/resource_providers/${child}`)).status).toBe(204);
+    const n = await loadPastBreakEven(behind, 'bulk8-');
+    expect((await api.req('DELETE', `/resource_providers/${doomed}`)).status).toBe(204);
+    const other = await createProvider(api, { name: 'dp-other', inventories: { VCPU: { total: 2 } } });
+    await w.fresh(0);
+    const d = await w.writeImage();
+    expect(d.manifest.base?.id).toBe(full.manifest.id);
+    const after = await createProvider(api, { name: 'dp-after-image' });
+    await settle();
+    const before = { ...behind.stats };
+    const size = behind.forest.size;
+    const forest = await behind.fresh();
+    expect(behind.stats.deltaPatches).toBe(before.deltaPatches + 1);
+    // the child and the provider written after the image: read one by one; the load's providers: from the delta
+    expect(behind.stats.providerReads - before.providerReads).toBeLessThan(10);
+    expect(forest.size).toBe(size - 2 + n + 2);
+    expect(forest.get(child)).toBeUndefined();
+    expect(forest.get(doomed)).toBeUndefined();
+    expect(forest.get(other)?.name).toBe('dp-other');
+    expect(forest.get(after)?.name).toBe('dp-after-image');
+    expect(forest.get(parent)?.children).toBe(0);
+    await expectAsTheIndexHasIt(forest);
+  });
+
+  it('a process whose forest came from another image takes the changed providers from base and delta, and its next catch-up from a delta alone', async () => {
+    const behind = new snap.ProviderSnapshot({ useImage: true });
+    await behind.fresh();
+    // another writer (a new maintenance container): its first image is a full one, a new base
+    const w = new snap.ProviderSnapshot({ useImage: false });
+    await w.fresh();
+    const full = await w.writeImage();
+    expect(full.manifest.base).toBeUndefined();
+    await loadPastBreakEven(behind, 'bulk10-');
+    await w.fresh(0);
+    expect((await w.writeImage()).manifest.base?.id).toBe(full.manifest.id);
+    await settle();
+    const before = { ...behind.stats };
+    await expectAsTheIndexHasIt(await behind.fresh());
+    expect(behind.stats).toMatchObject({ imagePatches: before.imagePatches + 1, deltaPatches: before.deltaPatches });
+    // now a known change of that base
+    await loadPastBreakEven(behind, 'bulk11-');
+    await w.fresh(0);
+    expect((await w.writeImage()).manifest.base?.id).toBe(full.manifest.id);
+    await settle();
+    await expectAsTheIndexHasIt(await behind.fresh());
+    expect(behind.stats).toMatchObject({ imagePatches: before.imagePatches + 2, deltaPatches: before.deltaPatches + 1 });
+  });
+});
+
 describe('prewarming', () => {
   it('loads the snapshot when a forest function starts, and only when configured', async () => {
     coldStart();

@@ -6,7 +6,14 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeForest, decodeSome, encodeForest, ImageFormatError } from '../../../functions/core/placement/forest-image.js';
+import {
+  decodeDelta,
+  decodeForest,
+  decodeSome,
+  encodeDelta,
+  encodeForest,
+  ImageFormatError,
+} from '../../../functions/core/placement/forest-image.js';
 import { Forest, IdSet } from '../../../functions/core/placement/forest.js';
 import type { ProviderRecord } from '../../../functions/core/placement/model.js';
 
@@ -180,6 +187,57 @@ describe('forest image', () => {
         }
       }),
       { numRuns: 150 },
+    );
+  });
+});
+
+describe('delta images', () => {
+  it('the base with a delta put in is the forest the delta was made of: records, order, indexes', () => {
+    const edit = fc.record({
+      who: fc.nat(),
+      kind: fc.constantFrom('usage', 'traits', 'delete', 'untouched'),
+      traits: fc.subarray(TRAITS),
+      used: fc.nat({ max: 4 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(spec, { minLength: 1, maxLength: 30 }),
+        fc.array(spec, { maxLength: 15 }),
+        fc.array(edit, { maxLength: 15 }),
+        (specs, more, edits) => {
+          const base = build(specs);
+          const baseImg = JSON.parse(JSON.stringify(encodeForest(base, 1)));
+          // the forest later: new providers (some under old ones), changed and deleted ones
+          const later = build([...specs, ...more]);
+          const changed = new Set(
+            later
+              .all()
+              .slice(specs.length)
+              .map((p) => p.uuid),
+          );
+          for (const e of edits) {
+            const all = later.all();
+            if (!all.length) break;
+            const p = all[e.who % all.length]!;
+            changed.add(p.uuid);
+            if (e.kind === 'delete' && !later.children(p.uuid).length) later.delete(p.uuid);
+            else if (e.kind === 'usage') later.put({ ...p, generation: p.generation + 1, usages: { VCPU: e.used } });
+            else if (e.kind === 'traits') later.put({ ...p, generation: p.generation + 1, traits: e.traits });
+          }
+          const delta = JSON.parse(JSON.stringify(encodeDelta(later, changed, 2)));
+          expect(delta.uuid.length / 36 + delta.deleted.length).toBe(changed.size);
+          const g = decodeForest(baseImg);
+          const d = decodeDelta(delta, g.intern);
+          for (const u of d.deleted) g.delete(u);
+          g.putMany(d.records);
+          expect(g.all()).toEqual(later.all());
+          expect(g.roots().map((p) => p.uuid)).toEqual(later.roots().map((p) => p.uuid));
+          for (const idx of ['byResourceClass', 'byTrait', 'byAggregate', 'byRoot', 'childrenOf'] as const) {
+            expect(sortedIndex(g[idx])).toEqual(sortedIndex(later[idx]));
+          }
+        },
+      ),
+      { numRuns: 200 },
     );
   });
 });
