@@ -168,6 +168,38 @@ export class Interner {
   }
 }
 
+/**
+ * V8 gives every object literal with the same properties in the same order one hidden
+ * class, and each field of it the narrowest representation the values stored so far
+ * allow (a small integer, a double, an object of one shape). A later record that stores
+ * a wider value widens the field, which deprecates the hidden class of every record made
+ * before: V8 then migrates each of them on its next access, allocating as it goes. A
+ * million records loaded from an image, then a delta decoded into the forest, made the
+ * next request that walked them all 3 s slower (the coldstart bench: a fresh process's
+ * first candidates answer 7.4-9.9 s instead of ~4 s). These records, made once before any
+ * real one (decodeRecords, compact, the store's fromItem and the bulk loader all build
+ * records with these fields in this order), give every field its widest representation
+ * from the start, so no record can widen it later. Kept alive: an unused hidden class
+ * may be collected, and the next record would start narrow again.
+ */
+const WIDEST_SHAPE: readonly unknown[] = [undefined, 'x', 0.5, 1, {}, []].map((v) => ({
+  uuid: v,
+  name: v,
+  generation: v,
+  parent: v,
+  root: v,
+  inventories: v,
+  invVersion: v,
+  usages: v,
+  traits: v,
+  aggregates: v,
+  children: v,
+  allocationCount: v,
+  createdAt: v,
+  updatedAt: v,
+  seq: v,
+}));
+
 let forestIds = 0;
 
 const bySeqThenUuid = (a: ProviderRecord, b: ProviderRecord) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0);
@@ -187,6 +219,8 @@ function positionOf(list: readonly ProviderRecord[], p: ProviderRecord): number 
 }
 
 export class Forest {
+  /** (holds WIDEST_SHAPE for as long as forests exist) */
+  static readonly recordShapes = WIDEST_SHAPE;
   /** unique in the process: (id, version) names one state of one forest */
   readonly id = ++forestIds;
   readonly providers = new Map<string, ProviderRecord>();
