@@ -53,7 +53,7 @@ export interface SnapshotStats {
     bytes?: number;
     takenAt?: number;
     /** an image's: ms reading, finishing decompression, parsing, building the forest (a patch: its records, then putting them) */
-    timings?: { read: number; gunzip: number; parse: number; decode: number; put?: number };
+    timings?: LoadedImage['timings'];
   };
 }
 
@@ -233,6 +233,15 @@ export class ProviderSnapshot {
     this.touch(uuid);
   }
 
+  /** providers read from the table: each as read, or gone when the read found none */
+  private applyRead(uuids: Iterable<string>, read: ReadonlyMap<string, ProviderRecord>): void {
+    for (const u of uuids) {
+      const p = read.get(u);
+      if (p) this.put(p);
+      else this.delete(u);
+    }
+  }
+
   /**
    * Records this process wrote itself, with the change-log entries that name them (the
    * bulk loader): put them in the forest and count those entries as applied, so the next
@@ -322,11 +331,7 @@ export class ProviderSnapshot {
     this.stats.providerReads += reread.length;
     for (const u of d.deleted) if (changed.has(u)) this.delete(u);
     this.forest.putMany(d.records.filter((r) => changed.has(r.uuid)));
-    for (const u of reread) {
-      const p = again.get(u);
-      if (p) this.put(p);
-      else this.delete(u);
-    }
+    this.applyRead(reread, again);
     // what the delta changes differs from the base here too (those it did not take are as the image has them)
     for (const u of d.deltaIds) this.touch(u);
     for (const u of changed) this.touch(u);
@@ -436,12 +441,7 @@ export class ProviderSnapshot {
       // the index may lag: anything it misses is checked with a consistent read
       const absent = [...this.forest.providers.keys()].filter((u) => !scanned.has(u));
       if (absent.length) {
-        const still = await timed('index', getProviders(absent));
-        for (const u of absent) {
-          const p = still.get(u);
-          if (p) this.put(p);
-          else this.delete(u);
-        }
+        this.applyRead(absent, await timed('index', getProviders(absent)));
       }
       if (this.loaded) this.stats.resyncs++;
       else this.stats.coldLoads++;
@@ -510,11 +510,7 @@ export class ProviderSnapshot {
       const fresh = await timed('reread', getProviders(changed));
       if (changed.size >= REREAD_SAMPLE) this.rereadMs = 0.5 * this.rereadMs + (0.5 * (performance.now() - g0)) / changed.size;
       this.stats.providerReads += changed.size;
-      for (const u of changed) {
-        const p = fresh.get(u);
-        if (p) this.put(p);
-        else this.delete(u);
-      }
+      this.applyRead(changed, fresh);
     }
     // only now: a refresh that fails half-way must not mark entries it never applied
     for (const e of unseen) this.seen.set(e.sk, e.ts);

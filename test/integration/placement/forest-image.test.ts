@@ -35,6 +35,17 @@ afterAll(async () => {
 
 const names = async () =>
   new Set(((await api.req('GET', '/resource_providers')).json.resource_providers as Array<{ name: string }>).map((p) => p.name));
+/** change one attribute of the stored image manifest, as an older or another writer would have left it */
+const setManifest = (attr: 'takenAt' | 'indexLoadAt', value: number) =>
+  client.ddb().send(
+    new UpdateCommand({
+      TableName: client.tableName(),
+      Key: { pk: 'FOREST', sk: 'image' },
+      UpdateExpression: 'SET #a = :v',
+      ExpressionAttributeNames: { '#a': attr },
+      ExpressionAttributeValues: { ':v': value },
+    }),
+  );
 /** a new process: its snapshot starts from nothing */
 const coldStart = () => snap.snapshot().reset();
 /**
@@ -96,14 +107,7 @@ describe('the forest image', () => {
     // an image older than the change log it needs
     await writer.refreshForestImage({ force: true });
     const fresh = (await image.readManifest())!;
-    await client.ddb().send(
-      new UpdateCommand({
-        TableName: client.tableName(),
-        Key: { pk: 'FOREST', sk: 'image' },
-        UpdateExpression: 'SET takenAt = :t',
-        ExpressionAttributeValues: { ':t': fresh.takenAt - 21 * 3600 * 1000 },
-      }),
-    );
+    await setManifest('takenAt', fresh.takenAt - 21 * 3600 * 1000);
     coldStart();
     expect((await names()).has(mark)).toBe(true);
     expect(snap.snapshot().stats.imageLoads).toBe(0);
@@ -252,14 +256,7 @@ describe('the forest image', () => {
     await new Promise((r) => setTimeout(r, 1100));
     // its writer read the index just now: that does not make the patched forest a full load
     const m = (await image.readManifest())!;
-    await client.ddb().send(
-      new UpdateCommand({
-        TableName: client.tableName(),
-        Key: { pk: 'FOREST', sk: 'image' },
-        UpdateExpression: 'SET indexLoadAt = :t',
-        ExpressionAttributeValues: { ':t': Date.now() },
-      }),
-    );
+    await setManifest('indexLoadAt', Date.now());
     const indexLoaded = behind.indexLoadedAt;
     expect(indexLoaded).toBeLessThan(m.takenAt);
     const before = { ...behind.stats };
