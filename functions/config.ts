@@ -92,8 +92,19 @@ export interface Config {
   randomizeAllocationCandidates: boolean;
   /** usage aggregates are sharded per project to spread concurrent claims */
   usageShards: number;
-  /** change-log write shards */
+  /** change-log partitions (`LOG#<shard>`): writes spread over them, every refresh reads each (docs/cost.md sizes them) */
   changeLogShards: number;
+  /**
+   * A write whose commit its writer learns more than this after its change-log entry's
+   * timestamp is announced again (store/placement/changelog.ts LATE_MS). Every refresh
+   * re-reads this much of the log (plus clockSkewMs), so it is what a refresh pays per
+   * write in flight: 250 ms in Lambda (DynamoDB answers in tens of ms), 2 s elsewhere
+   * (DynamoDB Local on a busy laptop or CI machine is slower, and a late write costs a
+   * second transaction).
+   */
+  changeLogLateMs: number;
+  /** how far two processes' clocks may differ (ms): 100 in Lambda (Amazon Time Sync keeps hosts within a millisecond), 1,000 elsewhere */
+  clockSkewMs: number;
   /** how long the candidates snapshot may go without re-reading the change log (ms) */
   snapshotMaxStalenessMs: number;
   /** per-call DynamoDB timeout (ms) */
@@ -171,6 +182,8 @@ export function loadConfig(env: Env = process.env): Config {
   const bmMode = env.BAREMETAL_POLICY_MODE;
   const indexRetries = num(env.BAREMETAL_INDEX_RETRIES, -1);
   const orphanGrace = num(env.BAREMETAL_ORPHAN_GRACE_S, 30);
+  // the Lambda runtime sets AWS_LAMBDA_FUNCTION_NAME; the local adapter and the tests do not
+  const inLambda = !!env.AWS_LAMBDA_FUNCTION_NAME;
   return {
     tableName: env.TABLE_NAME ?? 'berth',
     ddbEndpoint: optional(env.DDB_ENDPOINT),
@@ -188,8 +201,10 @@ export function loadConfig(env: Env = process.env): Config {
     incompleteConsumerUserId: env.INCOMPLETE_CONSUMER_USER_ID ?? '00000000-0000-0000-0000-000000000000',
     maxAllocationCandidates: int(env.MAX_ALLOCATION_CANDIDATES, -1),
     randomizeAllocationCandidates: env.RANDOMIZE_ALLOCATION_CANDIDATES === 'true',
-    usageShards: Math.max(1, int(env.USAGE_SHARDS, 8)),
-    changeLogShards: Math.max(1, int(env.CHANGE_LOG_SHARDS, 4)),
+    usageShards: Math.max(1, int(env.USAGE_SHARDS, 4)),
+    changeLogShards: Math.max(1, int(env.CHANGE_LOG_SHARDS, 2)),
+    changeLogLateMs: Math.max(1, int(env.CHANGE_LOG_LATE_MS, inLambda ? 250 : 2_000)),
+    clockSkewMs: Math.max(0, int(env.CLOCK_SKEW_MS, inLambda ? 100 : 1_000)),
     snapshotMaxStalenessMs: Math.max(0, int(env.SNAPSHOT_MAX_STALENESS_MS, 0)),
     ddbRequestTimeoutMs: Math.max(100, int(env.DDB_REQUEST_TIMEOUT_MS, env.DDB_ENDPOINT ? 30_000 : 1_500)),
     snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),

@@ -158,7 +158,7 @@ async function steadyStateReads(ctx: BenchContext, label: string, qs: string, n:
   const { config } = await import('../../functions/config.js');
   const { ddb, tableName } = await import('../../functions/store/ddb/client.js');
   const { K } = await import('../../functions/store/placement/keys.js');
-  const { BUCKET_MS, OVERLAP_MS } = await import('../../functions/store/placement/changelog.js');
+  const { overlapMs } = await import('../../functions/store/placement/changelog.js');
   const s = snapshot().stats;
   const before = { ...s };
   for (let i = 0; i < n; i++) await get(ctx.stack.placementUrl, qs, '1.39');
@@ -171,8 +171,8 @@ async function steadyStateReads(ctx: BenchContext, label: string, qs: string, n:
       TableName: tableName(),
       KeyConditionExpression: 'pk = :pk AND sk >= :from',
       ExpressionAttributeValues: {
-        ':pk': K.changeLog(Math.floor(Date.now() / BUCKET_MS), 0),
-        ':from': String(Date.now() - OVERLAP_MS).padStart(13, '0'),
+        ':pk': K.changeLog(0),
+        ':from': String(Date.now() - overlapMs()).padStart(13, '0'),
       },
       ConsistentRead: true,
       ReturnConsumedCapacity: 'TOTAL',

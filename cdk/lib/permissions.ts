@@ -64,7 +64,8 @@ const SNAPSHOT: AccessRule[] = [
   { actions: [BATCH_GET], keys: ['IMG#*'] },
   { index: 'gsi1', actions: [QUERY], keys: ['RPS#*'] },
   { actions: [QUERY], keys: ['LOG#*'] },
-  { actions: [BATCH_GET], keys: ['RP#*'] },
+  // a provider read again (a Query of its partition), the state items of a load through gsi1
+  { actions: [QUERY, BATCH_GET], keys: ['RP#*'] },
 ];
 /** the forest image writer (functions/maintenance/image.ts): chunks, then the manifest */
 const IMAGE_WRITE: AccessRule[] = [
@@ -78,7 +79,7 @@ const CLASS_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['RCS'] }];
 const TRAIT_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['TRAITS'] }];
 /** provider writes (provider-writes.ts): read, conditional update, refs on custom items, change log */
 const PROVIDER_WRITE: AccessRule[] = [
-  { actions: [GET, UPDATE], keys: ['RP#*'] },
+  { actions: [QUERY, UPDATE], keys: ['RP#*'] },
   { actions: [UPDATE], keys: ['RCS', 'TRAITS'] },
   { actions: [PUT], keys: ['LOG#*'] },
 ];
@@ -109,7 +110,7 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
   ],
   inventories: [...PROVIDER_WRITE, ...CATALOG, ...CLASS_ORDER],
   aggregates: [
-    { actions: [GET, UPDATE], keys: ['RP#*'] },
+    { actions: [QUERY, UPDATE], keys: ['RP#*'] },
     { actions: [PUT], keys: ['LOG#*'] },
     // an aggregate's first sighting (its order: aggregates.ts)
     { actions: [BATCH_GET, PUT], keys: ['AGG#*'] },
@@ -117,7 +118,7 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
   traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS'] }, ...TX_MARKER],
   allocations: [...CLAIM, ...CLASS_ORDER],
   reshaper: [...CLAIM, ...PROVIDER_WRITE],
-  usages: [{ actions: [GET], keys: ['RP#*'] }, { actions: [QUERY], keys: ['USAGE#*'] }, ...CLASS_ORDER],
+  usages: [{ actions: [QUERY], keys: ['RP#*'] }, { actions: [QUERY, BATCH_GET], keys: ['USAGE#*'] }, ...CLASS_ORDER],
   'allocation-candidates': [...SNAPSHOT, ...CATALOG, ...CLASS_ORDER, ...TRAIT_ORDER],
 };
 

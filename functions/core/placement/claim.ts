@@ -25,7 +25,7 @@
  * loses allocations because a consumer moved away does not (nor does DELETE), exactly
  * as upstream.
  */
-import { capacity, type Inventory, type ProviderRecord } from './model.js';
+import { capacity, type Inventory, type ProviderState } from './model.js';
 import { compareResourceClasses, isStandardResourceClass } from './standard.js';
 import {
   consumerGenerationConflict,
@@ -67,7 +67,7 @@ export type ClaimFailure =
 export interface ProviderChange {
   uuid: string;
   /** the record the plan was computed from (undefined for providers that only lose allocations: not read) */
-  read?: ProviderRecord;
+  read?: ProviderState;
   /** how much the provider generation goes up */
   generationDelta: number;
   /** class -> change of `used` (non-zero only) */
@@ -134,7 +134,7 @@ export function providersToRead(requests: ConsumerRequest[], states: Map<string,
 }
 
 /** Step 2: handlers.allocation._resource_providers_by_uuid, consumer by consumer. */
-export function checkProvidersExist(requests: ConsumerRequest[], providers: Map<string, ProviderRecord>): ClaimFailure | undefined {
+export function checkProvidersExist(requests: ConsumerRequest[], providers: Map<string, ProviderState>): ClaimFailure | undefined {
   for (const r of requests) {
     for (const rp of Object.keys(r.allocations)) {
       if (!providers.has(rp)) return { error: 'provider_missing', provider: rp, detail: providerMissingMessage(rp) };
@@ -167,7 +167,7 @@ function allocationList(requests: ConsumerRequest[], states: Map<string, Consume
   return out;
 }
 
-export type InventoryOf = (provider: ProviderRecord) => Record<string, Inventory>;
+export type InventoryOf = (provider: ProviderState) => Record<string, Inventory>;
 const storedInventory: InventoryOf = (p) => p.inventories;
 
 /**
@@ -178,7 +178,7 @@ const storedInventory: InventoryOf = (p) => p.inventories;
 export function classesToLookUp(
   requests: ConsumerRequest[],
   states: Map<string, ConsumerState>,
-  providers: Map<string, ProviderRecord>,
+  providers: Map<string, ProviderState>,
   inventoryOf: InventoryOf = storedInventory,
 ): string[] {
   const out = new Set<string>();
@@ -211,7 +211,7 @@ export interface PlanOptions {
 export function planAllocations(
   requests: ConsumerRequest[],
   states: Map<string, ConsumerState>,
-  providers: Map<string, ProviderRecord>,
+  providers: Map<string, ProviderState>,
   opts: PlanOptions,
 ): ClaimPlan | ClaimFailure {
   const inventoryOf = opts.inventoryOf ?? storedInventory;

@@ -18,7 +18,7 @@ import { Forest, Interner } from './forest.js';
 import type { Inventory, ProviderRecord } from './model.js';
 
 export const IMAGE_FORMAT = 'berth-forest-image';
-export const IMAGE_VERSION = 3;
+export const IMAGE_VERSION = 4;
 
 /** [total, reserved, min_unit, max_unit, step_size, allocation_ratio] */
 type InvTuple = [number, number, number, number, number, number];
@@ -34,6 +34,13 @@ export interface ForestImage {
    * their providers (after a bulk load, thousands)
    */
   applied: string[];
+  /**
+   * providers whose state the image holds as read from the table in those moments: the
+   * `last` change-log entry their state item held then (store/placement/changelog.ts
+   * stateGuard). A reader adds a logged usage change of such a provider only when its
+   * entry is later than that: the read already held the earlier ones.
+   */
+  lasts: Record<string, string>;
   /** a delta's: providers deleted since its base (none in a full image) */
   deleted: string[];
   /** every uuid, 36 characters each, one after the other (an array when one is not 36 long) */
@@ -125,8 +132,8 @@ function table<T>(key: (v: T) => string) {
 }
 
 /** The image of `forest` as of `takenAt` (every write committed before it is in the forest). */
-export function encodeForest(forest: Forest, takenAt: number, applied: string[] = []): ForestImage {
-  return encodeRecords(forest.all(), takenAt, applied, []);
+export function encodeForest(forest: Forest, takenAt: number, applied: string[] = [], lasts: Record<string, string> = {}): ForestImage {
+  return encodeRecords(forest.all(), takenAt, applied, lasts, []);
 }
 
 /**
@@ -134,7 +141,13 @@ export function encodeForest(forest: Forest, takenAt: number, applied: string[] 
  * (in creation order; a link to a provider outside them is its uuid) and the uuids of
  * those it does not (deleted).
  */
-export function encodeDelta(forest: Forest, changed: Iterable<string>, takenAt: number, applied: string[] = []): ForestImage {
+export function encodeDelta(
+  forest: Forest,
+  changed: Iterable<string>,
+  takenAt: number,
+  applied: string[] = [],
+  lasts: Record<string, string> = {},
+): ForestImage {
   const records: ProviderRecord[] = [];
   const deleted: string[] = [];
   for (const u of changed) {
@@ -143,10 +156,16 @@ export function encodeDelta(forest: Forest, changed: Iterable<string>, takenAt: 
     else deleted.push(u);
   }
   records.sort((a, b) => a.seq - b.seq || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0));
-  return encodeRecords(records, takenAt, applied, deleted.sort());
+  return encodeRecords(records, takenAt, applied, lasts, deleted.sort());
 }
 
-function encodeRecords(all: readonly ProviderRecord[], takenAt: number, applied: string[], deleted: string[]): ForestImage {
+function encodeRecords(
+  all: readonly ProviderRecord[],
+  takenAt: number,
+  applied: string[],
+  lasts: Record<string, string>,
+  deleted: string[],
+): ForestImage {
   const pos = new Map<string, number>();
   for (const [i, p] of all.entries()) pos.set(p.uuid, i);
   const link = (u: string | undefined) => (u === undefined ? -1 : (pos.get(u) ?? u));
@@ -220,6 +239,7 @@ function encodeRecords(all: readonly ProviderRecord[], takenAt: number, applied:
     version: IMAGE_VERSION,
     takenAt,
     applied,
+    lasts,
     deleted,
     uuid: cols.uuid.every((u) => u.length === 36) ? cols.uuid.join('') : cols.uuid,
     name: cols.name,
@@ -294,6 +314,7 @@ function decodeRecords(img: ForestImage, intern: Interner, only?: ReadonlySet<st
     throw new ImageFormatError(`not a ${IMAGE_FORMAT} version ${IMAGE_VERSION}`);
   }
   if (!Array.isArray(img.applied)) throw new ImageFormatError('field applied is missing');
+  if (!img.lasts || typeof img.lasts !== 'object' || Array.isArray(img.lasts)) throw new ImageFormatError('field lasts is missing');
   if (!Array.isArray(img.deleted) || img.deleted.some((u) => typeof u !== 'string'))
     throw new ImageFormatError('field deleted is not a list of uuids');
   // a subset decode slices only the uuids it builds or links to (a million slices and

@@ -33,6 +33,39 @@ export interface ProviderRecord {
   seq: number;
 }
 
+/**
+ * What a claim reads of a provider: the part that allocations change (the store keeps it
+ * in its own small item, apart from the name, tree links, traits and aggregates).
+ */
+export type ProviderState = Pick<ProviderRecord, 'uuid' | 'generation' | 'inventories' | 'invVersion' | 'usages' | 'allocationCount' | 'updatedAt'>;
+
+/** A usage change of one provider, as a claim or a delete makes it (and readers add it up). */
+export interface ProviderDelta {
+  /** class -> change of the amount allocated (non-zero only) */
+  used: Record<string, number>;
+  generation: number;
+  allocations: number;
+  /** the provider's updatedAt after the change */
+  updatedAt: string;
+}
+
+/** `p` with `d` added: what a reader that holds `p` sees after the change. */
+export function withProviderDelta<P extends ProviderState>(p: P, d: ProviderDelta): P {
+  const usages = { ...p.usages };
+  for (const [rc, n] of Object.entries(d.used)) {
+    const v = (usages[rc] ?? 0) + n;
+    // a class whose allocations are all gone keeps its entry at 0, as the stored map does
+    usages[rc] = v;
+  }
+  return {
+    ...p,
+    usages,
+    generation: p.generation + d.generation,
+    allocationCount: p.allocationCount + d.allocations,
+    updatedAt: d.updatedAt > p.updatedAt ? d.updatedAt : p.updatedAt,
+  };
+}
+
 export const INVENTORY_DEFAULTS: Omit<Inventory, 'total'> = {
   reserved: 0,
   min_unit: 1,

@@ -12,7 +12,7 @@
  * TransactWriteItems: the providers with new inventory are conditioned on the
  * generation the client sent (every claim bumps it), the others like a claim.
  */
-import type { Inventory, ProviderRecord } from './model.js';
+import type { Inventory, ProviderState } from './model.js';
 import { isStandardResourceClass } from './standard.js';
 import { inventoryInUseMessage } from './inventory.js';
 import {
@@ -56,7 +56,7 @@ export interface ReshapePlan extends ClaimPlan {
 }
 
 /** The early per-provider checks of the handler, in request order. */
-export function checkInventoryProviders(replacements: InventoryReplacement[], providers: Map<string, ProviderRecord>): ReshapeFailure | undefined {
+export function checkInventoryProviders(replacements: InventoryReplacement[], providers: Map<string, ProviderState>): ReshapeFailure | undefined {
   for (const r of replacements) {
     const p = providers.get(r.provider);
     if (!p) {
@@ -80,13 +80,13 @@ export function checkReshape(
   replacements: InventoryReplacement[],
   requests: ConsumerRequest[],
   states: Map<string, ConsumerState>,
-  providers: Map<string, ProviderRecord>,
+  providers: Map<string, ProviderState>,
 ): ReshapeFailure | undefined {
   return checkInventoryProviders(replacements, providers) ?? checkConsumerGenerations(requests, states) ?? checkProvidersExist(requests, providers);
 }
 
 /** Inventory classes the store must look up (custom classes a provider does not have yet). */
-export function inventoryClassesToLookUp(replacements: InventoryReplacement[], providers: Map<string, ProviderRecord>): string[] {
+export function inventoryClassesToLookUp(replacements: InventoryReplacement[], providers: Map<string, ProviderState>): string[] {
   const out = new Set<string>();
   for (const r of replacements) {
     const cur = providers.get(r.provider)?.inventories ?? {};
@@ -96,7 +96,7 @@ export function inventoryClassesToLookUp(replacements: InventoryReplacement[], p
 }
 
 /** The interim inventory: current overlaid with the new one (unchanged when the new one is empty). */
-export function interimInventory(p: ProviderRecord, r: InventoryReplacement | undefined): Record<string, Inventory> {
+export function interimInventory(p: ProviderState, r: InventoryReplacement | undefined): Record<string, Inventory> {
   if (!r || !Object.keys(r.inventories).length) return p.inventories;
   return { ...p.inventories, ...r.inventories };
 }
@@ -106,7 +106,7 @@ export function reshapeClassesToLookUp(
   replacements: InventoryReplacement[],
   requests: ConsumerRequest[],
   states: Map<string, ConsumerState>,
-  providers: Map<string, ProviderRecord>,
+  providers: Map<string, ProviderState>,
 ): string[] {
   const byProvider = new Map(replacements.map((r) => [r.provider, r]));
   return [
@@ -123,7 +123,7 @@ export function planReshape(
   replacements: InventoryReplacement[],
   requests: ConsumerRequest[],
   states: Map<string, ConsumerState>,
-  providers: Map<string, ProviderRecord>,
+  providers: Map<string, ProviderState>,
   opts: { missingClasses: Set<string>; now: string },
 ): ReshapePlan | ReshapeFailure {
   const byProvider = new Map(replacements.map((r) => [r.provider, r]));

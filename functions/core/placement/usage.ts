@@ -6,8 +6,9 @@
  * An aggregate item holds, per consumer type (key '' = no type, "unknown"):
  *   n:<type>          number of consumers of that type holding allocations
  *   r:<type>:<class>  amount allocated
- * Items are sharded (hash of the consumer) so a busy project's claims do not all write
- * one item; readers add the shards up.
+ * One item per user of a project and shard (hash of the consumer): a claim writes one
+ * item; a project's usage is the sum of its users' items over the shards, a user's the
+ * sum of its own.
  */
 import type { ConsumerChange } from './claim.js';
 import { UNKNOWN_CONSUMER_TYPE, type AllocationMap, type ConsumerRecord } from './consumers.js';
@@ -20,10 +21,10 @@ const typeKey = (t: string | null) => t ?? '';
 export const countAttr = (type: string | null) => `${COUNT_PREFIX}${typeKey(type)}`;
 export const amountAttr = (type: string | null, rc: string) => `${AMOUNT_PREFIX}${typeKey(type)}:${rc}`;
 
-/** One aggregate item's changes: project-wide (user undefined) or one user's. */
+/** One aggregate item's changes: one user's usage in one shard of a project. */
 export interface UsageDelta {
   project: string;
-  user?: string;
+  user: string;
   shard: number;
   add: Record<string, number>;
 }
@@ -42,17 +43,15 @@ function totals(a: AllocationMap): Record<string, number> {
 export function usageDeltas(changes: ConsumerChange[], shardOf: (consumer: string) => number): UsageDelta[] {
   const items = new Map<string, UsageDelta>();
   const apply = (c: ConsumerRecord, sign: number, shard: number) => {
-    for (const user of [undefined, c.user]) {
-      const key = JSON.stringify([c.project, user ?? null, shard]);
-      let it = items.get(key);
-      if (!it) {
-        it = { project: c.project, ...(user !== undefined ? { user } : {}), shard, add: {} };
-        items.set(key, it);
-      }
-      const inc = (attr: string, d: number) => (it!.add[attr] = (it!.add[attr] ?? 0) + d);
-      inc(countAttr(c.type), sign);
-      for (const [rc, n] of Object.entries(totals(c.allocations))) inc(amountAttr(c.type, rc), sign * n);
+    const key = JSON.stringify([c.project, c.user, shard]);
+    let it = items.get(key);
+    if (!it) {
+      it = { project: c.project, user: c.user, shard, add: {} };
+      items.set(key, it);
     }
+    const inc = (attr: string, d: number) => (it!.add[attr] = (it!.add[attr] ?? 0) + d);
+    inc(countAttr(c.type), sign);
+    for (const [rc, n] of Object.entries(totals(c.allocations))) inc(amountAttr(c.type, rc), sign * n);
   };
   for (const ch of changes) {
     const shard = shardOf(ch.uuid);

@@ -13,6 +13,8 @@ export interface PartitionQuery {
   skBeginsWith?: string;
   /** only sort keys >= this */
   skFrom?: string;
+  /** only sort keys between these two (inclusive) */
+  skBetween?: [string, string];
   /** strongly consistent (base table only; indexes are always eventually consistent) */
   consistent?: boolean;
   /** ProjectionExpression and its attribute names */
@@ -27,6 +29,10 @@ export async function queryPartition(q: PartitionQuery): Promise<Item[]> {
   if (q.skBeginsWith !== undefined) {
     cond += ` AND begins_with(${skName}, :sk)`;
     values[':sk'] = q.skBeginsWith;
+  } else if (q.skBetween !== undefined) {
+    cond += ` AND ${skName} BETWEEN :sk AND :sk2`;
+    values[':sk'] = q.skBetween[0];
+    values[':sk2'] = q.skBetween[1];
   } else if (q.skFrom !== undefined) {
     cond += ` AND ${skName} >= :sk`;
     values[':sk'] = q.skFrom;

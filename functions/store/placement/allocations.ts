@@ -2,22 +2,24 @@
  * Allocations: claims (PUT/POST /allocations), DELETE, reads, and the legacy import.
  *
  * A claim is ONE TransactWriteItems (docs/design.md, "Which condition guards which
- * write"), planned by functions/core/placement/claim.ts from strongly consistent reads:
- *   per provider  Update RP: used.<rc> += delta, gen += n, allocs += d, updated
+ * write"), planned by functions/core/placement/claim.ts from strongly consistent reads
+ * of the consumers and the providers' state items (one BatchGetItem):
+ *   per provider  Update RPU: used.<rc> += delta, gen += n, allocs += d, updated, last
  *                 IF invVer = :read AND (used.<rc> absent OR used.<rc> <= capacity - delta)
  *                 for every class the request allocates (capacity from the inventory read,
- *                 which invVer pins) - claims on one provider commute;
+ *                 which invVer pins) AND last < the entry's sort key - claims on one
+ *                 provider commute (changelog.ts stateGuard orders them for readers);
  *                 a provider that only loses allocations: IF it exists
  *                 Put / Delete the row RP#<rp> / ALLOC#<consumer>
  *   per consumer  Put / Delete CONS#<c> IF attribute_not_exists (new) / gen = :read
- *   usage         ADD to the project and user aggregate shards
- *   change log    Put LOG (the providers' usage changed)
+ *   usage         ADD to the user's usage item in the consumer's shard
+ *   change log    Put LOG carrying each provider's usage delta
  * A cancelled transaction is planned again from fresh reads (full-jitter backoff,
  * bounded): a domain answer (over capacity, generation mismatch) comes from that
  * fresh plan; running out of attempts is a 409 placement.concurrent_update.
  */
 import { queryPartition } from '../ddb/query.js';
-import type { ProviderRecord } from '../../core/placement/model.js';
+import type { ProviderRecord, ProviderDelta } from '../../core/placement/model.js';
 import type { AllocationMap } from '../../core/placement/consumers.js';
 import {
   checkConsumerGenerations,
@@ -32,11 +34,11 @@ import {
   type ProviderChange,
 } from '../../core/placement/claim.js';
 import { tableName } from '../ddb/client.js';
-import { logPut } from './changelog.js';
+import { logPut, logStamp, stateGuard, type LogStamp } from './changelog.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { batchGet, keyId } from '../ddb/batch.js';
-import { fromItem, getProviders } from './providers.js';
+import { fromItems, getProviderStates, stateFromItem, type StateRead } from './providers.js';
 import { missingResourceClasses } from './catalog.js';
 import { consumerFromItem, consumerToItem, getConsumer, legacyAllocations, legacyRowsMayExist, beginLegacyImport } from './consumers.js';
 import { usageUpdates } from './usage.js';
@@ -68,7 +70,7 @@ export const claimStats = { claims: 0, attempts: 0, conflicts: 0, conditionFailu
 
 export interface ClaimState {
   states: Map<string, ConsumerState>;
-  providers: Map<string, ProviderRecord>;
+  providers: Map<string, StateRead>;
 }
 
 /**
@@ -80,7 +82,7 @@ export async function readClaimState(requests: ConsumerRequest[], extraProviders
   const consumers = requests.map((r) => r.uuid);
   const named = new Set<string>(extraProviders);
   for (const r of requests) for (const rp of Object.keys(r.allocations)) named.add(rp);
-  const items = await batchGet([...consumers.map((c) => K.consumer(c)), ...[...named].map((rp) => K.provider(rp))]);
+  const items = await batchGet([...consumers.map((c) => K.consumer(c)), ...[...named].map((rp) => K.providerState(rp))]);
   const states = new Map<string, ConsumerState>();
   const missing: string[] = [];
   for (const c of consumers) {
@@ -96,22 +98,29 @@ export async function readClaimState(requests: ConsumerRequest[], extraProviders
       }),
     );
   }
-  const providers = new Map<string, ProviderRecord>();
+  const providers = new Map<string, StateRead>();
   for (const rp of named) {
-    const it = items.get(keyId(K.provider(rp)));
-    if (it) providers.set(rp, fromItem(it));
+    const it = items.get(keyId(K.providerState(rp)));
+    if (it) providers.set(rp, stateFromItem(it));
   }
   const more = providersToRead(requests, states).filter((rp) => !named.has(rp));
-  if (more.length) for (const [rp, p] of await getProviders(more)) providers.set(rp, p);
+  if (more.length) for (const [rp, p] of await getProviderStates(more)) providers.set(rp, p);
   return { states, providers };
 }
 
-function providerUpdate(c: ProviderChange, now: string, guard: ClaimGuard, inventory?: { after: Record<string, unknown> }): TxItem | undefined {
-  const names: Record<string, string> = { '#updated': 'updated' };
-  const values: Record<string, unknown> = { ':now': now };
-  const set = ['#updated = :now'];
+function providerUpdate(
+  c: ProviderChange,
+  now: string,
+  stamp: LogStamp,
+  guard: ClaimGuard,
+  inventory?: { after: Record<string, unknown> },
+): TxItem | undefined {
+  const order = stateGuard(stamp);
+  const names: Record<string, string> = { '#updated': 'updated', ...order.names };
+  const values: Record<string, unknown> = { ':now': now, ...order.values };
+  const set = ['#updated = :now', order.set];
   const addParts: string[] = [];
-  const cond = ['attribute_exists(pk)'];
+  const cond = ['attribute_exists(pk)', order.condition];
   const used = Object.entries(c.usedDelta);
   if (used.length) names['#used'] = 'used';
   used.forEach(([rc, d], i) => {
@@ -160,7 +169,7 @@ function providerUpdate(c: ProviderChange, now: string, guard: ClaimGuard, inven
   return {
     Update: {
       TableName: tableName(),
-      Key: K.provider(c.uuid),
+      Key: K.providerState(c.uuid),
       UpdateExpression: `SET ${set.join(', ')}${addParts.length ? ` ADD ${addParts.join(', ')}` : ''}`,
       ConditionExpression: cond.join(' AND '),
       ExpressionAttributeNames: names,
@@ -178,14 +187,27 @@ export interface PlanWriteOptions {
   extra?: TxItem[];
 }
 
-/** The transaction that writes a plan. */
+/**
+ * The transaction that writes a plan. Its change-log entry carries each provider's usage
+ * delta (readers add it up); a provider whose inventory changes too (reshape) is named
+ * for readers to read again.
+ */
 export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   const items: TxItem[] = [];
   const guard = opts.guard ?? 'capacity';
+  const stamp = logStamp(
+    Date.parse(opts.now),
+    [...plan.providers.values()].map((c) => (c.read as StateRead | undefined)?.last),
+  );
+  const deltas = new Map<string, ProviderDelta>();
+  const rereads: string[] = [];
   for (const c of plan.providers.values()) {
     const inv = opts.inventories?.get(c.uuid);
-    const it = providerUpdate(c, opts.now, guard, inv ? { after: inv } : undefined);
-    if (it) items.push(it);
+    const it = providerUpdate(c, opts.now, stamp, guard, inv ? { after: inv } : undefined);
+    if (!it) continue;
+    items.push(it);
+    if (inv) rereads.push(c.uuid);
+    else deltas.set(c.uuid, { used: c.usedDelta, generation: c.generationDelta, allocations: c.allocsDelta, updatedAt: opts.now });
   }
   const position = new Map(plan.consumers.map((c, i) => [c.uuid, i]));
   for (const r of plan.rows) {
@@ -195,7 +217,6 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
           TableName: tableName(),
           Item: {
             ...K.providerAllocation(r.provider, r.consumer),
-            ...K.allocationByConsumer(r.consumer, r.provider),
             kind: 'ALLOC',
             provider: r.provider,
             consumer: r.consumer,
@@ -224,7 +245,7 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   }
   items.push(...usageUpdates(plan.consumers));
   items.push(...(opts.extra ?? []));
-  items.push(logPut(plan.providers.keys()));
+  items.push(logPut({ rereads, deltas }, stamp));
   return items;
 }
 
@@ -300,8 +321,11 @@ export async function providerWithAllocations(rp: string): Promise<{ provider: P
   if (!keyFits(K.provider(rp))) return undefined;
   let provider: ProviderRecord | undefined;
   const rows: AllocationRow[] = [];
+  let def: Record<string, unknown> | undefined;
+  let state: Record<string, unknown> | undefined;
   for (const it of await queryPartition({ pk: K.provider(rp).pk, consistent: true })) {
-    if (it.sk === K.provider(rp).sk) provider = fromItem(it);
+    if (it.sk === K.provider(rp).sk) def = it;
+    else if (it.sk === K.providerState(rp).sk) state = it;
     else if (String(it.sk).startsWith(K.providerAllocationPrefix) && !it.legacy) {
       rows.push({
         provider: rp,
@@ -313,6 +337,7 @@ export async function providerWithAllocations(rp: string): Promise<{ provider: P
       });
     }
   }
+  if (def) provider = fromItems(def, state);
   return provider ? { provider, rows } : undefined;
 }
 
@@ -320,7 +345,7 @@ export async function providerWithAllocations(rp: string): Promise<{ provider: P
 export async function consumerAllocations(consumer: string) {
   const record = await getConsumer(consumer);
   if (!record) return undefined;
-  const providers = await getProviders(Object.keys(record.allocations));
+  const providers = await getProviderStates(Object.keys(record.allocations));
   return { record, providers };
 }
 
@@ -340,6 +365,7 @@ export async function importLegacyAllocations(consumers: Array<{ uuid: string; a
     const rps = Object.keys(c.allocations);
     if (!rps.length) continue;
     const now = new Date().toISOString();
+    const stamp = logStamp(Date.parse(now));
     const items: TxItem[] = [
       { ConditionCheck: { TableName: tableName(), Key: K.consumer(c.uuid), ConditionExpression: 'attribute_not_exists(pk)' } },
     ];
@@ -371,11 +397,12 @@ export async function importLegacyAllocations(consumers: Array<{ uuid: string; a
           allocsDelta: 1,
         },
         now,
+        stamp,
         'capacity',
       );
       if (it) items.push(it);
     }
-    items.push(logPut(rps));
+    items.push(logPut({ rereads: rps }, stamp));
     const out = await transact(items);
     if (!out.ok) {
       throw new Error(

@@ -22,10 +22,10 @@ import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../core/placement/model.js';
 import { isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
 import { missingResourceClasses, missingTraits } from './catalog.js';
-import { announceLate, entryTime, logPut } from './changelog.js';
+import { announceLate, entryTime, logItemNaming, logStamp } from './changelog.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
-import { nextSeq, toItem } from './providers.js';
+import { nextSeq, toItems } from './providers.js';
 import { BATCH_WRITE_MAX, batchGet, batchPut, keyId } from '../ddb/batch.js';
 
 export interface BulkProvider {
@@ -56,8 +56,8 @@ export interface BulkResult {
   logEntries: Array<{ sk: string; ts: number }>;
 }
 
-/** 12 providers (provider + name item each) + 1 change-log entry = 25 puts, BatchWriteItem's maximum */
-const PROVIDERS_PER_BATCH = 12;
+/** 8 providers (their two items and a name item each) + 1 change-log entry = 25 puts, BatchWriteItem's maximum */
+const PROVIDERS_PER_BATCH = 8;
 
 export class BulkInputError extends Error {}
 
@@ -135,8 +135,12 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
     while (next < batches.length) {
       const batch = batches[next++]!;
       const items: Record<string, unknown>[] = [];
-      for (const r of batch) items.push(toItem(r), { ...K.providerName(r.name), uuid: r.uuid });
-      const log = logPut(batch.map((r) => r.uuid)).Put!.Item as Record<string, unknown>;
+      const stamp = logStamp();
+      for (const r of batch) items.push(...toItems(r, stamp.sk), { ...K.providerName(r.name), uuid: r.uuid });
+      const log = logItemNaming(
+        batch.map((r) => r.uuid),
+        stamp,
+      );
       items.push(log);
       logEntries.push({ sk: String(log.sk), ts: entryTime(String(log.sk)) });
       retries += await batchPut(items);

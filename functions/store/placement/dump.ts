@@ -14,7 +14,7 @@
  * refused when the table holds any item other than change-log entries.
  */
 import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { announceLate, logPut } from './changelog.js';
+import { announceLate, logItemNaming } from './changelog.js';
 import { BATCH_WRITE_MAX, batchPut } from '../ddb/batch.js';
 import { ddbRaw, tableName } from '../ddb/client.js';
 
@@ -117,7 +117,7 @@ export async function importItems(
   // change-log entries naming the imported providers, so warm snapshots pick them up
   const providers = state.filter((i) => i.sk!.S === 'RP' && i.pk!.S!.startsWith('RP#')).map((i) => i.pk!.S!.slice(3));
   const logs: Record<string, unknown>[] = [];
-  for (let i = 0; i < providers.length; i += 100) logs.push(logPut(providers.slice(i, i + 100)).Put!.Item as Record<string, unknown>);
+  for (let i = 0; i < providers.length; i += 100) logs.push(logItemNaming(providers.slice(i, i + 100)));
   for (let i = 0; i < logs.length; i += BATCH_WRITE_MAX) {
     const batch = logs.slice(i, i + BATCH_WRITE_MAX);
     retries += await batchPut(batch);

@@ -131,6 +131,8 @@ export interface LoadedImage {
   manifest: ImageManifest;
   /** change-log entries the image already holds (ForestImage.applied) */
   applied: string[];
+  /** providers held as read in the last moments before takenAt, and their `last` (ForestImage.lasts) */
+  lasts: Record<string, string>;
   /** the providers a delta image changes (put or deletes); none for a full image */
   deltaIds: string[];
   /** ms spent reading (decompression runs alongside), finishing decompression and joining, parsing, indexing */
@@ -151,7 +153,14 @@ export async function readImage(manifest?: ImageManifest): Promise<LoadedImage |
     forest.putMany(d.records);
     deltaIds = idsOf(d);
   }
-  return { forest, manifest: m, applied: got.img.applied, deltaIds, timings: { ...got.timings, decode: performance.now() - t3 } };
+  return {
+    forest,
+    manifest: m,
+    applied: got.img.applied,
+    lasts: got.img.lasts,
+    deltaIds,
+    timings: { ...got.timings, decode: performance.now() - t3 },
+  };
 }
 
 function idsOf(d: { records: ProviderRecord[]; deleted: string[] }): string[] {
@@ -188,7 +197,14 @@ export async function readImageSome(
     const replaced = new Set(deltaIds);
     records = [...records.filter((r) => !replaced.has(r.uuid)), ...decodeSome(got.img, only, intern)];
   }
-  return { records, manifest: m, applied: got.img.applied, deltaIds, timings: { ...got.timings, decode: performance.now() - t3 } };
+  return {
+    records,
+    manifest: m,
+    applied: got.img.applied,
+    lasts: got.img.lasts,
+    deltaIds,
+    timings: { ...got.timings, decode: performance.now() - t3 },
+  };
 }
 
 /**
@@ -203,7 +219,14 @@ export async function readDelta(
   if (!got) return undefined;
   const t3 = performance.now();
   const d = decodeDelta(got.img, intern);
-  return { ...d, manifest: m, applied: got.img.applied, deltaIds: idsOf(d), timings: { ...got.timings, decode: performance.now() - t3 } };
+  return {
+    ...d,
+    manifest: m,
+    applied: got.img.applied,
+    lasts: got.img.lasts,
+    deltaIds: idsOf(d),
+    timings: { ...got.timings, decode: performance.now() - t3 },
+  };
 }
 
 type ImageTimings = { read: number; gunzip: number; parse: number };
@@ -276,8 +299,9 @@ export async function writeImage(
   indexLoadAt: number,
   applied: string[] = [],
   delta?: { base: ImageBase; changed: ReadonlySet<string> },
+  lasts: Record<string, string> = {},
 ): Promise<{ manifest: ImageManifest; written: boolean }> {
-  const doc = delta ? encodeDelta(forest, delta.changed, takenAt, applied) : encodeForest(forest, takenAt, applied);
+  const doc = delta ? encodeDelta(forest, delta.changed, takenAt, applied, lasts) : encodeForest(forest, takenAt, applied, lasts);
   const chunks = compressSlices(Buffer.from(JSON.stringify(doc), 'utf8'));
   const id = `${takenAt}-${randomBytes(4).toString('hex')}`;
   const now = Date.now();

@@ -9,7 +9,12 @@ export const PROVIDER_SHARDS = 16;
 export const LEGACY_SHARDS = 16;
 
 export const K = {
+  /** a provider's name, tree links, traits, aggregates (what rarely changes; in gsi1) */
   provider: (uuid: string) => ({ pk: `RP#${uuid}`, sk: 'RP' }),
+  /** a provider's state: generation, inventory, usage (what claims change; in no index) */
+  providerState: (uuid: string) => ({ pk: `RP#${uuid}`, sk: 'RPU' }),
+  /** sort keys of a provider's two items (a Query of its partition between them reads both) */
+  providerSks: { from: 'RP', to: 'RPU' },
   /** gsi1 keys that enumerate every provider (snapshot cold load) */
   providerIndex: (uuid: string) => ({ gsi1pk: `RPS#${shardOf(uuid, PROVIDER_SHARDS)}`, gsi1sk: uuid }),
   providerIndexPk: (shard: number) => `RPS#${shard}`,
@@ -33,10 +38,13 @@ export const K = {
   customTraitPk: 'TRAITS',
   /** an aggregate's first sighting (its creation sequence: upstream lists aggregates by internal id) */
   aggregate: (uuid: string) => ({ pk: `AGG#${uuid}`, sk: 'AGG' }),
-  usagePk: (project: string) => `USAGE#${project}`,
-  projectUsage: (project: string, shard: number) => ({ pk: `USAGE#${project}`, sk: `P#${shard}` }),
-  userUsage: (project: string, user: string, shard: number) => ({ pk: `USAGE#${project}`, sk: `U#${user}#${shard}` }),
-  changeLog: (bucket: number, shard: number) => `LOG#${bucket}#${shard}`,
+  /**
+   * one user's usage in one shard of a project (a project's usage is the sum of its users'):
+   * the shard is in the partition key, so one busy project spreads over USAGE_SHARDS partitions
+   */
+  usage: (project: string, shard: number, user: string) => ({ pk: `USAGE#${project}#${shard}`, sk: `U#${user}` }),
+  usagePk: (project: string, shard: number) => `USAGE#${project}#${shard}`,
+  changeLog: (shard: number) => `LOG#${shard}`,
   meta: (name: string) => ({ pk: 'META', sk: name }),
   /** the current forest image's manifest (its own partition: readers of it need no other META item) */
   imageManifest: { pk: 'FOREST', sk: 'image' },

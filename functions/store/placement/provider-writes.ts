@@ -2,11 +2,13 @@
  * The one shape of every generation-guarded provider write (inventories, traits,
  * aggregates): read the provider, let the caller plan the change from what it read,
  * then write it in ONE TransactWriteItems
- *   Update RP   SET <planned attributes>[, updated]  [ADD gen 1][, invVer 1]
- *               IF attribute_exists(pk) AND gen = <generation read> [AND <planned conditions>]
+ *   Update RPU  [SET inv][, updated] [ADD gen 1][, invVer 1], SET last
+ *               IF attribute_exists(pk) AND gen = <generation read> AND last < <entry>
+ *               [AND <planned conditions>]
+ *   Update RP   SET traits / aggs (when the change is one of those)
  *   Update refs +1 / -1 on the custom traits / classes gained / lost
  *   [the caller's extra actions, e.g. Put AGG IF absent: an aggregate's first sighting]
- *   Put LOG     (the provider changed; every process's snapshot re-reads it)
+ *   Put LOG     (names the provider: every process's snapshot re-reads it)
  * The condition on the generation read makes the plan's view of the provider the one
  * the write applies to: anything that changed the provider in between (another
  * write, a claim: claims bump the generation too) makes the transaction fail, and the
@@ -15,9 +17,9 @@
  */
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { tableName } from '../ddb/client.js';
-import { logPut } from './changelog.js';
+import { logPut, logStamp, stateGuard } from './changelog.js';
 import { K } from './keys.js';
-import { getProvider } from './providers.js';
+import { readProvider } from './providers.js';
 import { refUpdates, type RefChange } from './refs.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
@@ -27,14 +29,17 @@ export type GuardedWriteFailure =
   /** the client's generation is not the provider's */
   | { error: 'generation' };
 
+/** the attributes a patch may SET, and which of the provider's two items holds each (providers.ts) */
+const ITEM_OF = { inv: 'state', traits: 'def', aggs: 'def' } as const;
+
 export interface ProviderPatch {
-  /** item attributes to SET (item attribute names, see providers.ts toItem) */
-  set: Record<string, unknown>;
+  /** item attributes to SET (item attribute names, see providers.ts defItem / stateItem) */
+  set: Partial<Record<keyof typeof ITEM_OF, unknown>>;
   /** bump the generation (and `updated`) */
   bumpGeneration: boolean;
   /** bump invVer: every inventory change does (claims condition on it) */
   bumpInvVersion?: boolean;
-  /** extra condition clauses on the provider item; `#x` / `:x` placeholders they use */
+  /** extra condition clauses on the provider's state item; `#x` / `:x` placeholders they use */
   conditions?: string[];
   names?: Record<string, string>;
   values?: Record<string, unknown>;
@@ -63,26 +68,34 @@ export async function guardedProviderWrite<F extends { error: string }>(
   opts: GuardedWriteOptions,
   plan: (cur: ProviderRecord) => Promise<ProviderPatch | F | null>,
 ): Promise<ProviderRecord | F | GuardedWriteFailure> {
-  let first = opts.current;
+  let first: { record: ProviderRecord; last?: string } | undefined = opts.current && { record: opts.current };
   return withRetries<ProviderRecord | F | GuardedWriteFailure>(async () => {
-    const cur = first ?? (await getProvider(uuid));
+    const read = first ?? (await readProvider(uuid));
     first = undefined;
-    if (!cur) return { error: 'not_found' } as const;
+    if (!read) return { error: 'not_found' } as const;
+    const cur = read.record;
     if (opts.generation !== undefined && cur.generation !== opts.generation) return { error: 'generation' } as const;
     const patch = await plan(cur);
     if (patch === null) return cur;
     if ('error' in patch) return patch;
 
     const now = new Date().toISOString();
-    const names: Record<string, string> = { '#gen': 'gen', ...patch.names };
-    const values: Record<string, unknown> = { ':g': cur.generation, ...patch.values };
-    const sets: string[] = [];
+    const stamp = logStamp(Date.now(), [read.last]);
+    const guard = stateGuard(stamp);
+    const names: Record<string, string> = { '#gen': 'gen', ...guard.names, ...patch.names };
+    const values: Record<string, unknown> = { ':g': cur.generation, ...guard.values, ...patch.values };
+    const sets: string[] = [guard.set];
     const adds: string[] = [];
-    Object.entries(patch.set).forEach(([attr, value], i) => {
-      names[`#s${i}`] = attr;
-      values[`:s${i}`] = value;
-      sets.push(`#s${i} = :s${i}`);
-    });
+    const defSet: Record<string, unknown> = {};
+    for (const [attr, value] of Object.entries(patch.set) as Array<[keyof typeof ITEM_OF, unknown]>) {
+      if (ITEM_OF[attr] === 'def') {
+        defSet[attr] = value;
+        continue;
+      }
+      names[`#s_${attr}`] = attr;
+      values[`:s_${attr}`] = value;
+      sets.push(`#s_${attr} = :s_${attr}`);
+    }
     if (patch.bumpGeneration) {
       names['#updated'] = 'updated';
       values[':now'] = now;
@@ -94,22 +107,32 @@ export async function guardedProviderWrite<F extends { error: string }>(
       adds.push('#invVer :one');
     }
     if (adds.length) values[':one'] = 1;
-    const update = [sets.length ? `SET ${sets.join(', ')}` : '', adds.length ? `ADD ${adds.join(', ')}` : ''].filter(Boolean).join(' ');
     const items: TxItem[] = [
       {
         Update: {
           TableName: tableName(),
-          Key: K.provider(uuid),
-          UpdateExpression: update,
-          ConditionExpression: ['attribute_exists(pk)', '#gen = :g', ...(patch.conditions ?? [])].join(' AND '),
+          Key: K.providerState(uuid),
+          UpdateExpression: `SET ${sets.join(', ')}${adds.length ? ` ADD ${adds.join(', ')}` : ''}`,
+          ConditionExpression: ['attribute_exists(pk)', '#gen = :g', guard.condition, ...(patch.conditions ?? [])].join(' AND '),
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
         },
       },
-      ...refUpdates(patch.refs ?? []).items,
-      ...(patch.extra ?? []),
-      logPut([uuid]),
     ];
+    const defAttrs = Object.entries(defSet);
+    if (defAttrs.length) {
+      items.push({
+        Update: {
+          TableName: tableName(),
+          Key: K.provider(uuid),
+          UpdateExpression: `SET ${defAttrs.map(([a]) => `#${a} = :${a}`).join(', ')}`,
+          ConditionExpression: 'attribute_exists(pk)',
+          ExpressionAttributeNames: Object.fromEntries(defAttrs.map(([a]) => [`#${a}`, a])),
+          ExpressionAttributeValues: Object.fromEntries(defAttrs.map(([a, v]) => [`:${a}`, v])),
+        },
+      });
+    }
+    items.push(...refUpdates(patch.refs ?? []).items, ...(patch.extra ?? []), logPut({ rereads: [uuid] }, stamp));
     const out = await transact(items);
     if (!out.ok) return RETRY; // something moved under us (or a class/trait vanished): re-plan on a fresh read
     return {

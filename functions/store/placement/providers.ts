@@ -1,15 +1,14 @@
 /**
  * Resource provider items: reads, and the create / update / delete transactions with
  * the conditions that keep names unique, trees consistent and in-use providers alive.
- * Other writers (inventories, traits, aggregates, allocations) build on `providerKey`,
- * `fromItem` and `toItem` here.
+ * Other writers (inventories, traits, aggregates, allocations) build on the two items'
+ * shapes here (defItem / stateItem, fromItems / stateFromItem).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from '../ddb/batch.js';
+import { batchGet, keyId } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
-import type { ProviderRecord } from '../../core/placement/model.js';
-import { ddb, tableName, type Item } from '../ddb/client.js';
-import { logPut } from './changelog.js';
+import type { ProviderRecord, ProviderState } from '../../core/placement/model.js';
+import { tableName, type Item } from '../ddb/client.js';
+import { logPut, logStamp } from './changelog.js';
 import { K, PROVIDER_SHARDS } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { diffRefs, refUpdates } from './refs.js';
@@ -25,67 +24,165 @@ export function nextSeq(): number {
   return Date.now() * 1000 + seqCounter;
 }
 
-export function toItem(p: ProviderRecord): Record<string, unknown> {
+/**
+ * A provider is two items in its partition (docs/design.md, "Items"): what rarely changes
+ * (`RP`: name, tree links, traits, aggregates; in gsi1, which enumerates providers) and
+ * what claims change (`RPU`: generation, inventory, usage; in no index, and small, so a
+ * claim writes one small item). `updated` is on both: the record's is the later one.
+ */
+export function defItem(p: ProviderRecord): Record<string, unknown> {
   return {
     ...K.provider(p.uuid),
     ...K.providerIndex(p.uuid),
     type: 'RP',
     uuid: p.uuid,
     name: p.name,
-    gen: p.generation,
     parent: p.parent,
     root: p.root,
-    inv: p.inventories,
-    invVer: p.invVersion,
-    used: p.usages,
     traits: p.traits,
     aggs: p.aggregates,
     children: p.children,
-    allocs: p.allocationCount,
     created: p.createdAt,
     updated: p.updatedAt,
     seq: p.seq,
   };
 }
 
-export function fromItem(it: Item): ProviderRecord {
+/** The state item; `last` is the sort key of the change-log entry of its latest write (changelog.ts stateGuard). */
+export function stateItem(p: ProviderState, last: string): Record<string, unknown> {
   return {
-    uuid: it.uuid,
-    name: it.name,
-    generation: Number(it.gen ?? 0),
-    parent: it.parent ?? undefined,
-    root: it.root ?? it.uuid,
-    inventories: it.inv ?? {},
-    invVersion: Number(it.invVer ?? 0),
-    usages: it.used ?? {},
-    traits: it.traits ?? [],
-    aggregates: it.aggs ?? [],
-    children: Number(it.children ?? 0),
-    allocationCount: Number(it.allocs ?? 0),
-    createdAt: it.created,
-    updatedAt: it.updated ?? it.created,
-    seq: Number(it.seq ?? 0),
+    ...K.providerState(p.uuid),
+    gen: p.generation,
+    inv: p.inventories,
+    invVer: p.invVersion,
+    used: p.usages,
+    allocs: p.allocationCount,
+    updated: p.updatedAt,
+    last,
   };
 }
 
-export async function getProvider(uuid: string): Promise<ProviderRecord | undefined> {
-  if (!keyFits(K.provider(uuid))) return undefined;
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.provider(uuid), ConsistentRead: true }));
-  return r.Item ? fromItem(r.Item) : undefined;
+/** Both items of a provider, as createProvider and the bulk loader write them. */
+export function toItems(p: ProviderRecord, last: string): Record<string, unknown>[] {
+  return [defItem(p), stateItem(p, last)];
 }
 
-/** Strongly consistent batch read; missing providers are absent from the map. */
-export async function getProviders(uuids: Iterable<string>): Promise<Map<string, ProviderRecord>> {
-  const out = new Map<string, ProviderRecord>();
-  for (const it of (await batchGet([...new Set(uuids)].map((u) => K.provider(u)))).values()) out.set(String(it.uuid), fromItem(it));
+export type StateRead = ProviderState & { last?: string };
+
+export function stateFromItem(it: Item): StateRead {
+  return {
+    uuid: String(it.pk).slice(3),
+    generation: Number(it.gen ?? 0),
+    inventories: it.inv ?? {},
+    invVersion: Number(it.invVer ?? 0),
+    usages: it.used ?? {},
+    allocationCount: Number(it.allocs ?? 0),
+    updatedAt: it.updated,
+    last: it.last,
+  };
+}
+
+/** The record of a provider from its two items (a state item that is missing reads as none of either). */
+export function fromItems(def: Item, state: Item | undefined): ProviderRecord {
+  const s = state ? stateFromItem(state) : undefined;
+  const updated = String(def.updated ?? def.created);
+  return {
+    uuid: def.uuid,
+    name: def.name,
+    generation: s?.generation ?? 0,
+    parent: def.parent ?? undefined,
+    root: def.root ?? def.uuid,
+    inventories: s?.inventories ?? {},
+    invVersion: s?.invVersion ?? 0,
+    usages: s?.usages ?? {},
+    traits: def.traits ?? [],
+    aggregates: def.aggs ?? [],
+    children: Number(def.children ?? 0),
+    allocationCount: s?.allocationCount ?? 0,
+    createdAt: def.created,
+    updatedAt: s?.updatedAt && s.updatedAt > updated ? s.updatedAt : updated,
+    seq: Number(def.seq ?? 0),
+  };
+}
+
+/** A provider as read from the table, with its state item's `last` (undefined: no provider). */
+export interface ProviderRead {
+  record: ProviderRecord;
+  last?: string;
+}
+
+/** Both items of one provider: one strongly consistent Query of its partition (1 read unit while they fit 4 KB). */
+export async function readProvider(uuid: string): Promise<ProviderRead | undefined> {
+  if (!keyFits(K.provider(uuid))) return undefined;
+  const items = await queryPartition({ pk: K.provider(uuid).pk, skBetween: [K.providerSks.from, K.providerSks.to], consistent: true });
+  const def = items.find((it) => it.sk === K.provider(uuid).sk);
+  if (!def) return undefined;
+  const state = items.find((it) => it.sk === K.providerState(uuid).sk);
+  return { record: fromItems(def, state), last: state?.last };
+}
+
+export async function getProvider(uuid: string): Promise<ProviderRecord | undefined> {
+  return (await readProvider(uuid))?.record;
+}
+
+/** providers read at once by readProviders (one Query each) */
+const READ_PARALLELISM = 16;
+
+/** Several providers, each as readProvider reads it (missing ones are absent). */
+export async function readProviders(uuids: Iterable<string>): Promise<Map<string, ProviderRead>> {
+  const list = [...new Set(uuids)];
+  const out = new Map<string, ProviderRead>();
+  let next = 0;
+  const worker = async () => {
+    while (next < list.length) {
+      const u = list[next++]!;
+      const r = await readProvider(u);
+      if (r) out.set(u, r);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_PARALLELISM, list.length) }, worker));
   return out;
 }
 
-/** Every provider, through the sharded gsi1 index (eventually consistent; the change log fixes up). */
-export async function scanAllProviders(): Promise<ProviderRecord[]> {
+/** Strongly consistent reads of whole providers; missing providers are absent from the map. */
+export async function getProviders(uuids: Iterable<string>): Promise<Map<string, ProviderRecord>> {
+  const out = new Map<string, ProviderRecord>();
+  for (const [u, r] of await readProviders(uuids)) out.set(u, r.record);
+  return out;
+}
+
+/** Only the state items (generation, inventory, usage): one BatchGetItem, strongly consistent unless asked. */
+export async function getProviderStates(uuids: Iterable<string>, opts: { consistent?: boolean } = {}): Promise<Map<string, StateRead>> {
+  const out = new Map<string, StateRead>();
+  const items = await batchGet(
+    [...new Set(uuids)].map((u) => K.providerState(u)),
+    { consistent: opts.consistent ?? true },
+  );
+  for (const it of items.values()) {
+    const s = stateFromItem(it);
+    out.set(s.uuid, s);
+  }
+  return out;
+}
+
+/**
+ * Every provider, through the sharded gsi1 index (eventually consistent), with the state
+ * items read in batches (eventually consistent too: the change log replayed after a load
+ * fixes what either missed; a state read carries its `last`, so the replay knows which
+ * usage changes it holds).
+ */
+export async function scanAllProviders(): Promise<ProviderRead[]> {
   const shards = Array.from({ length: PROVIDER_SHARDS }, (_, i) => i);
   const parts = await Promise.all(shards.map((s) => queryPartition({ index: 'gsi1', pk: K.providerIndexPk(s) })));
-  return parts.flat().map(fromItem);
+  const defs = parts.flat();
+  const states = await batchGet(
+    defs.map((d) => K.providerState(String(d.uuid))),
+    { consistent: false },
+  );
+  return defs.map((d) => {
+    const st = states.get(keyId(K.providerState(String(d.uuid))));
+    return { record: fromItems(d, st), last: st?.last };
+  });
 }
 
 // ------------------------------------------------------------------ create
@@ -119,8 +216,10 @@ export async function createProvider(input: { uuid: string; name: string; parent
       updatedAt: now,
       seq: nextSeq(),
     };
+    const stamp = logStamp();
     const items: TxItem[] = [
-      { Put: { TableName: tableName(), Item: toItem(rec), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName(), Item: defItem(rec), ConditionExpression: 'attribute_not_exists(pk)' } },
+      { Put: { TableName: tableName(), Item: stateItem(rec, stamp.sk) } },
       {
         Put: {
           TableName: tableName(),
@@ -141,12 +240,12 @@ export async function createProvider(input: { uuid: string; name: string; parent
         },
       });
     }
-    items.push(logPut([rec.uuid, ...(parentRec ? [parentRec.uuid] : [])]));
+    items.push(logPut({ rereads: [rec.uuid, ...(parentRec ? [parentRec.uuid] : [])] }, stamp));
     const out = await transact(items);
     if (out.ok) return rec;
     if (out.conflict) return RETRY;
     const dupUuid = out.failed.includes(0);
-    const dupName = out.failed.includes(1);
+    const dupName = out.failed.includes(2);
     if (dupUuid || dupName) return { error: 'duplicate', uuid: dupUuid, name: dupName } as const;
     return RETRY; // the parent moved or vanished: look again
   });
@@ -279,7 +378,7 @@ export async function updateProvider(
         },
       },
     });
-    items.push(logPut(changed));
+    items.push(logPut({ rereads: changed }));
     if (items.length > 100) return { error: 'too_large', count: items.length } as const;
     const out = await transact(items);
     if (out.ok) return next;
@@ -306,8 +405,17 @@ export async function deleteProvider(uuid: string): Promise<true | DeleteFailure
         Delete: {
           TableName: tableName(),
           Key: K.provider(uuid),
-          ConditionExpression: 'attribute_exists(pk) AND #children = :zero AND #allocs = :zero AND #invVer = :iv AND #gen = :g',
-          ExpressionAttributeNames: { '#children': 'children', '#allocs': 'allocs', '#invVer': 'invVer', '#gen': 'gen' },
+          ConditionExpression: 'attribute_exists(pk) AND #children = :zero',
+          ExpressionAttributeNames: { '#children': 'children' },
+          ExpressionAttributeValues: { ':zero': 0 },
+        },
+      },
+      {
+        Delete: {
+          TableName: tableName(),
+          Key: K.providerState(uuid),
+          ConditionExpression: 'attribute_exists(pk) AND #allocs = :zero AND #invVer = :iv AND #gen = :g',
+          ExpressionAttributeNames: { '#allocs': 'allocs', '#invVer': 'invVer', '#gen': 'gen' },
           ExpressionAttributeValues: { ':zero': 0, ':iv': cur.invVersion, ':g': cur.generation },
         },
       },
@@ -335,7 +443,7 @@ export async function deleteProvider(uuid: string): Promise<true | DeleteFailure
     }
     const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);
     items.push(...refs.items);
-    items.push(logPut([uuid, ...(cur.parent ? [cur.parent] : [])]));
+    items.push(logPut({ rereads: [uuid, ...(cur.parent ? [cur.parent] : [])] }));
     if (items.length > 100) return { error: 'too_large', count: items.length } as const;
     const out = await transact(items);
     if (out.ok) return true;

@@ -1,8 +1,9 @@
 /**
  * The warm provider snapshot every process keeps (see docs/design.md, "Reading at
- * scale"). First use loads every provider through gsi1; after that each refresh reads
- * only the change log since the previous refresh (minus an overlap window) with
- * strongly consistent queries and re-reads just the providers it names.
+ * scale"). First use loads the forest image (or every provider through gsi1); after that
+ * each refresh reads only the change log since the previous refresh (minus an overlap
+ * window) with strongly consistent queries, adds the usage changes entries carry to the
+ * providers it holds, and re-reads just the providers entries name.
  *
  * Consistency: `fresh()` returns a forest that includes every write that had
  * committed when `fresh()` was called (a refresh that *started* after the call is
@@ -12,7 +13,7 @@
  */
 import { Forest } from '../../core/placement/forest.js';
 import { ImageFormatError } from '../../core/placement/forest-image.js';
-import type { ProviderRecord } from '../../core/placement/model.js';
+import { withProviderDelta, type ProviderRecord } from '../../core/placement/model.js';
 import { config } from '../../config.js';
 import {
   asBase,
@@ -26,8 +27,8 @@ import {
   type ImageManifest,
   type LoadedImage,
 } from './image.js';
-import { CLOCK_SKEW_MS, entryTime, OVERLAP_MS, readLogSince } from './changelog.js';
-import { getProviders, scanAllProviders } from './providers.js';
+import { clockSkewMs, entryTime, overlapMs, readLogSince, type LogEntry } from './changelog.js';
+import { readProviders, scanAllProviders, type ProviderRead } from './providers.js';
 
 export interface SnapshotStats {
   refreshes: number;
@@ -115,6 +116,12 @@ export class ProviderSnapshot {
   /** no periodic resync before this instant (ms): see absorb() */
   private resyncDeferredUntil = 0;
   private readonly seen = new Map<string, number>();
+  /**
+   * providers this forest holds as read from the table in the overlap window, and the
+   * `last` entry their state item held (changelog.ts stateGuard): a logged usage change of
+   * one is added only when its entry is later — the read held the earlier ones
+   */
+  private readonly lasts = new Map<string, string>();
   private ticket = 0;
   private inflight: Promise<void> | undefined;
   private inflightTicket = 0;
@@ -160,8 +167,16 @@ export class ProviderSnapshot {
 
   /** change-log entries of the overlap window before asOf that this forest already holds (for an image) */
   appliedRecently(): string[] {
-    const from = this.lastStart - OVERLAP_MS;
+    const from = this.lastStart - overlapMs();
     return [...this.seen].filter(([, ts]) => ts >= from).map(([sk]) => sk);
+  }
+
+  /** providers held as read in the overlap window before asOf, and their `last` (for an image: ForestImage.lasts) */
+  lastsRecently(): Record<string, string> {
+    const from = this.lastStart - overlapMs();
+    const out: Record<string, string> = {};
+    for (const [u, l] of this.lasts) if (entryTime(l) >= from) out[u] = l;
+    return out;
   }
 
   /** when the forest last came from a full read of the index (its own, or the image writer's) */
@@ -201,6 +216,7 @@ export class ProviderSnapshot {
     this.lastFullLoad = 0;
     this.resyncDeferredUntil = 0;
     this.seen.clear();
+    this.lasts.clear();
     this.setBase(undefined);
   }
 
@@ -233,12 +249,39 @@ export class ProviderSnapshot {
     this.touch(uuid);
   }
 
-  /** providers read from the table: each as read, or gone when the read found none */
-  private applyRead(uuids: Iterable<string>, read: ReadonlyMap<string, ProviderRecord>): void {
+  /** providers read from the table: each as read (with the `last` its state held), or gone when the read found none */
+  private applyRead(uuids: Iterable<string>, read: ReadonlyMap<string, ProviderRead>): void {
     for (const u of uuids) {
       const p = read.get(u);
-      if (p) this.put(p);
-      else this.delete(u);
+      if (p) this.putRead(p);
+      else {
+        this.delete(u);
+        this.lasts.delete(u);
+      }
+    }
+  }
+
+  private putRead(p: ProviderRead): void {
+    this.put(p.record);
+    if (p.last !== undefined) this.lasts.set(p.record.uuid, p.last);
+    else this.lasts.delete(p.record.uuid);
+  }
+
+  /**
+   * The usage changes `entries` carry, added to the providers this forest holds — except
+   * where the forest's copy already holds them: a provider read again in this refresh
+   * (`reread`: its read came after every entry read here committed) or read with a `last`
+   * at or after the entry.
+   */
+  private applyDeltas(entries: LogEntry[], reread: ReadonlySet<string>): void {
+    for (const e of entries) {
+      for (const [u, d] of e.deltas) {
+        if (reread.has(u)) continue;
+        const l = this.lasts.get(u);
+        if (l !== undefined && l >= e.sk) continue;
+        const p = this.forest.get(u);
+        if (p) this.put(withProviderDelta(p, d));
+      }
     }
   }
 
@@ -279,7 +322,8 @@ export class ProviderSnapshot {
     this.imageMs = (performance.now() - t0) / Math.max(1, m.providers);
     // the whole forest is now the image writer's, which read the index then
     this.lastFullLoad = Math.max(this.lastFullLoad, m.indexLoadAt);
-    return this.adopt(m, img.applied, img.timings, t0);
+    this.lasts.clear();
+    return this.adopt(m, img, t0);
   }
 
   /**
@@ -293,7 +337,7 @@ export class ProviderSnapshot {
    */
   private async patchFromImage(m: ImageManifest | undefined, changed: ReadonlySet<string>, logReadAt: number): Promise<number | undefined> {
     const t0 = performance.now();
-    if (!m || m.takenAt <= this.lastStart || m.takenAt > logReadAt - CLOCK_SKEW_MS || Date.now() - m.takenAt > IMAGE_MAX_AGE_MS) return undefined;
+    if (!m || m.takenAt <= this.lastStart || m.takenAt > logReadAt - clockSkewMs() || Date.now() - m.takenAt > IMAGE_MAX_AGE_MS) return undefined;
     // a delta of the base this forest is a known change of: its own chunks are enough
     if (m.base && this.base?.id === m.base.id) return this.patchFromDelta(m, changed, t0);
     const img = await unlessForeign(readImageSome(m, changed, this.forest.intern));
@@ -311,7 +355,7 @@ export class ProviderSnapshot {
     // them: a patch is no full load, and the periodic resync stays due.)
     this.setBase(m.base ?? asBase(m), img.deltaIds);
     this.imageMs = (performance.now() - t0) / Math.max(1, m.providers);
-    return this.adopt(m, img.applied, img.timings, t0);
+    return this.adopt(m, img, t0);
   }
 
   /**
@@ -327,7 +371,7 @@ export class ProviderSnapshot {
     const p0 = performance.now();
     const inDelta = new Set(d.deltaIds);
     const reread = [...changed].filter((u) => !inDelta.has(u) && this.dirty.has(u));
-    const again = reread.length ? await getProviders(reread) : new Map<string, ProviderRecord>();
+    const again = reread.length ? await readProviders(reread) : new Map<string, ProviderRead>();
     this.stats.providerReads += reread.length;
     for (const u of d.deleted) if (changed.has(u)) this.delete(u);
     this.forest.putMany(d.records.filter((r) => changed.has(r.uuid)));
@@ -338,7 +382,7 @@ export class ProviderSnapshot {
     d.timings.put = performance.now() - p0;
     this.stats.imagePatches++;
     this.stats.deltaPatches++;
-    return this.adopt(m, d.applied, d.timings, t0);
+    return this.adopt(m, d, t0);
   }
 
   /**
@@ -357,13 +401,13 @@ export class ProviderSnapshot {
     const base = this.base;
     if (base && Date.now() - base.writtenAt < BASE_MAX_AGE_MS && this.dirty.size <= forest.size * DELTA_MAX_SHARE) {
       // (encoded before writeImage's first await: the forest and `dirty` as of now)
-      return writeImage(forest, this.asOf, this.lastFullLoad, this.appliedRecently(), { base, changed: this.dirty });
+      return writeImage(forest, this.asOf, this.lastFullLoad, this.appliedRecently(), { base, changed: this.dirty }, this.lastsRecently());
     }
     const epoch = this.baseEpoch;
     const since = new Set<string>();
     this.changedSinceEncode = since;
     try {
-      const r = await writeImage(forest, this.asOf, this.lastFullLoad, this.appliedRecently());
+      const r = await writeImage(forest, this.asOf, this.lastFullLoad, this.appliedRecently(), undefined, this.lastsRecently());
       // the forest now differs from the image it wrote by what changed since it was encoded
       if (r.written && !r.manifest.base && this.baseEpoch === epoch && this.forest === forest) this.setBase(asBase(r.manifest), since);
       return r;
@@ -372,24 +416,49 @@ export class ProviderSnapshot {
     }
   }
 
-  /** the forest now holds image `m`'s state: replay from its takenAt, not re-reading what it applied */
-  private adopt(m: ImageManifest, applied: string[], timings: LoadedImage['timings'], t0: number): number {
+  /**
+   * the forest now holds image `m`'s state: replay from its takenAt, neither re-reading nor
+   * adding again what it applied. A provider this forest kept (a patch takes only those
+   * the log named since this forest's last refresh) holds every entry up to the image's
+   * `last` for it too: either it is the image's, or no entry of it was new here since.
+   */
+  private adopt(m: ImageManifest, img: Pick<LoadedImage, 'applied' | 'lasts' | 'timings'>, t0: number): number {
+    const timings = img.timings;
     this.seen.clear();
     // entries of the overlap window the image already holds: not re-read on replay
-    for (const sk of applied) this.seen.set(sk, entryTime(sk));
+    for (const sk of img.applied) this.seen.set(sk, entryTime(sk));
+    for (const [u, l] of Object.entries(img.lasts)) {
+      const mine = this.lasts.get(u);
+      if (mine === undefined || l > mine) this.lasts.set(u, l);
+    }
     this.stats.imageLoads++;
     this.stats.lastLoad = { source: 'image', ms: performance.now() - t0, providers: m.providers, bytes: m.bytes, takenAt: m.takenAt, timings };
     return m.takenAt;
   }
 
   /** the change log since `since`: its entries, those not applied yet, and the providers they name */
+  /**
+   * the change log since `since`: its entries, those not applied yet, the providers they
+   * name or change (`changed`), and of those the ones to read again (`reread`: named, or
+   * changed but not held here)
+   */
   private async changesSince(since: number) {
     const { entries, reads } = await readLogSince(since);
     this.stats.logQueries += reads;
     const unseen = entries.filter((e) => !this.seen.has(e.sk));
     const changed = new Set<string>();
-    for (const e of unseen) for (const u of e.rps) changed.add(u);
-    return { entries, unseen, changed };
+    const reread = new Set<string>();
+    for (const e of unseen) {
+      for (const u of e.rps) {
+        changed.add(u);
+        reread.add(u);
+      }
+      for (const [u] of e.deltas) {
+        changed.add(u);
+        if (!this.forest.get(u)) reread.add(u);
+      }
+    }
+    return { entries, unseen, changed, reread };
   }
 
   /** what a catch-up would cost, ms: re-reading one changed provider, and loading an image of `providers` */
@@ -418,48 +487,52 @@ export class ProviderSnapshot {
         parts[part] += performance.now() - p0;
       }
     };
-    let since = this.lastStart - OVERLAP_MS;
+    let since = this.lastStart - overlapMs();
     const fullLoad = !this.loaded || (resyncMs > 0 && started - this.lastFullLoad > resyncMs && started >= this.resyncDeferredUntil);
     // a cold start or a resync starts from an image when there is a usable one: for a
     // resync, one whose writer read the index after this forest last did (it catches
     // what the log may have missed, as a scan would)
     const fromImage = fullLoad && this.options.useImage ? await timed('image', this.loadImage(0, this.loaded ? this.lastFullLoad : 0)) : undefined;
     if (fromImage !== undefined) {
-      since = fromImage - OVERLAP_MS;
+      since = fromImage - overlapMs();
       if (this.loaded) this.stats.resyncs++;
       else this.stats.coldLoads++;
     } else if (fullLoad) {
       // cold load, or the periodic full resync: a safety net should a write ever commit
       // later than the overlap window allows (the change log then never shows it)
       const l0 = performance.now();
+      const replayFrom = started - Math.max(overlapMs(), config().snapshotIndexLagMs);
       const all = await timed('index', scanAllProviders());
       const scanned = new Set<string>();
       for (const p of all) {
-        this.put(p);
-        scanned.add(p.uuid);
+        this.put(p.record);
+        // (a state read before the replay window holds none of the entries replayed below)
+        if (p.last !== undefined && entryTime(p.last) >= replayFrom) this.lasts.set(p.record.uuid, p.last);
+        else this.lasts.delete(p.record.uuid);
+        scanned.add(p.record.uuid);
       }
       // the index may lag: anything it misses is checked with a consistent read
       const absent = [...this.forest.providers.keys()].filter((u) => !scanned.has(u));
       if (absent.length) {
-        this.applyRead(absent, await timed('index', getProviders(absent)));
+        this.applyRead(absent, await timed('index', readProviders(absent)));
       }
       if (this.loaded) this.stats.resyncs++;
       else this.stats.coldLoads++;
       this.stats.providerReads += all.length + absent.length;
       this.stats.lastLoad = { source: 'index', ms: performance.now() - l0, providers: this.forest.size };
-      // gsi1 may lag the table (by up to SNAPSHOT_INDEX_LAG_MS): the scan shows every
-      // write committed before `started - lag`, and anything newer it may show old or
-      // not at all. Replaying the change log from there with consistent reads of the
-      // base table re-reads every provider written since, so the forest holds every
-      // write committed before this refresh started, whatever the index showed.
-      // (Until that replay has succeeded the load does not count: a refresh that fails
-      // here loads again.)
+      // gsi1 may lag the table (by up to SNAPSHOT_INDEX_LAG_MS), and the state items were
+      // read eventually consistent: the scan shows every write committed before
+      // `started - lag`, and anything newer it may show old or not at all. Replaying the
+      // change log from there — usage changes added to state read before them (its
+      // `last` says which), everything else re-read with consistent reads of the base
+      // table — makes the forest hold every write committed before this refresh started,
+      // whatever the index showed. (Until that replay has succeeded the load does not
+      // count: a refresh that fails here loads again.)
       this.seen.clear();
-      const replayFrom = started - Math.max(OVERLAP_MS, config().snapshotIndexLagMs);
       since = this.loaded ? Math.min(since, replayFrom) : replayFrom;
     }
     // a catch-up through a newer image; undefined: none usable (the forest is then as it was)
-    const catchUp = (manifest?: ImageManifest) => timed('image', this.loadImage(this.lastStart - OVERLAP_MS, 0, manifest));
+    const catchUp = (manifest?: ImageManifest) => timed('image', this.loadImage(this.lastStart - overlapMs(), 0, manifest));
     let caught: number | undefined;
     // after a long gap (a bulk load takes minutes): if the current image is newer than
     // this forest and holds so many more or fewer providers that most of the forest would
@@ -471,7 +544,7 @@ export class ProviderSnapshot {
       const differ = Math.abs(m ? m.providers - this.forest.size : 0);
       if (m && m.takenAt > this.lastStart && 2 * differ >= m.providers && this.imageIsCheaper(differ, m.providers)) {
         caught = await catchUp(m);
-        if (caught !== undefined) since = caught - OVERLAP_MS;
+        if (caught !== undefined) since = caught - overlapMs();
       }
     }
     let logReadAt = Date.now();
@@ -482,14 +555,14 @@ export class ProviderSnapshot {
     // a few providers costs less than building a forest (the estimate's basis), and the
     // warm heap keeps its forest: building a second one next to it made a million-
     // provider catch-up slower than a new process's load
-    if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && this.imageIsCheaper(log.changed.size)) {
+    if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && this.imageIsCheaper(log.reread.size)) {
       // (after a resync through the index the log was read from further back: no patch)
       let m: ImageManifest | undefined;
       if (!fullLoad) {
         m = await timed('manifest', readManifest());
         // an image taken after the log was read (less the clocks' skew): read the log again
         // if that makes it usable, as it does for any image more than a second old
-        if (m && m.takenAt > logReadAt - CLOCK_SKEW_MS && m.takenAt <= Date.now() - CLOCK_SKEW_MS) {
+        if (m && m.takenAt > logReadAt - clockSkewMs() && m.takenAt <= Date.now() - clockSkewMs()) {
           logReadAt = Date.now();
           log = await timed('log', this.changesSince(since));
         }
@@ -498,23 +571,26 @@ export class ProviderSnapshot {
       // (the manifest read for the patch, if any: not read again)
       caught ??= await catchUp(m);
       if (caught !== undefined) {
-        since = caught - OVERLAP_MS;
+        since = caught - overlapMs();
         // the image's own entries of its overlap window (applied) are not re-read
         log = await timed('log', this.changesSince(since));
       }
     }
-    const { entries, unseen, changed } = log;
+    const { entries, unseen, reread } = log;
     this.stats.logEntries += entries.length;
-    if (changed.size) {
+    if (reread.size) {
       const g0 = performance.now();
-      const fresh = await timed('reread', getProviders(changed));
-      if (changed.size >= REREAD_SAMPLE) this.rereadMs = 0.5 * this.rereadMs + (0.5 * (performance.now() - g0)) / changed.size;
-      this.stats.providerReads += changed.size;
-      this.applyRead(changed, fresh);
+      const fresh = await timed('reread', readProviders(reread));
+      if (reread.size >= REREAD_SAMPLE) this.rereadMs = 0.5 * this.rereadMs + (0.5 * (performance.now() - g0)) / reread.size;
+      this.stats.providerReads += reread.size;
+      this.applyRead(reread, fresh);
     }
+    this.applyDeltas(unseen, reread);
     // only now: a refresh that fails half-way must not mark entries it never applied
     for (const e of unseen) this.seen.set(e.sk, e.ts);
     for (const [sk, ts] of this.seen) if (ts < since) this.seen.delete(sk);
+    // a read older than the window holds no entry a later refresh can read
+    for (const [u, l] of this.lasts) if (entryTime(l) < since) this.lasts.delete(u);
     if (fullLoad) {
       this.loaded = true;
       if (fromImage === undefined) this.lastFullLoad = started;

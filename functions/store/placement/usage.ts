@@ -1,8 +1,10 @@
 /**
- * Usage aggregate items (docs/design.md): `USAGE#<project>` / `P#<shard>` for the
- * project, `USAGE#<project>` / `U#<user>#<shard>` for one of its users. Claims add to
- * them in the same transaction that changes the allocations (functions/core/placement/usage.ts
- * computes what to add); GET /usages reads one partition with one Query.
+ * Usage aggregate items (docs/design.md): `USAGE#<project>#<shard>` / `U#<user>`, one
+ * user's usage in one shard of a project. Claims add to them in the same transaction that
+ * changes the allocations (functions/core/placement/usage.ts computes what to add): one
+ * item per consumer changed. A busy project's claims spread over USAGE_SHARDS partitions;
+ * GET /usages reads them all: one Query per shard for a project, one BatchGetItem for a
+ * user.
  */
 import { queryPartition } from '../ddb/query.js';
 import { config } from '../../config.js';
@@ -10,6 +12,7 @@ import { sumUsage, usageDeltas, type TypeUsage } from '../../core/placement/usag
 import type { ConsumerChange } from '../../core/placement/claim.js';
 import { tableName } from '../ddb/client.js';
 import { K } from './keys.js';
+import { batchGet } from '../ddb/batch.js';
 import { keyFits, shardOf } from '../ddb/keys.js';
 import type { TxItem } from '../ddb/tx.js';
 
@@ -19,24 +22,18 @@ export const usageShardOf = (consumer: string) => shardOf(consumer, config().usa
 /** One Update per aggregate item the consumer changes touch. */
 export function usageUpdates(changes: ConsumerChange[]): TxItem[] {
   return usageDeltas(changes, usageShardOf).map((d) => {
-    const names: Record<string, string> = { '#project': 'project', '#kind': 'kind' };
-    const values: Record<string, unknown> = { ':project': d.project, ':kind': 'USAGE' };
+    const names: Record<string, string> = { '#project': 'project', '#user': 'user' };
+    const values: Record<string, unknown> = { ':project': d.project, ':user': d.user };
     const adds = Object.entries(d.add).map(([attr, n], i) => {
       names[`#a${i}`] = attr;
       values[`:a${i}`] = n;
       return `#a${i} :a${i}`;
     });
-    let set = '#project = :project, #kind = :kind';
-    if (d.user !== undefined) {
-      names['#user'] = 'user';
-      values[':user'] = d.user;
-      set += ', #user = :user';
-    }
     return {
       Update: {
         TableName: tableName(),
-        Key: d.user === undefined ? K.projectUsage(d.project, d.shard) : K.userUsage(d.project, d.user, d.shard),
-        UpdateExpression: `SET ${set} ADD ${adds.join(', ')}`,
+        Key: K.usage(d.project, d.shard, d.user),
+        UpdateExpression: `SET #project = :project, #user = :user ADD ${adds.join(', ')}`,
         ExpressionAttributeNames: names,
         ExpressionAttributeValues: values,
       },
@@ -44,15 +41,21 @@ export function usageUpdates(changes: ConsumerChange[]): TxItem[] {
   });
 }
 
+const shards = () => Array.from({ length: config().usageShards }, (_, s) => s);
+
 /**
- * Usage per consumer type of a project (or of one of its users): one strongly
- * consistent Query over the project's partition, O(shards) small items whatever the
+ * Usage per consumer type of a project (or of one of its users), strongly consistent:
+ * a Query of each of the project's shards (every user's item), or for a user one
+ * BatchGetItem of its item in each shard. O(shards × users) small items whatever the
  * number of consumers.
  */
 export async function readUsage(project: string, user?: string): Promise<Map<string, TypeUsage>> {
-  const prefix = user === undefined ? 'P#' : `U#${user}#`;
-  if (!keyFits({ pk: K.usagePk(project), sk: prefix })) return new Map();
-  const all = await queryPartition({ pk: K.usagePk(project), skBeginsWith: prefix, consistent: true });
-  // a user id may itself contain '#': keep only this user's items
-  return sumUsage(all.filter((it) => (user === undefined ? it.user === undefined : it.user === user)));
+  if (user === undefined) {
+    if (!keyFits({ pk: K.usagePk(project, 0), sk: 'U#' })) return new Map();
+    const parts = await Promise.all(shards().map((s) => queryPartition({ pk: K.usagePk(project, s), consistent: true })));
+    return sumUsage(parts.flat());
+  }
+  const keys = shards().map((s) => K.usage(project, s, user));
+  if (!keys.every(keyFits)) return new Map();
+  return sumUsage((await batchGet(keys)).values());
 }

@@ -186,7 +186,7 @@ describe('index lag: provider lists and candidates stay read-your-writes', () =>
     }
     await sleep(PAST_OVERLAP);
     // the injector lags: the index does not show the last write yet
-    const indexed = (await scanAllProviders()).map((p) => p.uuid);
+    const indexed = (await scanAllProviders()).map((p) => p.record.uuid);
     expect(indexed).not.toContain(b);
     await coldStart();
     expect(await names(`?name=lag-${tag}-${a}`)).toEqual([`lag-${tag}-${a}`]);

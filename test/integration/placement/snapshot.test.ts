@@ -75,7 +75,7 @@ describe('provider snapshot', () => {
     await s.fresh();
     await rename(uuid, `renamed-${uuid}`);
     // the entry carries a timestamp from before the last refresh (a slow transaction)
-    const entry = log.logPut([uuid], Date.now() - 2_000);
+    const entry = log.logPut({ rereads: [uuid] }, log.logStamp(Date.now() - 2_000));
     await client.ddb().send(new PutCommand(entry.Put as never));
     expect((await s.fresh()).get(uuid)?.name).toBe(`renamed-${uuid}`);
   });
@@ -86,7 +86,7 @@ describe('provider snapshot', () => {
     await store.createProvider({ uuid, name: `slow-${uuid}` });
     await s.fresh();
     // the transaction reaches DynamoDB (and commits) this long after its entry's timestamp
-    const delay = log.OVERLAP_MS + 1_000;
+    const delay = log.overlapMs() + 1_000;
     const done = await delayed('TransactWriteCommand', delay, async () => {
       const writing = store.updateProvider(uuid, { name: `renamed-${uuid}` }, { allowReparenting: false, subtree: async () => [] });
       // a refresh after the entry's timestamp, before the commit: it cannot see it yet
@@ -105,7 +105,7 @@ describe('provider snapshot', () => {
     const s = snap.snapshot();
     await s.fresh();
     const uuid = randomUUID();
-    const delay = log.OVERLAP_MS + 1_000;
+    const delay = log.overlapMs() + 1_000;
     const result = await delayed('BatchWriteCommand', delay, async () => {
       const loading = bulkLoadProviders([{ uuid, name: `bulk-slow-${uuid}` }]);
       await sleep(delay - 500);
@@ -141,21 +141,152 @@ describe('provider snapshot failures', () => {
     await s.fresh();
     const uuid = randomUUID();
     await store.createProvider({ uuid, name: `flaky-${uuid}` });
-    // make the re-read of changed providers fail once
+    // make the re-read of the changed provider (a Query of its partition between its two items) fail once
     const real = client.ddb().send.bind(client.ddb());
     let failed = false;
-    (client.ddb() as unknown as { send: unknown }).send = async (cmd: { constructor: { name: string } }) => {
-      if (!failed && cmd.constructor.name === 'BatchGetCommand') {
+    (client.ddb() as unknown as { send: unknown }).send = async (cmd: {
+      constructor: { name: string };
+      input?: { ExpressionAttributeValues?: Record<string, unknown> };
+    }) => {
+      if (!failed && cmd.constructor.name === 'QueryCommand' && cmd.input?.ExpressionAttributeValues?.[':pk'] === `RP#${uuid}`) {
         failed = true;
-        throw new Error('injected BatchGet failure');
+        throw new Error('injected provider read failure');
       }
       return real(cmd as never);
     };
     try {
-      await expect(s.fresh()).rejects.toThrow('injected BatchGet failure');
+      await expect(s.fresh()).rejects.toThrow('injected provider read failure');
     } finally {
       (client.ddb() as unknown as { send: unknown }).send = real;
     }
     expect((await s.fresh()).get(uuid)?.name).toBe(`flaky-${uuid}`);
+  });
+});
+
+describe('usage changes the change log carries', () => {
+  let claims: typeof import('../../../functions/store/placement/allocations.js');
+  let inv: typeof import('../../../functions/store/placement/inventories.js');
+  beforeAll(async () => {
+    claims = await import('../../../functions/store/placement/allocations.js');
+    inv = await import('../../../functions/store/placement/inventories.js');
+  });
+
+  const claim = (consumer: string, allocations: Record<string, Record<string, number>>) =>
+    claims.claimAllocations([{ uuid: consumer, allocations, project: 'p', user: 'u', generation: { check: false } }]);
+
+  async function providerWith(total: number): Promise<string> {
+    const uuid = randomUUID();
+    await store.createProvider({ uuid, name: `usage-${uuid}` });
+    const res = await inv.writeInventories(uuid, {}, () => ({
+      inventories: { VCPU: { total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1 } },
+    }));
+    expect('uuid' in res).toBe(true);
+    return uuid;
+  }
+
+  /** usage, generation and allocation count as a fresh read of the table has them */
+  async function stored(uuids: string[]) {
+    const read = await store.getProviders(uuids);
+    return uuids.map((u) => {
+      const p = read.get(u)!;
+      return { uuid: u, used: p.usages.VCPU ?? 0, generation: p.generation, allocs: p.allocationCount, inventory: p.inventories.VCPU?.total };
+    });
+  }
+
+  function held(s: InstanceType<typeof snap.ProviderSnapshot>, uuids: string[]) {
+    return uuids.map((u) => {
+      const p = s.forest.get(u)!;
+      return { uuid: u, used: p.usages.VCPU ?? 0, generation: p.generation, allocs: p.allocationCount, inventory: p.inventories.VCPU?.total };
+    });
+  }
+
+  it("adds a claim's and a delete's usage change to the provider it holds, without reading the provider", async () => {
+    const s = new snap.ProviderSnapshot({ useImage: false });
+    const rp = await providerWith(100);
+    await s.fresh();
+    const c = randomUUID();
+    expect(await claim(c, { [rp]: { VCPU: 7 } })).toBe(true);
+    const reads = s.stats.providerReads;
+    await s.fresh();
+    expect(held(s, [rp])).toEqual(await stored([rp]));
+    expect(held(s, [rp])[0]).toMatchObject({ used: 7, allocs: 1 });
+    expect(await claims.deleteConsumerAllocations(c)).toBe(true);
+    await s.fresh();
+    expect(held(s, [rp])).toEqual(await stored([rp]));
+    expect(held(s, [rp])[0]).toMatchObject({ used: 0, allocs: 0 });
+    expect(s.stats.providerReads).toBe(reads);
+  });
+
+  it('never adds a claim twice when the provider is read again after the claim committed', async () => {
+    const s = new snap.ProviderSnapshot({ useImage: false });
+    const rp = await providerWith(100);
+    await s.fresh();
+    expect(await claim(randomUUID(), { [rp]: { VCPU: 1 } })).toBe(true);
+    // an inventory change: the next refresh reads the provider again ...
+    await inv.writeInventories(rp, {}, (p) => ({ inventories: { VCPU: { ...p.inventories.VCPU!, total: 200 } } }));
+    // ... and a claim commits after that refresh read the log, before it reads the provider
+    const real = client.ddb().send.bind(client.ddb());
+    let injected = false;
+    (client.ddb() as unknown as { send: unknown }).send = async (cmd: {
+      constructor: { name: string };
+      input?: { ExpressionAttributeValues?: Record<string, unknown> };
+    }) => {
+      if (!injected && cmd.constructor.name === 'QueryCommand' && cmd.input?.ExpressionAttributeValues?.[':pk'] === `RP#${rp}`) {
+        injected = true;
+        (client.ddb() as unknown as { send: unknown }).send = real;
+        expect(await claim(randomUUID(), { [rp]: { VCPU: 2 } })).toBe(true);
+      }
+      return real(cmd as never);
+    };
+    try {
+      await s.fresh();
+    } finally {
+      (client.ddb() as unknown as { send: unknown }).send = real;
+    }
+    expect(injected).toBe(true);
+    // the read held the second claim; the next refresh reads its entry, and must not add it again
+    await s.fresh();
+    expect(held(s, [rp])).toEqual(await stored([rp]));
+    expect(held(s, [rp])[0]).toMatchObject({ used: 3, allocs: 2, inventory: 200 });
+  });
+
+  it('after random concurrent claims, moves, deletes and inventory changes, every warm snapshot holds what the table holds', async () => {
+    const rps = [await providerWith(1000), await providerWith(1000), await providerWith(1000)];
+    const readers = [0, 1, 2].map(() => new snap.ProviderSnapshot({ useImage: false }));
+    await Promise.all(readers.map((r) => r.fresh()));
+    const consumers = Array.from({ length: 6 }, () => randomUUID());
+    let seed = 7;
+    const rand = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed % n;
+    };
+    let writing = true;
+    const refreshing = readers.map(async (r) => {
+      while (writing) {
+        await r.fresh();
+        await sleep(rand(20));
+      }
+    });
+    const writers = [0, 1, 2, 3].map(async (w) => {
+      for (let i = 0; i < 25; i++) {
+        const c = consumers[(w + i * 3) % consumers.length]!;
+        const op = rand(10);
+        if (op < 5) await claim(c, { [rps[rand(3)]!]: { VCPU: 1 + rand(5) } });
+        else if (op < 7) await claim(c, { [rps[rand(3)]!]: { VCPU: 1 + rand(3) }, [rps[rand(3)]!]: { VCPU: 1 } });
+        else if (op < 9) await claims.deleteConsumerAllocations(c);
+        else
+          await inv.writeInventories(rps[rand(3)]!, {}, (p) => ({
+            inventories: { VCPU: { ...p.inventories.VCPU!, total: p.inventories.VCPU!.total + 1 } },
+          }));
+      }
+    });
+    await Promise.all(writers);
+    writing = false;
+    await Promise.all(refreshing);
+    const truth = await stored(rps);
+    for (const r of readers) {
+      await r.fresh();
+      expect(held(r, rps)).toEqual(truth);
+    }
   });
 });

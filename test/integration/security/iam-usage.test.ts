@@ -45,7 +45,9 @@ it('the rules are not vacuous: requests outside a family’s grant are refused',
   expect(allows(t['allocation-candidates']!, 'dynamodb:UpdateItem', 'RP#x')).toBe(false);
   expect(allows(t.traits!, 'dynamodb:GetItem', 'CONS#x')).toBe(false);
   expect(allows(t.traits!, 'dynamodb:BatchGetItem', 'CONS#x')).toBe(false);
-  expect(allows(t.usages!, 'dynamodb:Query', 'RP#x')).toBe(false);
+  expect(allows(t.usages!, 'dynamodb:UpdateItem', 'RP#x')).toBe(false);
+  // a provider's usages are read from its own items: never the change log
+  expect(allows(t.usages!, 'dynamodb:Query', 'LOG#0')).toBe(false);
   expect(allows(t['resource-classes']!, 'dynamodb:GetItem', 'RP#x')).toBe(false);
   expect(allows(t.aggregates!, 'dynamodb:Query', 'RPS#1', 'gsi1')).toBe(false);
   expect(allows(t.root!, 'dynamodb:GetItem', 'RP#x')).toBe(false);

@@ -129,7 +129,7 @@ describe('transact(): every outcome known', () => {
       return real(cmd);
     });
     const id = randomUUID();
-    expect(await tx.transact([item(id), logPut([id])])).toEqual({ ok: true });
+    expect(await tx.transact([item(id), logPut({ rereads: [id] })])).toEqual({ ok: true });
     expect(sent!.input.TransactItems).toHaveLength(2);
     expect(sent!.input.TransactItems![1]!.Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
     expect(typeof sent!.input.ClientRequestToken).toBe('string');

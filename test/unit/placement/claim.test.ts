@@ -235,14 +235,17 @@ describe('planAllocations', () => {
 
 describe('usage aggregates', () => {
   const shard = () => 0;
-  it('merge per item and cancel out when nothing changes for an item', () => {
+  it('one item per user (a project is the sum of its users), merged, and cancel out when nothing changes for an item', () => {
     const before = consumer('c', { A: { VCPU: 2 }, B: { VCPU: 1, DISK_GB: 5 } }, { type: 'INSTANCE' });
     const after = { ...before, allocations: { A: { VCPU: 4 } }, user: 'u2' };
     const d = usageDeltas([{ uuid: 'c', before, after }], shard);
     expect(d).toEqual([
-      { project: 'p', shard: 0, add: { 'r:INSTANCE:VCPU': 1, 'r:INSTANCE:DISK_GB': -5 } },
       { project: 'p', user: 'u', shard: 0, add: { 'n:INSTANCE': -1, 'r:INSTANCE:VCPU': -3, 'r:INSTANCE:DISK_GB': -5 } },
       { project: 'p', user: 'u2', shard: 0, add: { 'n:INSTANCE': 1, 'r:INSTANCE:VCPU': 4 } },
+    ]);
+    // the same user: one item, the difference
+    expect(usageDeltas([{ uuid: 'c', before, after: { ...after, user: 'u' } }], shard)).toEqual([
+      { project: 'p', user: 'u', shard: 0, add: { 'r:INSTANCE:VCPU': 1, 'r:INSTANCE:DISK_GB': -5 } },
     ]);
     expect(usageDeltas([{ uuid: 'c', before, after: before }], shard)).toEqual([]);
   });
