@@ -201,13 +201,15 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   );
   const deltas = new Map<string, ProviderDelta>();
   const rereads: string[] = [];
+  // the providers' updatedAt is the entry's time (readers need not be told it)
+  const updated = new Date(stamp.ts).toISOString();
   for (const c of plan.providers.values()) {
     const inv = opts.inventories?.get(c.uuid);
-    const it = providerUpdate(c, opts.now, stamp, guard, inv ? { after: inv } : undefined);
+    const it = providerUpdate(c, updated, stamp, guard, inv ? { after: inv } : undefined);
     if (!it) continue;
     items.push(it);
     if (inv) rereads.push(c.uuid);
-    else deltas.set(c.uuid, { used: c.usedDelta, generation: c.generationDelta, allocations: c.allocsDelta, updatedAt: opts.now });
+    else deltas.set(c.uuid, { used: c.usedDelta, generation: c.generationDelta, allocations: c.allocsDelta, updatedAt: updated });
   }
   const position = new Map(plan.consumers.map((c, i) => [c.uuid, i]));
   for (const r of plan.rows) {

@@ -134,7 +134,9 @@ function logItem(content: LogContent, stamp: LogStamp): Record<string, unknown> 
   let d: string | undefined;
   const deltas = [...(content.deltas ?? [])].filter(([u]) => !rps.has(u));
   if (deltas.length) {
-    d = JSON.stringify(deltas.map(([u, x]) => [u, x.used, x.generation, x.allocations, x.updatedAt]));
+    // (a provider's updatedAt is the entry's own time unless it says otherwise)
+    const at = new Date(stamp.ts).toISOString();
+    d = JSON.stringify(deltas.map(([u, x]) => [u, x.used, x.generation, x.allocations, ...(x.updatedAt === at ? [] : [x.updatedAt])]));
     if (d.length > MAX_DELTA_BYTES) {
       for (const [u] of deltas) rps.add(u);
       d = undefined;
@@ -149,11 +151,12 @@ function logItem(content: LogContent, stamp: LogStamp): Record<string, unknown> 
   };
 }
 
-function decodeDeltas(d: unknown): Array<[string, ProviderDelta]> {
+function decodeDeltas(d: unknown, sk: string): Array<[string, ProviderDelta]> {
   if (typeof d !== 'string') return [];
-  return (JSON.parse(d) as Array<[string, Record<string, number>, number, number, string]>).map(([u, used, generation, allocations, updatedAt]) => [
+  const at = new Date(entryTime(sk)).toISOString();
+  return (JSON.parse(d) as Array<[string, Record<string, number>, number, number, string?]>).map(([u, used, generation, allocations, updatedAt]) => [
     u,
-    { used, generation, allocations, updatedAt },
+    { used, generation, allocations, updatedAt: updatedAt ?? at },
   ]);
 }
 
@@ -187,7 +190,7 @@ export async function announceLate(
 
 /** every provider a stored entry names or changes */
 function entryProviders(it: Record<string, unknown>): string[] {
-  return [...((it.rps as string[]) ?? []), ...decodeDeltas(it.d).map(([u]) => u)];
+  return [...((it.rps as string[]) ?? []), ...decodeDeltas(it.d, String(it.sk)).map(([u]) => u)];
 }
 
 /** A log item for a batch write (not a transaction: no marker), naming `rereads`. */
@@ -209,6 +212,6 @@ async function queryAll(pk: string, fromSk: string): Promise<LogEntry[]> {
   return (await queryPartition({ pk, skFrom: fromSk, consistent: true })).map((it) => {
     const sk = String(it.sk);
     // a fence (tx.ts: an attempt that never committed) names no provider
-    return { sk, ts: entryTime(sk), rps: (it.rps as string[]) ?? [], deltas: decodeDeltas(it.d) };
+    return { sk, ts: entryTime(sk), rps: (it.rps as string[]) ?? [], deltas: decodeDeltas(it.d, sk) };
   });
 }
