@@ -73,14 +73,14 @@ const IMAGE_WRITE: AccessRule[] = [
   { actions: [PUT], keys: ['FOREST'] },
 ];
 /** catalog look-ups of custom classes and traits (is this name defined?) */
-const CATALOG: AccessRule[] = [{ actions: [BATCH_GET], keys: ['RCS', 'TRAITS'] }];
+const CATALOG: AccessRule[] = [{ actions: [BATCH_GET], keys: ['RCS#*', 'TRAITS#*'] }];
 /** the creation order of custom classes / traits, for answers that list them (catalog.ts customOrder: a cached Query) */
-const CLASS_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['RCS'] }];
-const TRAIT_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['TRAITS'] }];
+const CLASS_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['RCS#*'] }];
+const TRAIT_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['TRAITS#*'] }];
 /** provider writes (provider-writes.ts): read, conditional update, refs on custom items, change log */
 const PROVIDER_WRITE: AccessRule[] = [
   { actions: [QUERY, UPDATE], keys: ['RP#*'] },
-  { actions: [UPDATE], keys: ['RCS', 'TRAITS'] },
+  { actions: [UPDATE], keys: ['RCS#*', 'TRAITS#*'] },
   { actions: [PUT], keys: ['LOG#*'] },
 ];
 /** claims (allocations.ts, consumers.ts, usage.ts): reads, then one transaction */
@@ -88,7 +88,7 @@ const CLAIM: AccessRule[] = [
   { actions: [GET, BATCH_GET], keys: ['CONS#*', 'RP#*', 'META'] },
   { actions: [QUERY], keys: ['RP#*'] },
   { index: 'gsi1', actions: [QUERY], keys: ['CONSALLOC#*'] },
-  { actions: [BATCH_GET], keys: ['RCS'] },
+  { actions: [BATCH_GET], keys: ['RCS#*'] },
   { actions: [UPDATE, PUT, DELETE], keys: ['RP#*'] },
   { actions: [PUT, DELETE, CHECK], keys: ['CONS#*'] },
   { actions: [UPDATE], keys: ['USAGE#*'] },
@@ -98,14 +98,16 @@ const CLAIM: AccessRule[] = [
 /** Placement families (functions/placement/<family>.ts) */
 export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
   root: [],
-  'resource-classes': [{ actions: [GET, QUERY, PUT, DELETE], keys: ['RCS'] }, ...TX_MARKER],
+  'resource-classes': [{ actions: [GET, QUERY, PUT, DELETE], keys: ['RCS#*'] }, ...TX_MARKER],
   'resource-providers': [
     ...SNAPSHOT,
     ...CATALOG, // resources= / required= filters naming custom classes and traits
     { actions: [GET, QUERY], keys: ['RP#*'] },
     { actions: [PUT, UPDATE, DELETE], keys: ['RP#*'] },
     { actions: [PUT, DELETE, CHECK], keys: ['RPNAME#*'] },
-    { actions: [UPDATE], keys: ['RCS', 'TRAITS'] },
+    // a list narrowed by name reads the name item (providers.ts providersFor)
+    { actions: [BATCH_GET], keys: ['RPNAME#*'] },
+    { actions: [UPDATE], keys: ['RCS#*', 'TRAITS#*'] },
     { actions: [PUT], keys: ['LOG#*'] },
   ],
   inventories: [...PROVIDER_WRITE, ...CATALOG, ...CLASS_ORDER],
@@ -115,7 +117,7 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
     // an aggregate's first sighting (its order: aggregates.ts)
     { actions: [BATCH_GET, PUT], keys: ['AGG#*'] },
   ],
-  traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS'] }, ...TX_MARKER],
+  traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS#*'] }, ...TX_MARKER],
   allocations: [...CLAIM, ...CLASS_ORDER],
   reshaper: [...CLAIM, ...PROVIDER_WRITE],
   usages: [{ actions: [QUERY], keys: ['RP#*'] }, { actions: [QUERY, BATCH_GET], keys: ['USAGE#*'] }, ...CLASS_ORDER],

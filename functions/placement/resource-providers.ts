@@ -10,9 +10,9 @@ import { parseMemberOfParams, parseResources, parseTraitsParams } from '../core/
 import { bad } from '../core/errors.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-providers.js';
-import { createProvider, deleteProvider, getProvider, updateProvider } from '../store/placement/providers.js';
+import { createProvider, deleteProvider, getProvider, providersFor, updateProvider } from '../store/placement/providers.js';
 import { prewarm, snapshot } from '../store/placement/snapshot.js';
-import type { Forest } from '../core/placement/forest.js';
+import { Forest } from '../core/placement/forest.js';
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
 import {
   cacheHeaders,
@@ -99,12 +99,24 @@ async function list(r: PlacementRequest) {
   if (q.get('name')) f.name = q.get('name');
   if (q.get('in_tree')) f.inTree = q.get('in_tree');
   if (q.has('resources')) f.resources = parseResources(q.get('resources')!);
-  const forest = await snapshot().fresh();
+  const forest = await providersToFilter(f);
   const found = (await unknownOrEmpty(forest, f)) ? [] : filterProviders(forest, f);
   // a provider renders to at least its uuid and three links (1.0); at a million that cannot be sent
   refuseHopeless(r, found.length, MIN_PROVIDER_BYTES);
   const res = jsonResponse(200, { resource_providers: found.map((p) => providerView(r, p)) });
   return cacheHeaders(r, res, lastModified(found));
+}
+
+/**
+ * What a list filters: narrowed by uuid, name or tree (Nova's report client lists a
+ * compute host's tree every few minutes), the providers those name, read from their own
+ * items — no change-log poll, no shared partition; anything else the warm snapshot.
+ */
+async function providersToFilter(f: ProviderFilters): Promise<Forest> {
+  if (f.uuid === undefined && f.name === undefined && f.inTree === undefined) return snapshot().fresh();
+  const forest = new Forest();
+  forest.putMany(await providersFor(f));
+  return forest;
 }
 
 /**

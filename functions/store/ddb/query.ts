@@ -21,6 +21,11 @@ export interface PartitionQuery {
   projection?: { expression: string; names: Record<string, string> };
 }
 
+/** Every item of several partitions (consistent), queried in parallel: a store spread over sharded partition keys. */
+export async function queryAll(pks: readonly string[]): Promise<Item[]> {
+  return (await Promise.all(pks.map((pk) => queryPartition({ pk, consistent: true })))).flat();
+}
+
 export async function queryPartition(q: PartitionQuery): Promise<Item[]> {
   const pkName = q.index ? `${q.index}pk` : 'pk';
   const skName = q.index ? `${q.index}sk` : 'sk';

@@ -1,7 +1,7 @@
 /**
  * Custom resource classes and traits as other reads need them: existence checks for
  * names in a query or body (standard names are known in code, custom ones are items,
- * pk RCS / TRAITS), and their creation order, which every view that lists classes or
+ * in the partitions RCS#<n> / TRAITS#<n>), and their creation order, which every view that lists classes or
  * traits follows (functions/core/placement/standard.ts: Placement lists them in id
  * order, custom ones as created).
  *
@@ -15,7 +15,7 @@ import { customNames, type CustomOrder, isStandardResourceClass, isStandardTrait
 import { config } from '../../config.js';
 import { batchGet } from '../ddb/batch.js';
 import type { Item } from '../ddb/client.js';
-import { queryPartition } from '../ddb/query.js';
+import { queryAll } from '../ddb/query.js';
 import { K } from './keys.js';
 
 async function existingCustom(kind: 'trait' | 'rc', names: string[]): Promise<Set<string>> {
@@ -57,23 +57,26 @@ interface Cached {
   seqs: Map<string, number>;
 }
 const cache = new Map<string, Cached>();
-const cacheKey = (pk: string) => {
+/** custom resource classes, or custom traits */
+export type CustomKind = 'rc' | 'trait';
+const PKS: Record<CustomKind, readonly string[]> = { rc: K.customResourceClassPks, trait: K.customTraitPks };
+
+const cacheKey = (kind: CustomKind) => {
   const c = config();
-  return `${c.ddbEndpoint ?? ''}|${c.region}|${c.tableName}|${pk}`;
+  return `${c.ddbEndpoint ?? ''}|${c.region}|${c.tableName}|${kind}`;
 };
 
-/** Remember every custom item of one partition (a caller that read them all anyway). */
-export function rememberCustomItems(pk: string, items: Item[]): void {
-  cache.set(cacheKey(pk), { at: Date.now(), seqs: new Map(items.map((it) => [String(it.sk), customSeq(it)])) });
+/** Remember every custom item of one kind (a caller that read them all anyway). */
+export function rememberCustomItems(kind: CustomKind, items: Item[]): void {
+  cache.set(cacheKey(kind), { at: Date.now(), seqs: new Map(items.map((it) => [String(it.sk), customSeq(it)])) });
 }
 
-async function seqsCovering(pk: string, names: string[]): Promise<Map<string, number>> {
-  const hit = cache.get(cacheKey(pk));
+async function seqsCovering(kind: CustomKind, names: string[]): Promise<Map<string, number>> {
+  const hit = cache.get(cacheKey(kind));
   if (hit && (!names.length || (Date.now() - hit.at < CUSTOM_ORDER_TTL_MS && names.every((n) => hit.seqs.has(n))))) return hit.seqs;
   if (!names.length) return new Map();
-  const items = await queryPartition({ pk });
-  rememberCustomItems(pk, items);
-  return cache.get(cacheKey(pk))!.seqs;
+  rememberCustomItems(kind, await queryAll(PKS[kind]));
+  return cache.get(cacheKey(kind))!.seqs;
 }
 
 /**
@@ -82,13 +85,13 @@ async function seqsCovering(pk: string, names: string[]): Promise<Map<string, nu
  */
 export async function customOrder(need: { classes?: Iterable<string>; traits?: Iterable<string> }): Promise<CustomOrder> {
   const [classes, traits] = await Promise.all([
-    seqsCovering(K.customResourceClassPk, customNames(need.classes ?? [], 'resource_class')),
-    seqsCovering(K.customTraitPk, customNames(need.traits ?? [], 'trait')),
+    seqsCovering('rc', customNames(need.classes ?? [], 'resource_class')),
+    seqsCovering('trait', customNames(need.traits ?? [], 'trait')),
   ]);
   return { classes, traits };
 }
 
-/** Forget one partition's cached order (this process deleted or renamed a custom name: it knows at once). */
-export function forgetCustomOrder(pk: string): void {
-  cache.delete(cacheKey(pk));
+/** Forget one kind's cached order (this process deleted or renamed a custom name: it knows at once). */
+export function forgetCustomOrder(kind: CustomKind): void {
+  cache.delete(cacheKey(kind));
 }

@@ -27,7 +27,7 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { BATCH_WRITE_MAX, batchGet, batchPut } from '../ddb/batch.js';
+import { BATCH_WRITE_MAX, batchGet, batchPut, keyId } from '../ddb/batch.js';
 import {
   decodeDelta,
   decodeForest,
@@ -235,6 +235,7 @@ type ImageTimings = { read: number; gunzip: number; parse: number };
 async function fetchImage(id: string, chunks: number): Promise<{ img: ForestImage; timings: ImageTimings } | undefined> {
   const t0 = performance.now();
   const keys = Array.from({ length: chunks }, (_, i) => K.imageChunk(id, i));
+  const position = new Map(keys.map((k, i) => [keyId(k), i]));
   const parts: Buffer[] = new Array(keys.length);
   const unzipping: Promise<void>[] = [];
   await batchGet(keys, {
@@ -243,7 +244,7 @@ async function fetchImage(id: string, chunks: number): Promise<{ img: ForestImag
     keysPerCall: CHUNKS_PER_GET,
     // each slice is decompressed on the thread pool as soon as it arrives
     onItem: (it) => {
-      const i = Number(it.sk);
+      const i = position.get(keyId(it as { pk: string; sk: string }))!;
       unzipping.push(
         gunzipAsync(Buffer.from(String(it.data), 'base64')).then((b) => {
           parts[i] = b;

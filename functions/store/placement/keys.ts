@@ -7,14 +7,19 @@ import { shardOf } from '../ddb/keys.js';
 export const PROVIDER_SHARDS = 16;
 /** partitions of the sparse index of legacy allocation rows (the consumer migration reads them) */
 export const LEGACY_SHARDS = 16;
+/** partitions custom resource classes and custom traits spread over (by name): each name's reads and refs counts do not share one */
+export const CATALOG_SHARDS = 8;
+const catalogPks = (prefix: string) => Array.from({ length: CATALOG_SHARDS }, (_, s) => `${prefix}#${s}`);
 
 export const K = {
   /** a provider's name, tree links, traits, aggregates (what rarely changes; in gsi1) */
   provider: (uuid: string) => ({ pk: `RP#${uuid}`, sk: 'RP' }),
   /** a provider's state: generation, inventory, usage (what claims change; in no index) */
   providerState: (uuid: string) => ({ pk: `RP#${uuid}`, sk: 'RPU' }),
-  /** sort keys of a provider's two items (a Query of its partition between them reads both) */
-  providerSks: { from: 'RP', to: 'RPU' },
+  /** a root's tree: `members`, the string set of its descendants (absent while it has none) */
+  providerTree: (root: string) => ({ pk: `RP#${root}`, sk: 'TREE' }),
+  /** sort keys of a provider's two items (a Query of its partition between them reads both; up to `tree`, a root's tree too) */
+  providerSks: { from: 'RP', to: 'RPU', tree: 'TREE' },
   /** gsi1 keys that enumerate every provider (snapshot cold load) */
   providerIndex: (uuid: string) => ({ gsi1pk: `RPS#${shardOf(uuid, PROVIDER_SHARDS)}`, gsi1sk: uuid }),
   providerIndexPk: (shard: number) => `RPS#${shard}`,
@@ -32,10 +37,11 @@ export const K = {
   }),
   legacyAllocationIndexPk: (shard: number) => `LEGACYALLOC#${shard}`,
   consumer: (uuid: string) => ({ pk: `CONS#${uuid}`, sk: 'CONS' }),
-  customResourceClass: (name: string) => ({ pk: 'RCS', sk: name }),
-  customResourceClassPk: 'RCS',
-  customTrait: (name: string) => ({ pk: 'TRAITS', sk: name }),
-  customTraitPk: 'TRAITS',
+  customResourceClass: (name: string) => ({ pk: `RCS#${shardOf(name, CATALOG_SHARDS)}`, sk: name }),
+  /** every partition of custom classes (a list reads them all) */
+  customResourceClassPks: catalogPks('RCS'),
+  customTrait: (name: string) => ({ pk: `TRAITS#${shardOf(name, CATALOG_SHARDS)}`, sk: name }),
+  customTraitPks: catalogPks('TRAITS'),
   /** an aggregate's first sighting (its creation sequence: upstream lists aggregates by internal id) */
   aggregate: (uuid: string) => ({ pk: `AGG#${uuid}`, sk: 'AGG' }),
   /**
@@ -48,6 +54,9 @@ export const K = {
   meta: (name: string) => ({ pk: 'META', sk: name }),
   /** the current forest image's manifest (its own partition: readers of it need no other META item) */
   imageManifest: { pk: 'FOREST', sk: 'image' },
-  /** one chunk of a forest image (store/placement/image.ts) */
-  imageChunk: (id: string, chunk: number) => ({ pk: `IMG#${id}`, sk: String(chunk).padStart(5, '0') }),
+  /**
+   * one chunk of a forest image (store/placement/image.ts), each in its own partition: a
+   * burst of cold containers reads every chunk of one image at once
+   */
+  imageChunk: (id: string, chunk: number) => ({ pk: `IMG#${id}#${String(chunk).padStart(5, '0')}`, sk: 'IMG' }),
 } as const;

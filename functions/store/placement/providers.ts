@@ -113,12 +113,57 @@ export interface ProviderRead {
 
 /** Both items of one provider: one strongly consistent Query of its partition (1 read unit while they fit 4 KB). */
 export async function readProvider(uuid: string): Promise<ProviderRead | undefined> {
+  return (await readProviderAndTree(uuid, K.providerSks.to))?.read;
+}
+
+/** A provider's items, up to sort key `to` (K.providerSks.tree: its tree's members too, when it is a root) */
+async function readProviderAndTree(uuid: string, to: string): Promise<{ read: ProviderRead; members: string[] } | undefined> {
   if (!keyFits(K.provider(uuid))) return undefined;
-  const items = await queryPartition({ pk: K.provider(uuid).pk, skBetween: [K.providerSks.from, K.providerSks.to], consistent: true });
+  const items = await queryPartition({ pk: K.provider(uuid).pk, skBetween: [K.providerSks.from, to], consistent: true });
   const def = items.find((it) => it.sk === K.provider(uuid).sk);
   if (!def) return undefined;
   const state = items.find((it) => it.sk === K.providerState(uuid).sk);
-  return { record: fromItems(def, state), last: state?.last };
+  const tree = items.find((it) => it.sk === K.providerTree(uuid).sk);
+  return { read: { record: fromItems(def, state), last: state?.last }, members: [...((tree?.members as Set<string> | undefined) ?? [])] };
+}
+
+/**
+ * Every provider of the tree `uuid` is in (undefined when there is no such provider),
+ * from the providers' own items: the provider, its root's tree item, the members — no
+ * shared partition. A lone root is one Query.
+ */
+export async function readTree(uuid: string): Promise<ProviderRecord[] | undefined> {
+  const mine = await readProviderAndTree(uuid, K.providerSks.tree);
+  if (!mine) return undefined;
+  const root = mine.read.record.root;
+  const top = root === uuid ? mine : await readProviderAndTree(root, K.providerSks.tree);
+  const have = new Map<string, ProviderRecord>([[uuid, mine.read.record]]);
+  if (top) have.set(root, top.read.record);
+  const rest = (top?.members ?? []).filter((u) => !have.has(u));
+  for (const [u, r] of await readProviders(rest)) have.set(u, r.record);
+  return [...have.values()];
+}
+
+/** The provider named `name` (its name item, then the provider), or undefined. */
+export async function readProviderNamed(name: string): Promise<ProviderRecord | undefined> {
+  if (!keyFits(K.providerName(name))) return undefined;
+  const it = (await batchGet([K.providerName(name)])).get(keyId(K.providerName(name)));
+  return it ? getProvider(String(it.uuid)) : undefined;
+}
+
+/**
+ * The providers a list narrowed by uuid, name or tree can answer from (each such filter
+ * contributes its providers; the caller filters them): read from their own items.
+ */
+export async function providersFor(f: { uuid?: string; name?: string; inTree?: string }): Promise<ProviderRecord[]> {
+  const [byUuid, byName, tree] = await Promise.all([
+    f.uuid !== undefined ? getProvider(f.uuid) : undefined,
+    f.name !== undefined ? readProviderNamed(f.name) : undefined,
+    f.inTree !== undefined ? readTree(f.inTree) : undefined,
+  ]);
+  const out = new Map<string, ProviderRecord>();
+  for (const p of [byUuid, byName, ...(tree ?? [])]) if (p) out.set(p.uuid, p);
+  return [...out.values()];
 }
 
 export async function getProvider(uuid: string): Promise<ProviderRecord | undefined> {
@@ -185,6 +230,50 @@ export async function scanAllProviders(): Promise<ProviderRead[]> {
   });
 }
 
+// ------------------------------------------------------------------ trees
+
+/** Add or remove `uuids` to or from the members of root `root`'s tree item (string-set ADD / DELETE commute). */
+function treeChange(root: string, op: 'ADD' | 'DELETE', uuids: string[]): TxItem {
+  return {
+    Update: {
+      TableName: tableName(),
+      Key: K.providerTree(root),
+      UpdateExpression: `${op} #m :s`,
+      ExpressionAttributeNames: { '#m': 'members' },
+      ExpressionAttributeValues: { ':s': new Set(uuids) },
+    },
+  };
+}
+
+/**
+ * The tree items of a subtree (`uuid` and its descendants `subtree`) moving from root
+ * `from` to root `to`: it leaves `from`'s members (or, when `uuid` was that root, its
+ * own tree item goes) and joins `to`'s (or, when `uuid` becomes a root, its own item
+ * lists its descendants).
+ */
+function treeMove(uuid: string, from: string, to: string, subtree: ProviderRecord[]): TxItem[] {
+  const moving = [...new Set([uuid, ...subtree.map((d) => d.uuid)])];
+  const below = moving.filter((u) => u !== uuid);
+  const out: TxItem[] = [];
+  if (from !== uuid) out.push(treeChange(from, 'DELETE', moving));
+  else out.push({ Delete: { TableName: tableName(), Key: K.providerTree(uuid) } });
+  if (to !== uuid) out.push(treeChange(to, 'ADD', moving));
+  else if (below.length) out.push({ Put: { TableName: tableName(), Item: { ...K.providerTree(uuid), members: new Set(below) } } });
+  return out;
+}
+
+/** The tree items of bulk-loaded records: each root with descendants and its members. */
+export function treeItems(records: ProviderRecord[]): Record<string, unknown>[] {
+  const members = new Map<string, Set<string>>();
+  for (const r of records) {
+    if (r.root === r.uuid) continue;
+    let m = members.get(r.root);
+    if (!m) members.set(r.root, (m = new Set()));
+    m.add(r.uuid);
+  }
+  return [...members].map(([root, m]) => ({ ...K.providerTree(root), members: m }));
+}
+
 // ------------------------------------------------------------------ create
 
 export type CreateFailure = { error: 'duplicate'; uuid: boolean; name: boolean } | { error: 'parent_missing' };
@@ -239,6 +328,7 @@ export async function createProvider(input: { uuid: string; name: string; parent
           ExpressionAttributeValues: { ':one': 1, ':root': parentRec.root },
         },
       });
+      items.push(treeChange(parentRec.root, 'ADD', [rec.uuid]));
     }
     items.push(logPut({ rereads: [rec.uuid, ...(parentRec ? [parentRec.uuid] : [])] }, stamp));
     const out = await transact(items);
@@ -356,6 +446,7 @@ export async function updateProvider(
       });
     }
     if (!items.length) return cur;
+    if (next.root !== cur.root) items.push(...treeMove(uuid, cur.root, next.root, subtree));
     next.updatedAt = new Date().toISOString();
     const selfIdx = items.length;
     items.push({
@@ -441,6 +532,8 @@ export async function deleteProvider(uuid: string): Promise<true | DeleteFailure
         },
       });
     }
+    // its tree's item: a root's goes (it has no children), a descendant leaves its root's
+    items.push(cur.root === uuid ? { Delete: { TableName: tableName(), Key: K.providerTree(uuid) } } : treeChange(cur.root, 'DELETE', [uuid]));
     const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);
     items.push(...refs.items);
     items.push(logPut({ rereads: [uuid, ...(cur.parent ? [cur.parent] : [])] }));

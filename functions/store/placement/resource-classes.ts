@@ -5,7 +5,7 @@
  * Deleting or renaming is conditioned on refs = 0, so a class in use never goes away.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPartition } from '../ddb/query.js';
+import { queryAll } from '../ddb/query.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
@@ -53,8 +53,8 @@ export async function getCustomResourceClass(name: string): Promise<CustomResour
 
 /** Every custom class in creation order. */
 export async function listCustomResourceClasses(): Promise<CustomResourceClass[]> {
-  const items = await queryPartition({ pk: K.customResourceClassPk });
-  rememberCustomItems(K.customResourceClassPk, items);
+  const items = await queryAll(K.customResourceClassPks);
+  rememberCustomItems('rc', items);
   const out = items.map(fromItem);
   return out.sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
@@ -90,7 +90,7 @@ export async function deleteCustomResourceClass(name: string): Promise<true | 'n
       },
     ]);
     if (out.ok) {
-      forgetCustomOrder(K.customResourceClassPk);
+      forgetCustomOrder('rc');
       return true;
     }
     if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
@@ -124,7 +124,7 @@ export async function renameCustomResourceClass(
   return withRetries(async () => {
     const out = await transact(items);
     if (out.ok) {
-      forgetCustomOrder(K.customResourceClassPk);
+      forgetCustomOrder('rc');
       return renamed;
     }
     if (out.failed.includes(1)) return 'exists';

@@ -6,7 +6,7 @@
  * condition (refs = 0), never by a racy read.
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { queryPartition } from '../ddb/query.js';
+import { queryAll } from '../ddb/query.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
@@ -45,8 +45,8 @@ export async function getCustomTrait(name: string): Promise<CustomTrait | undefi
 
 /** Every custom trait, in creation order. */
 export async function listCustomTraits(): Promise<CustomTrait[]> {
-  const items = await queryPartition({ pk: K.customTraitPk });
-  rememberCustomItems(K.customTraitPk, items);
+  const items = await queryAll(K.customTraitPks);
+  rememberCustomItems('trait', items);
   return items.map(fromItem).sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 
@@ -90,7 +90,7 @@ export async function deleteCustomTrait(name: string): Promise<true | 'not_found
       },
     ]);
     if (out.ok) {
-      forgetCustomOrder(K.customTraitPk);
+      forgetCustomOrder('trait');
       return true;
     }
     if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';

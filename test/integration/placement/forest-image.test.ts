@@ -18,6 +18,7 @@ let image: typeof import('../../../functions/store/placement/image.js');
 let writer: typeof import('../../../functions/maintenance/image.js');
 let client: typeof import('../../../functions/store/ddb/client.js');
 let cfg: typeof import('../../../functions/config.js');
+let K: typeof import('../../../functions/store/placement/keys.js')['K'];
 
 beforeAll(async () => {
   api = await startPlacement({ SNAPSHOT_RESYNC_S: '0', FOREST_IMAGE_INTERVAL_S: '0' });
@@ -26,6 +27,7 @@ beforeAll(async () => {
   writer = await import('../../../functions/maintenance/image.js');
   client = await import('../../../functions/store/ddb/client.js');
   cfg = await import('../../../functions/config.js');
+  K = (await import('../../../functions/store/placement/keys.js')).K;
 });
 afterAll(async () => {
   await api.close();
@@ -100,7 +102,7 @@ describe('the forest image', () => {
     const mark = `fallback-${randomUUID().slice(0, 8)}`;
     await createProvider(api, { name: mark });
     // a chunk gone
-    await client.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: { pk: `IMG#${m.id}`, sk: '00000' } }));
+    await client.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: K.imageChunk(m.id, 0) }));
     coldStart();
     expect((await names()).has(mark)).toBe(true);
     expect(snap.snapshot().stats).toMatchObject({ imageLoads: 0, lastLoad: expect.objectContaining({ source: 'index' }) });
@@ -284,7 +286,7 @@ describe('the forest image', () => {
     const n = await loadPastBreakEven(behind, 'bulk6-');
     await writer.refreshForestImage({ force: true });
     const m = (await image.readManifest())!;
-    await client.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: { pk: `IMG#${m.id}`, sk: '00000' } }));
+    await client.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: K.imageChunk(m.id, 0) }));
     const before = { ...behind.stats };
     const size = behind.forest.size;
     const forest = await behind.fresh();

@@ -223,3 +223,92 @@ describe('provider list filters combined', () => {
     expect(badTrait.json.errors[0].detail).toContain('No such trait(s): CUSTOM_NOPE.');
   });
 });
+
+describe('lists narrowed to a provider, a name or a tree', () => {
+  /** the DynamoDB partitions the process reads during fn */
+  async function partitionsRead<T>(fn: () => Promise<T>): Promise<{ value: T; pks: string[] }> {
+    const { ddb } = await import('../../../functions/store/ddb/client.js');
+    const pks: string[] = [];
+    const name = `pks-${randomUUID()}`;
+    ddb().middlewareStack.add(
+      (next) => async (args) => {
+        const input = args.input as {
+          ExpressionAttributeValues?: Record<string, unknown>;
+          RequestItems?: Record<string, { Keys?: Array<{ pk: string }> }>;
+        };
+        const pk = input.ExpressionAttributeValues?.[':pk'];
+        if (typeof pk === 'string') pks.push(pk);
+        for (const r of Object.values(input.RequestItems ?? {})) for (const k of r.Keys ?? []) pks.push(k.pk);
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      return { value: await fn(), pks };
+    } finally {
+      ddb().middlewareStack.remove(name);
+    }
+  }
+
+  const uuidsOf = (r: { json: { resource_providers: Array<{ uuid: string }> } }) => r.json.resource_providers.map((p) => p.uuid);
+
+  it('answer from the providers’ own items what the whole forest answers, through creations, moves and deletions', async () => {
+    const v = '1.37';
+    const made: string[] = [];
+    const create = async (parent?: string) => {
+      const u = randomUUID();
+      const r = await api.req('POST', '/resource_providers', {
+        version: v,
+        body: { name: `t-${u}`, uuid: u, ...(parent ? { parent_provider_uuid: parent } : {}) },
+      });
+      expect(r.status).toBe(200);
+      made.push(u);
+      return u;
+    };
+    const reparent = async (u: string, parent: string | null) => {
+      const r = await api.req('PUT', `/resource_providers/${u}`, { version: v, body: { name: `t-${u}`, parent_provider_uuid: parent } });
+      expect(r.status).toBe(200);
+    };
+    const check = async () => {
+      const all = (await api.req('GET', '/resource_providers', { version: v })).json.resource_providers as Array<{
+        uuid: string;
+        root_provider_uuid: string;
+        name: string;
+      }>;
+      for (const u of made) {
+        const me = all.find((p) => p.uuid === u);
+        const { value, pks } = await partitionsRead(() => api.req('GET', `/resource_providers?in_tree=${u}`, { version: v }));
+        expect(uuidsOf(value)).toEqual(me ? all.filter((p) => p.root_provider_uuid === me.root_provider_uuid).map((p) => p.uuid) : []);
+        // no change-log poll, no index: only providers' partitions
+        expect(pks.every((pk) => pk.startsWith('RP#'))).toBe(true);
+        const byUuid = await api.req('GET', `/resource_providers?uuid=${u}`, { version: v });
+        expect(uuidsOf(byUuid)).toEqual(me ? [u] : []);
+        const byName = await api.req('GET', `/resource_providers?name=t-${u}&in_tree=${u}`, { version: v });
+        expect(uuidsOf(byName)).toEqual(me ? [u] : []);
+      }
+    };
+    const a = await create();
+    const a1 = await create(a);
+    const a11 = await create(a1);
+    const b = await create();
+    await check();
+    // a subtree moves to another tree, then becomes a tree of its own, then moves back
+    await reparent(a1, b);
+    await check();
+    await reparent(a1, null);
+    await check();
+    const a12 = await create(a1);
+    await reparent(a1, a);
+    await check();
+    // leaves and roots go
+    expect((await api.req('DELETE', `/resource_providers/${a11}`)).status).toBe(204);
+    expect((await api.req('DELETE', `/resource_providers/${a12}`)).status).toBe(204);
+    await check();
+    expect((await api.req('DELETE', `/resource_providers/${a1}`)).status).toBe(204);
+    expect((await api.req('DELETE', `/resource_providers/${b}`)).status).toBe(204);
+    await check();
+    const c = await create(a);
+    await check();
+    expect(uuidsOf(await api.req('GET', `/resource_providers?in_tree=${c}`, { version: v }))).toEqual([a, c]);
+  });
+});

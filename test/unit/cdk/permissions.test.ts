@@ -85,7 +85,7 @@ describe('Placement functions: least-privilege table access', () => {
   it('the usages function only reads providers, usage aggregates and the custom classes (their order)', () => {
     for (const s of dynamoStatements('Placement usages')) {
       for (const a of actions(s)) expect(WRITES).not.toContain(a);
-      for (const k of keys(s)) expect(['RP#*', 'USAGE#*', 'RCS']).toContain(k);
+      for (const k of keys(s)) expect(['RP#*', 'USAGE#*', 'RCS#*']).toContain(k);
     }
   });
 
@@ -150,7 +150,7 @@ describe('bare-metal functions: bound to bare-metal items', () => {
         } else {
           expect([...keys(s)].sort()).toEqual([...BAREMETAL_ITEM_KEYS].sort());
         }
-        for (const pk of ['RP#x', 'CONS#c', 'USAGE#p', 'TRAITS', 'RCS', 'LOG#1#2', 'META', 'TX#t'])
+        for (const pk of ['RP#x', 'CONS#c', 'USAGE#p#0', 'TRAITS#0', 'RCS#0', 'LOG#1', 'META', 'TX#t'])
           expect(
             keys(s).some((k) => matches(k, pk)),
             `${d} ${pk}`,
