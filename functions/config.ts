@@ -105,6 +105,8 @@ export interface Config {
   changeLogLateMs: number;
   /** how far two processes' clocks may differ (ms): 100 in Lambda (Amazon Time Sync keeps hosts within a millisecond), 1,000 elsewhere */
   clockSkewMs: number;
+  /** how long the writer of a change larger than one transaction may take before anyone may abort it (ms; store/ddb/intents.ts) */
+  intentLeaseMs: number;
   /** how long the candidates snapshot may go without re-reading the change log (ms) */
   snapshotMaxStalenessMs: number;
   /** per-call DynamoDB timeout (ms) */
@@ -205,6 +207,7 @@ export function loadConfig(env: Env = process.env): Config {
     changeLogShards: Math.max(1, int(env.CHANGE_LOG_SHARDS, 2)),
     changeLogLateMs: Math.max(1, int(env.CHANGE_LOG_LATE_MS, inLambda ? 250 : 2_000)),
     clockSkewMs: Math.max(0, int(env.CLOCK_SKEW_MS, inLambda ? 100 : 1_000)),
+    intentLeaseMs: Math.max(100, int(env.INTENT_LEASE_MS, 60_000)),
     snapshotMaxStalenessMs: Math.max(0, int(env.SNAPSHOT_MAX_STALENESS_MS, 0)),
     ddbRequestTimeoutMs: Math.max(100, int(env.DDB_REQUEST_TIMEOUT_MS, env.DDB_ENDPOINT ? 30_000 : 1_500)),
     snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),

@@ -95,8 +95,27 @@ const CLAIM: AccessRule[] = [
   { actions: [PUT], keys: ['LOG#*'] },
 ];
 
-/** Placement families (functions/placement/<family>.ts) */
-export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
+const TABLE_WRITES: DdbAction[] = [PUT, UPDATE, DELETE, CHECK];
+
+/**
+ * Changes larger than one transaction (functions/store/ddb/intents.ts). Every reader
+ * reads intents (what a locked item reads as); a writer writes its own intents and, on
+ * the items it may write, the protocol's own steps: lock (UpdateItem), undo (UpdateItem,
+ * DeleteItem of a placeholder, after a BatchGetItem). No family finishes another's change:
+ * that is the maintenance function's (MAINTENANCE_ACCESS), so each keeps to its own items.
+ */
+function withLargeChanges(rules: AccessRule[]): AccessRule[] {
+  const out = [...rules, { actions: [GET, BATCH_GET], keys: ['INTENT#*'] } as AccessRule];
+  const writes = rules.filter((r) => !r.index && r.actions.some((a) => TABLE_WRITES.includes(a)));
+  if (writes.length) {
+    out.push({ actions: [PUT, UPDATE, BATCH_WRITE], keys: ['INTENT#*'] });
+    for (const r of writes) out.push({ actions: [UPDATE, DELETE, BATCH_GET], keys: r.keys });
+  }
+  return out;
+}
+
+/** Placement families (functions/placement/<family>.ts), before withLargeChanges */
+const PLACEMENT_RULES: Record<string, AccessRule[]> = {
   root: [],
   'resource-classes': [{ actions: [GET, QUERY, PUT, DELETE], keys: ['RCS#*'] }, ...TX_MARKER],
   'resource-providers': [
@@ -124,6 +143,14 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
   'allocation-candidates': [...SNAPSHOT, ...CATALOG, ...CLASS_ORDER, ...TRAIT_ORDER],
 };
 
+/** Placement families (functions/placement/<family>.ts) */
+export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = Object.fromEntries(
+  Object.entries(PLACEMENT_RULES).map(([family, rules]) => [family, rules.length ? withLargeChanges(rules) : rules]),
+);
+
+/** every Placement item family a change larger than one transaction may write (the maintenance function finishes or undoes any) */
+const LARGE_CHANGE_ITEMS = ['RP#*', 'RPNAME#*', 'CONS#*', 'USAGE#*', 'RCS#*', 'TRAITS#*', 'AGG#*', 'LOG#*', 'TX#*'];
+
 /**
  * The scheduled maintenance function's Placement side: the incomplete-consumer
  * migration (functions/maintenance/consumers.ts, functions/store/placement/migration.ts): the
@@ -132,6 +159,10 @@ export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = {
  * BaremetalApi.grantOrphanRecovery.
  */
 export const MAINTENANCE_ACCESS: AccessRule[] = [
+  // changes larger than one transaction nobody finishes (intents.ts recoverIntents)
+  { index: 'gsi2', actions: [QUERY], keys: ['INTENTS#*'] },
+  { actions: [GET, PUT, UPDATE, BATCH_GET], keys: ['INTENT#*'] },
+  { actions: [BATCH_GET, PUT, UPDATE, DELETE, CHECK], keys: LARGE_CHANGE_ITEMS },
   { index: 'gsi2', actions: [QUERY], keys: ['LEGACYALLOC#*'] },
   { actions: [GET, UPDATE], keys: ['META'] },
   { actions: [GET, BATCH_GET, PUT], keys: ['CONS#*'] },

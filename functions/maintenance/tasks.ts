@@ -2,6 +2,7 @@
 import { migrateIncompleteConsumers } from './consumers.js';
 import { recoverOrphanAllocations, recoverStaleNodeActions } from './orphans.js';
 import { refreshForestImage } from './image.js';
+import { recoverIntents } from '../store/ddb/intents.js';
 
 export interface MaintenanceTask {
   name: string;
@@ -10,6 +11,8 @@ export interface MaintenanceTask {
 }
 
 export const MAINTENANCE_TASKS: MaintenanceTask[] = [
+  // changes larger than one transaction whose writer is gone: finished after their commit point, undone before it
+  { name: 'large-changes', run: async () => ({ ...(await recoverIntents()) }) },
   // allocations imported without consumer records get one (seed 000's online migration)
   { name: 'incomplete-consumers', run: async ({ deadline }) => ({ ...(await migrateIncompleteConsumers({ deadline })) }) },
   // bare-metal allocations whose execution died or never started are taken over and resumed

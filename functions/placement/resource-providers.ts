@@ -184,8 +184,6 @@ async function update(r: PlacementRequest) {
         throw unable('Object action update failed because: un-parenting a provider is not currently allowed.');
       case 'loop':
         throw unable('Object action update failed because: creating loop in the provider tree is not allowed.');
-      case 'too_large':
-        throw unable(`the provider tree below it is too large to move in one step (${res.count} changes).`);
     }
   }
   const out = jsonResponse(200, providerView(r, res));
@@ -207,8 +205,6 @@ async function remove(r: PlacementRequest) {
         );
       case 'in_use':
         throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCodes.PROVIDER_IN_USE);
-      case 'too_large':
-        throw conflict(`Unable to delete resource provider ${uuid}: it has too many traits and inventories to remove at once.`);
     }
   }
   return { status: 204, headers: {} };

@@ -7,7 +7,7 @@
  */
 import { BatchWriteItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, ddbRaw, tableName, type Item } from './client.js';
+import { ddb, ddbPlain, ddbRaw, tableName, type Item } from './client.js';
 import { keyFits } from './keys.js';
 import { backoffMs, sleep } from './retry.js';
 
@@ -26,6 +26,8 @@ export interface BatchGetOptions {
   keysPerCall?: number;
   /** called with each item as its call answers, before the others are in (e.g. to start decoding it) */
   onItem?: (item: Item) => void;
+  /** items as stored, locks and placeholders of larger changes included (the intent protocol's own reads: intents.ts) */
+  raw?: boolean;
 }
 
 /** Items by keyId(); missing items are absent. */
@@ -47,7 +49,7 @@ export async function batchGet(keys: Key[], opts: BatchGetOptions = {}): Promise
       const chunk = chunks[next++]!;
       let pending: Record<string, unknown>[] | undefined = chunk.map((k) => ({ pk: k.pk, sk: k.sk }));
       for (let attempt = 0; pending?.length; attempt++) {
-        const r = await ddb().send(
+        const r = await (opts.raw ? ddbPlain() : ddb()).send(
           new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: opts.consistent ?? true, ...projection } } }),
         );
         for (const it of r.Responses?.[tableName()] ?? []) {

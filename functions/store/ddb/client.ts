@@ -16,14 +16,16 @@ export type Item = Record<string, any>;
 
 let doc: DynamoDBDocumentClient | undefined;
 let raw: DynamoDBClient | undefined;
+let plain: DynamoDBDocumentClient | undefined;
 let key = '';
 
-function build() {
+/** the attribute a change larger than one transaction locks items with (intents.ts LOCK) */
+const LOCK = 'lk';
+const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand']);
+
+function rawClient() {
   const cfg = config();
-  const k = `${cfg.ddbEndpoint}|${cfg.region}`;
-  if (doc && k === key) return;
-  key = k;
-  raw = new DynamoDBClient({
+  return new DynamoDBClient({
     region: cfg.region,
     ...(cfg.ddbEndpoint ? { endpoint: cfg.ddbEndpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
     maxAttempts: 3,
@@ -33,12 +35,66 @@ function build() {
     // time, so locally only a generous bound applies.
     requestHandler: { requestTimeout: cfg.ddbRequestTimeoutMs, connectionTimeout: Math.min(cfg.ddbRequestTimeoutMs, 3000) },
   });
+}
+
+const DOC_OPTIONS = {
+  marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
+  unmarshallOptions: { wrapNumbers: false },
+};
+
+/** every item a read answered with (GetItem, Query, Scan, BatchGetItem) */
+function itemsOf(output: Record<string, unknown>): Item[] {
+  const out: Item[] = [];
+  if (output.Item) out.push(output.Item as Item);
+  if (Array.isArray(output.Items)) out.push(...(output.Items as Item[]));
+  for (const list of Object.values((output.Responses ?? {}) as Record<string, Item[]>)) out.push(...list);
+  return out;
+}
+
+/** replace every locked item of a read's answer by what readers see of it (intents.ts lockedViews); gone ones leave the lists */
+function unlocked(output: Record<string, unknown>, views: Map<Item, Item | undefined>): void {
+  const view = (it: Item) => (views.has(it) ? views.get(it) : it);
+  if (output.Item) {
+    const v = view(output.Item as Item);
+    if (v) output.Item = v;
+    else delete output.Item;
+  }
+  const clean = (list: Item[]) => list.map(view).filter((it): it is Item => it !== undefined);
+  if (Array.isArray(output.Items)) {
+    output.Items = clean(output.Items as Item[]);
+    if (typeof output.Count === 'number') output.Count = (output.Items as Item[]).length;
+  }
+  const responses = output.Responses as Record<string, Item[]> | undefined;
+  if (responses) for (const t of Object.keys(responses)) responses[t] = clean(responses[t]!);
+}
+
+function build() {
+  const cfg = config();
+  const k = `${cfg.ddbEndpoint}|${cfg.region}`;
+  if (doc && k === key) return;
+  key = k;
+  raw = rawClient();
   // X-Ray subsegments for every DynamoDB call (a no-op outside Lambda)
   tracer.captureAWSv3Client(raw);
-  doc = DynamoDBDocumentClient.from(raw, {
-    marshallOptions: { removeUndefinedValues: true, convertEmptyValues: false },
-    unmarshallOptions: { wrapNumbers: false },
-  });
+  doc = DynamoDBDocumentClient.from(raw, DOC_OPTIONS);
+  // Every read sees changes larger than one transaction all or nothing (intents.ts): an
+  // item locked by one that committed reads as the change leaves it, one locked by a
+  // change not committed as it was. (Reads of the document client only: the raw
+  // client's — the table export — see items as stored.)
+  doc.middlewareStack.add(
+    (next, context) => async (args) => {
+      const out = await next(args);
+      if (!READS.has(String(context.commandName))) return out;
+      const output = out.output as unknown as Record<string, unknown>;
+      const locked = itemsOf(output).filter((it) => it[LOCK] !== undefined && typeof it[LOCK] === 'string');
+      if (!locked.length) return out;
+      const { lockedViews } = await import('./intents.js');
+      unlocked(output, await lockedViews(locked));
+      return out;
+    },
+    { step: 'initialize', name: 'berthIntentLocks' },
+  );
+  plain = DynamoDBDocumentClient.from(rawClient(), DOC_OPTIONS);
 }
 
 export function ddb(): DynamoDBDocumentClient {
@@ -49,6 +105,12 @@ export function ddb(): DynamoDBDocumentClient {
 export function ddbRaw(): DynamoDBClient {
   build();
   return raw!;
+}
+
+/** A client whose reads show items as stored, locks and placeholders included: the intent protocol's own (intents.ts). */
+export function ddbPlain(): DynamoDBDocumentClient {
+  build();
+  return plain!;
 }
 
 export function tableName(): string {

@@ -17,11 +17,15 @@ import { RETRY, withRetries } from '../ddb/retry.js';
 
 export const providerKey = K.provider;
 
-let seqCounter = 0;
-/** creation order: ms timestamp scaled, plus a per-process counter for same-ms creations */
+let lastSeq = 0;
+/**
+ * creation order: the ms timestamp scaled by 1,000, strictly increasing within a process
+ * (more than a thousand in one millisecond — a request naming 1,000 new aggregates —
+ * borrow from the next millisecond's range instead of wrapping around)
+ */
 export function nextSeq(): number {
-  seqCounter = (seqCounter + 1) % 1000;
-  return Date.now() * 1000 + seqCounter;
+  lastSeq = Math.max(lastSeq + 1, Date.now() * 1000);
+  return lastSeq;
 }
 
 /**
@@ -349,8 +353,7 @@ export type UpdateFailure =
   | { error: 'parent_missing' }
   | { error: 'reparent_not_allowed' }
   | { error: 'unparent_not_allowed' }
-  | { error: 'loop' }
-  | { error: 'too_large'; count: number };
+  | { error: 'loop' };
 
 /**
  * Rename and/or (re/un)parent a provider. `parent` undefined = leave as is,
@@ -470,7 +473,6 @@ export async function updateProvider(
       },
     });
     items.push(logPut({ rereads: changed }));
-    if (items.length > 100) return { error: 'too_large', count: items.length } as const;
     const out = await transact(items);
     if (out.ok) return next;
     if (out.conflict) return RETRY;
@@ -483,7 +485,7 @@ export async function updateProvider(
 
 // ------------------------------------------------------------------ delete
 
-export type DeleteFailure = { error: 'not_found' } | { error: 'has_children' } | { error: 'in_use' } | { error: 'too_large'; count: number };
+export type DeleteFailure = { error: 'not_found' } | { error: 'has_children' } | { error: 'in_use' };
 
 export async function deleteProvider(uuid: string): Promise<true | DeleteFailure> {
   return withRetries(async () => {
@@ -537,7 +539,6 @@ export async function deleteProvider(uuid: string): Promise<true | DeleteFailure
     const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);
     items.push(...refs.items);
     items.push(logPut({ rereads: [uuid, ...(cur.parent ? [cur.parent] : [])] }));
-    if (items.length > 100) return { error: 'too_large', count: items.length } as const;
     const out = await transact(items);
     if (out.ok) return true;
     return RETRY; // something moved under us (a child, an allocation, a rename): re-evaluate

@@ -382,18 +382,22 @@ describe('claims', () => {
     expect((await api.req('GET', `/resource_providers/${randomUUID()}/allocations`)).status).toBe(404);
   });
 
-  it('refuses a claim that needs more than 100 transaction actions, explicitly and with nothing written', async () => {
+  it('writes a claim on more providers than one transaction holds, all or nothing', async () => {
     const rps: string[] = [];
-    for (let i = 0; i < 50; i++) rps.push(await createProvider(api, { inventories: { VCPU: { total: 2 } } }));
+    for (let i = 0; i < 60; i++) rps.push(await createProvider(api, { inventories: { VCPU: { total: 2 } } }));
     const c = randomUUID();
-    const allocations = Object.fromEntries(rps.map((rp) => [rp, { resources: { VCPU: 1 } }]));
-    const r = await put(c, '1.28', { allocations, project_id: 'p', user_id: 'u', consumer_generation: null });
-    expect(r.status).toBe(409);
-    expect(r.json.errors[0].detail).toMatch(/at most 100 can change atomically/);
+    // one provider has no room: nothing of the claim is written
+    const full = await createProvider(api, { inventories: { VCPU: { total: 1 } } });
+    const refused = Object.fromEntries([...rps, full].map((rp) => [rp, { resources: { VCPU: rp === full ? 2 : 1 } }]));
+    const no = await put(c, '1.28', { allocations: refused, project_id: 'p', user_id: 'u', consumer_generation: null });
+    expect(no.status).toBe(409);
+    expect(no.json.errors[0].detail).toContain('would exceed the capacity');
     expect(await consumer(c)).toEqual({ allocations: {} });
-    expect(await usage(rps[0]!)).toEqual({ VCPU: 0 });
-    // 45 providers fit
-    const fits = Object.fromEntries(rps.slice(0, 45).map((rp) => [rp, { resources: { VCPU: 1 } }]));
-    expect((await put(c, '1.28', { allocations: fits, project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(204);
-  });
+    for (const rp of rps) expect(await usage(rp)).toEqual({ VCPU: 0 });
+    // 60 providers: 123 actions, more than one transaction holds
+    const allocations = Object.fromEntries(rps.map((rp) => [rp, { resources: { VCPU: 1 } }]));
+    expect((await put(c, '1.28', { allocations, project_id: 'p', user_id: 'u', consumer_generation: null })).status).toBe(204);
+    expect(Object.keys((await consumer(c)).allocations).sort()).toEqual([...rps].sort());
+    for (const rp of rps) expect(await usage(rp)).toEqual({ VCPU: 1 });
+  }, 120_000);
 });

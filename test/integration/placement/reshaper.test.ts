@@ -1,7 +1,7 @@
 /**
- * POST /reshaper against DynamoDB Local: all or nothing in one transaction, provider
- * and consumer generations checked, custom class references kept, and a reshape too
- * big for one DynamoDB transaction refused explicitly.
+ * POST /reshaper against DynamoDB Local: all or nothing, provider and consumer
+ * generations checked, custom class references kept, a reshape too big for one DynamoDB
+ * transaction written all or nothing too (larger ones: large-changes.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
@@ -100,7 +100,7 @@ describe('POST /reshaper', () => {
     expect((await api.req('DELETE', `/resource_classes/${cls}`)).status).toBe(204);
   });
 
-  it('refuses a reshape that needs more than 100 transaction actions, with nothing written', async () => {
+  it('writes a reshape that needs more than 100 transaction actions, all or nothing', async () => {
     const root = await createProvider(api, { inventories: { VCPU: { total: 100 } } });
     const consumers = Array.from({ length: 40 }, () => randomUUID());
     for (const c of consumers) {
@@ -115,20 +115,26 @@ describe('POST /reshaper', () => {
     }
     const child = await createProvider(api, { inventories: {}, parent: root });
     const before = await state(root);
-    const r = await api.req('POST', '/reshaper', {
-      version: V,
-      body: {
-        inventories: {
-          [root]: { resource_provider_generation: before.generation, inventories: {} },
-          [child]: { resource_provider_generation: 0, inventories: { VCPU: { total: 100 } } },
-        },
-        allocations: Object.fromEntries(
-          consumers.map((c) => [c, { allocations: { [child]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: 1 }]),
-        ),
+    const body = (consumerGeneration: number) => ({
+      inventories: {
+        [root]: { resource_provider_generation: before.generation, inventories: {} },
+        [child]: { resource_provider_generation: 0, inventories: { VCPU: { total: 100 } } },
       },
+      allocations: Object.fromEntries(
+        consumers.map((c, i) => [
+          c,
+          { allocations: { [child]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: i === 39 ? consumerGeneration : 1 },
+        ]),
+      ),
     });
-    expect(r.status).toBe(409);
-    expect(r.json.errors[0].detail).toMatch(/would modify \d+ items at once; at most 100 can change atomically/);
+    // the last consumer's generation is stale: nothing is written
+    const stale = await api.req('POST', '/reshaper', { version: V, body: body(7) });
+    expect(stale.status).toBe(409);
+    expect(stale.json.errors[0].code).toBe('placement.concurrent_update');
     expect(await state(root)).toEqual(before);
+    const r = await api.req('POST', '/reshaper', { version: V, body: body(1) });
+    expect(r.status, r.text).toBe(204);
+    expect((await state(root)).usages).toEqual({});
+    expect((await state(child)).usages).toEqual({ VCPU: 40 });
   }, 60_000);
 });

@@ -82,10 +82,10 @@ describe('Placement functions: least-privilege table access', () => {
     for (const s of st) for (const a of actions(s)) expect(WRITES).not.toContain(a);
   });
 
-  it('the usages function only reads providers, usage aggregates and the custom classes (their order)', () => {
+  it('the usages function only reads providers, usage aggregates, the custom classes (their order) and intents (a locked item)', () => {
     for (const s of dynamoStatements('Placement usages')) {
       for (const a of actions(s)) expect(WRITES).not.toContain(a);
-      for (const k of keys(s)) expect(['RP#*', 'USAGE#*', 'RCS#*']).toContain(k);
+      for (const k of keys(s)) expect(['RP#*', 'USAGE#*', 'RCS#*', 'INTENT#*']).toContain(k);
     }
   });
 

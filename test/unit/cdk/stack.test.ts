@@ -140,13 +140,18 @@ describe('the maintenance function', () => {
       (p as any).Properties.Roles.some((r: any) => r.Ref === role),
     );
     const text = JSON.stringify(policies);
-    // the migration's items and the state machines it resumes; nothing else
+    // the migration's items, the state machines it resumes, and the changes larger than one
+    // transaction it finishes or undoes (any Placement item: never a bare-metal one); nothing else
     expect(text).toContain('LEGACYALLOC#*');
+    expect(text).toContain('INTENTS#*');
     expect(text).toContain('states:StartExecution');
     expect(text).toContain('states:DescribeExecution');
     expect(text).not.toContain('dynamodb:Scan');
-    expect(text).not.toContain('"RPNAME#*"');
-    expect(text).not.toContain('TRAITS');
+    // the statement that reaches every Placement item reaches no bare-metal one
+    const statements = policies.flatMap((p) => (p as any).Properties.PolicyDocument.Statement);
+    const placementWide = statements.filter((st: any) => JSON.stringify(st).includes('"RPNAME#*"'));
+    expect(placementWide).toHaveLength(1);
+    expect(JSON.stringify(placementWide)).not.toContain('BM');
   });
 });
 
