@@ -7,10 +7,12 @@
  *   -c identity=insecure-none-tests-only   (no authentication at all: throwaway test stacks, with -c nag=false)
  *   -c nag=false   (cdk-nag AwsSolutions checks run by default)
  *   -c forestMemoryMb=3008 -c provisionedConcurrency=N   (functions that hold the provider forest)
+ *   -c logLevel=WARN -c logSampleRate=0.01   (every function; README, "Operating in AWS")
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BerthStack } from '../lib/berth-stack.js';
+import { FunctionSettingsError, type LogLevel } from '../lib/function.js';
 import { IdentityConfigError } from '../lib/identity.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
 import { SAM_CONTEXT } from '../lib/sam.js';
@@ -21,6 +23,7 @@ const ctx = (k: string): string | undefined => {
   const v = app.node.tryGetContext(k);
   return v === undefined || v === null ? undefined : String(v);
 };
+const num = (k: string): number | undefined => (ctx(k) === undefined ? undefined : Number(ctx(k)));
 const ttl = ctx('authorizerCacheTtl');
 let stack: BerthStack;
 try {
@@ -37,13 +40,17 @@ try {
       keystoneProject: ctx('keystoneProject'),
       authorizerCacheTtlS: ttl === undefined ? undefined : Number(ttl),
     },
+    functions: {
+      logLevel: ctx('logLevel')?.toUpperCase() as LogLevel | undefined,
+      logSampleRate: num('logSampleRate'),
+    },
     forest: {
       memoryMb: ctx('forestMemoryMb') === undefined ? undefined : Number(ctx('forestMemoryMb')),
       provisionedConcurrency: ctx('provisionedConcurrency') === undefined ? undefined : Number(ctx('provisionedConcurrency')),
     },
   });
 } catch (e) {
-  if (!(e instanceof IdentityConfigError)) throw e;
+  if (!(e instanceof IdentityConfigError || e instanceof FunctionSettingsError)) throw e;
   process.stderr.write(`\nBerth: refusing to synthesise: ${e.message}\n\n`);
   process.exit(1);
 }

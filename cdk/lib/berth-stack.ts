@@ -16,7 +16,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
-import { BerthFunction } from './function.js';
+import { BerthFunction, setFunctionSettings, type FunctionSettings } from './function.js';
 import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
@@ -32,6 +32,8 @@ export interface BerthStackProps extends StackProps {
   throttle?: { rate: number; burst: number };
   /** retain the table on stack deletion (default true) */
   retainData?: boolean;
+  /** deployment-wide function settings (log level, sampling); unset ones: FUNCTION_DEFAULTS (cdk/lib/function.ts) */
+  functions?: Partial<FunctionSettings>;
   /** the functions that keep the provider forest in memory (docs/design.md, "Memory") */
   forest?: {
     /** MB of memory (default 3008: a million providers need ~1.5 GB of heap, and CPU grows with memory) */
@@ -52,6 +54,7 @@ export class BerthStack extends Stack {
     super(scope, id, props);
     // fail closed before building anything: no identity mode, no stack
     const identity = validateIdentity(props.identity);
+    setFunctionSettings(this, props.functions);
     const retain = props.retainData ?? true;
 
     this.table = new dynamodb.TableV2(this, 'Table', {

@@ -1,8 +1,10 @@
 /**
  * Every Lambda of Berth is built by this construct, so runtime, architecture, bundling
  * (esbuild, locally, no Docker), logging, tracing and table access are decided once.
+ * The deployment-wide settings (log level, sampling) come from the stack
+ * (setFunctionSettings; `-c logLevel`, `-c logSampleRate`), defaulting to FUNCTION_DEFAULTS.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -15,6 +17,47 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export type TableAccess = 'none' | 'read' | 'readwrite';
+
+/** Powertools Logger's levels (functions/observability/powertools.ts reads LOG_LEVEL) */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** What a deployment decides for all of its functions at once. */
+export interface FunctionSettings {
+  /** application log level (LOG_LEVEL); `npm start` keeps functions/config.ts's INFO */
+  logLevel: LogLevel;
+  /**
+   * share of invocations that log at DEBUG whatever the level (LOG_SAMPLE_RATE,
+   * Powertools Logger's sampling): their access lines and details, at a fraction of the cost
+   */
+  logSampleRate: number;
+}
+
+export const FUNCTION_DEFAULTS: Readonly<FunctionSettings> = {
+  // a request writes nothing unless it fails (5xx: an ERROR access line) or is sampled
+  logLevel: 'WARN',
+  logSampleRate: 0.01,
+};
+
+export class FunctionSettingsError extends Error {}
+
+const settingsOfStack = new WeakMap<Stack, FunctionSettings>();
+
+/** Fix the settings of every BerthFunction in `stack` (call before building them); unset ones take FUNCTION_DEFAULTS. */
+export function setFunctionSettings(stack: Stack, settings: Partial<FunctionSettings> = {}): FunctionSettings {
+  const s = { ...FUNCTION_DEFAULTS, ...Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) } as FunctionSettings;
+  if (!LOG_LEVELS.includes(s.logLevel))
+    throw new FunctionSettingsError(`logLevel ${JSON.stringify(s.logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
+  if (!(Number.isFinite(s.logSampleRate) && s.logSampleRate >= 0 && s.logSampleRate <= 1)) {
+    throw new FunctionSettingsError(`logSampleRate ${JSON.stringify(s.logSampleRate)} must be a number from 0 to 1`);
+  }
+  settingsOfStack.set(stack, s);
+  return s;
+}
+
+export function functionSettings(scope: Construct): FunctionSettings {
+  return settingsOfStack.get(Stack.of(scope)) ?? { ...FUNCTION_DEFAULTS };
+}
 
 export interface BerthFunctionProps {
   /** path of the entry file, relative to the repository root */
@@ -52,6 +95,7 @@ export class BerthFunction extends Construct {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    const settings = functionSettings(this);
     this.fn = new NodejsFunction(this, 'Fn', {
       entry: join(ROOT, props.entry),
       handler: 'handler',
@@ -62,11 +106,17 @@ export class BerthFunction extends Construct {
       timeout: props.timeout ?? Duration.seconds(29),
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
+      // Text, not JSON: the JSON format brings Lambda's own log-level filter (INFO unless
+      // set), handed to the function as AWS_LAMBDA_LOG_LEVEL, which Powertools Logger
+      // obeys over LOG_LEVEL and over sampling. The application's lines are Powertools
+      // JSON either way; only Lambda's START/END/REPORT lines stay text.
+      loggingFormat: lambda.LoggingFormat.TEXT,
       environment: {
         NODE_OPTIONS: props.largeHeap ? `--enable-source-maps --max-old-space-size=${(props.memoryMb ?? 1024) - 384}` : '--enable-source-maps',
         TABLE_NAME: props.table.tableName,
         AUTH_STRATEGY: 'authorizer',
+        LOG_LEVEL: settings.logLevel,
+        LOG_SAMPLE_RATE: String(settings.logSampleRate),
         ...props.environment,
       },
       bundling: {

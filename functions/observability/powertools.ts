@@ -16,7 +16,9 @@ import { loadConfig } from '../config.js';
 const settings = loadConfig().observability;
 const serviceName = settings.serviceName;
 
-export const logger = new Logger({ serviceName, logLevel: settings.logLevel as 'INFO' });
+// sampling: a share of invocations log at DEBUG whatever the level (Powertools decides when
+// the Logger is built, and for the HTTP functions again per invocation: injectLambdaContext)
+export const logger = new Logger({ serviceName, logLevel: settings.logLevel as 'INFO', sampleRateValue: settings.logSampleRate });
 export const metrics = new Metrics({ namespace: settings.metricsNamespace, serviceName });
 // No global patch of http/https: it resolves the invocation's trace for every outgoing
 // request, the init phase's DynamoDB calls included (see tracedInInvocations). AWS SDK

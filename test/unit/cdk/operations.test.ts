@@ -1,0 +1,70 @@
+/**
+ * Operating Berth in AWS (README, "Operating in AWS"): what the template says about
+ * logging, bundles, alarms, the maintenance function, the dashboard and Contributor
+ * Insights, by default and with each context flag.
+ */
+import { App } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { spawnSync } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { BerthStack, type BerthStackProps } from '../../../cdk/lib/berth-stack.js';
+import { FunctionSettingsError } from '../../../cdk/lib/function.js';
+
+const IDENTITY = { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] } as const;
+
+/** a stack's template, bundling skipped (the template is under test) */
+function synth(props: Omit<BerthStackProps, 'identity'> = {}, id = 'Ops'): Template {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  return Template.fromStack(new BerthStack(app, id, { identity: { ...IDENTITY, jwtAudience: [...IDENTITY.jwtAudience] }, ...props }));
+}
+
+type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
+const resources = (t: Template): Record<string, Resource> => t.toJSON().Resources;
+/** Berth's own functions (BerthFunction), not CDK's custom-resource helpers */
+const berthFunctions = (t: Template) =>
+  Object.entries(resources(t)).filter(
+    ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs22.x' && r.Properties.Description,
+  );
+
+let byDefault: Template;
+
+beforeAll(() => {
+  byDefault = synth();
+}, 120_000);
+
+describe('application logs', () => {
+  it('are at WARN with 1 % of invocations sampled, and Lambda imposes no level of its own', () => {
+    const fns = berthFunctions(byDefault);
+    expect(fns.length).toBeGreaterThan(20);
+    for (const [id, f] of fns) {
+      expect(f.Properties.Environment.Variables, id).toMatchObject({ LOG_LEVEL: 'WARN', LOG_SAMPLE_RATE: '0.01' });
+      // the JSON format would set AWS_LAMBDA_LOG_LEVEL, which the Logger obeys over both
+      expect(f.Properties.LoggingConfig.LogFormat, id).toBe('Text');
+      expect(f.Properties.LoggingConfig.ApplicationLogLevel, id).toBeUndefined();
+    }
+  });
+
+  it('take the level and the sample rate from the deployment (-c logLevel, -c logSampleRate)', () => {
+    const t = synth({ functions: { logLevel: 'INFO', logSampleRate: 0.1 } }, 'Verbose');
+    for (const [id, f] of berthFunctions(t)) {
+      expect(f.Properties.Environment.Variables, id).toMatchObject({ LOG_LEVEL: 'INFO', LOG_SAMPLE_RATE: '0.1' });
+    }
+  });
+
+  it('refuse a level Powertools does not know or a rate outside 0-1, in the app too', () => {
+    expect(() => synth({ functions: { logLevel: 'LOUD' as never } }, 'Bad1')).toThrow(FunctionSettingsError);
+    expect(() => synth({ functions: { logSampleRate: 2 } }, 'Bad2')).toThrow(/logSampleRate/);
+    expect(() => synth({ functions: { logSampleRate: Number.NaN } }, 'Bad3')).toThrow(/logSampleRate/);
+    const r = spawnSync('node_modules/.bin/tsx', ['cdk/bin/app.ts'], {
+      env: {
+        ...process.env,
+        CDK_CONTEXT_JSON: JSON.stringify({ identity: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: 'berth', logLevel: 'loud' }),
+        CDK_OUTDIR: '/nonexistent-berth-cdk-out',
+      },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain('refusing to synthesise: logLevel "LOUD" is not one of');
+  }, 120_000);
+});
