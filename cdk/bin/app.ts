@@ -7,7 +7,7 @@
  *   -c identity=insecure-none-tests-only   (no authentication at all: throwaway test stacks, with -c nag=false)
  *   -c nag=false   (cdk-nag AwsSolutions checks run by default)
  *   -c forestMemoryMb=3008 -c provisionedConcurrency=N   (functions that hold the provider forest)
- *   -c logLevel=WARN -c logSampleRate=0.01   (every function; README, "Operating in AWS")
+ *   -c logLevel=WARN -c logSampleRate=0.01 -c sourceMaps=false   (every function; README, "Operating in AWS")
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -24,6 +24,13 @@ const ctx = (k: string): string | undefined => {
   return v === undefined || v === null ? undefined : String(v);
 };
 const num = (k: string): number | undefined => (ctx(k) === undefined ? undefined : Number(ctx(k)));
+/** a context flag: true or false (cdk.json may hold a boolean), nothing else */
+class ContextFlagError extends Error {}
+const flag = (k: string): boolean | undefined => {
+  const v = ctx(k);
+  if (v === undefined || v === 'true' || v === 'false') return v === undefined ? undefined : v === 'true';
+  throw new ContextFlagError(`-c ${k}=${v}: expected true or false`);
+};
 const ttl = ctx('authorizerCacheTtl');
 let stack: BerthStack;
 try {
@@ -43,6 +50,7 @@ try {
     functions: {
       logLevel: ctx('logLevel')?.toUpperCase() as LogLevel | undefined,
       logSampleRate: num('logSampleRate'),
+      sourceMaps: flag('sourceMaps'),
     },
     forest: {
       memoryMb: ctx('forestMemoryMb') === undefined ? undefined : Number(ctx('forestMemoryMb')),
@@ -50,7 +58,7 @@ try {
     },
   });
 } catch (e) {
-  if (!(e instanceof IdentityConfigError || e instanceof FunctionSettingsError)) throw e;
+  if (!(e instanceof IdentityConfigError || e instanceof FunctionSettingsError || e instanceof ContextFlagError)) throw e;
   process.stderr.write(`\nBerth: refusing to synthesise: ${e.message}\n\n`);
   process.exit(1);
 }

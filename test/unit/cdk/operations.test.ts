@@ -3,12 +3,16 @@
  * logging, bundles, alarms, the maintenance function, the dashboard and Contributor
  * Insights, by default and with each context flag.
  */
-import { App } from 'aws-cdk-lib';
+import { App, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { Template } from 'aws-cdk-lib/assertions';
 import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack, type BerthStackProps } from '../../../cdk/lib/berth-stack.js';
-import { FunctionSettingsError } from '../../../cdk/lib/function.js';
+import { BerthFunction, FunctionSettingsError, setFunctionSettings } from '../../../cdk/lib/function.js';
+import { SAM_CONTEXT } from '../../../cdk/lib/sam.js';
 
 const IDENTITY = { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] } as const;
 
@@ -67,4 +71,49 @@ describe('application logs', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toContain('refusing to synthesise: logLevel "LOUD" is not one of');
   }, 120_000);
+});
+
+describe('bundles', () => {
+  /** one function synthesised with bundling (esbuild), as `cdk synth` builds it */
+  function bundle(sourceMaps?: boolean) {
+    // SAM's metadata says where each function's bundle was staged (cdk/lib/sam.ts)
+    const app = new App({ postCliContext: SAM_CONTEXT });
+    const stack = new Stack(app, 'Bundle');
+    if (sourceMaps !== undefined) setFunctionSettings(stack, { sourceMaps });
+    const table = new dynamodb.TableV2(stack, 'T', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
+    new BerthFunction(stack, 'Root', { entry: 'functions/placement/root.ts', description: 'root', table, access: 'none' });
+    new BerthFunction(stack, 'Big', {
+      entry: 'functions/placement/root.ts',
+      description: 'big',
+      table,
+      access: 'none',
+      memoryMb: 3008,
+      largeHeap: true,
+    });
+    const outdir = app.synth().directory;
+    const fns = Object.values(Template.fromStack(stack).toJSON().Resources as Record<string, Resource>).filter(
+      (r) => r.Type === 'AWS::Lambda::Function',
+    );
+    const env = (d: string) => fns.find((f) => f.Properties.Description === d)!.Properties.Environment.Variables;
+    const dir = join(outdir, fns[0]!.Metadata!['aws:asset:path']);
+    return { files: readdirSync(dir), code: readFileSync(join(dir, 'index.mjs'), 'utf8'), small: env('root'), big: env('big') };
+  }
+
+  it('carry no source map and do not ask Node for them, unless -c sourceMaps=true', () => {
+    const plain = bundle();
+    expect(plain.files.filter((f) => f.endsWith('.map'))).toEqual([]);
+    expect(plain.code).not.toContain('sourceMappingURL');
+    expect(plain.small.NODE_OPTIONS).toBeUndefined();
+    expect(plain.big.NODE_OPTIONS).toBe('--max-old-space-size=2624');
+    const mapped = bundle(true);
+    expect(mapped.files).toContain('index.mjs.map');
+    expect(mapped.code).toContain('sourceMappingURL=index.mjs.map');
+    expect(mapped.small.NODE_OPTIONS).toBe('--enable-source-maps');
+    expect(mapped.big.NODE_OPTIONS).toBe('--enable-source-maps --max-old-space-size=2624');
+  }, 180_000);
+
+  it('none of the stack’s functions enables source maps by default', () => {
+    for (const [id, f] of berthFunctions(byDefault))
+      expect(String(f.Properties.Environment.Variables.NODE_OPTIONS ?? ''), id).not.toContain('source-maps');
+  });
 });
