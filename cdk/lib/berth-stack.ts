@@ -12,6 +12,8 @@ import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambdaDestinations from 'aws-cdk-lib/aws-lambda-destinations';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
@@ -49,6 +51,9 @@ export const FOREST_FAMILIES = ['resource-providers', 'traits', 'allocation-cand
 export class BerthStack extends Stack {
   readonly table: dynamodb.TableV2;
   readonly placementApi: apigw.HttpApi;
+  readonly maintenance: lambda.Function;
+  /** where the maintenance runs that failed (or never started) leave their event */
+  readonly maintenanceFailures: sqs.Queue;
 
   constructor(scope: Construct, id: string, props: BerthStackProps = {}) {
     super(scope, id, props);
@@ -182,12 +187,42 @@ export class BerthStack extends Stack {
       // it keeps a forest too: the forest image is written from it
       memoryMb: forestMemoryMb,
       largeHeap: true,
+      // one run at a time: a run that outlasts the minute makes the next one wait, never overlap
+      reservedConcurrency: 1,
     });
+    this.maintenance = maintenance.fn;
     grantTableAccess(maintenance.fn, this.table, MAINTENANCE_ACCESS);
     baremetal.grantOrphanRecovery(maintenance.fn);
+    // the scheduled events of runs that failed (timeout, crash, a failed init) or could not
+    // start in time, kept two weeks for the operator (README, "Operating in AWS")
+    this.maintenanceFailures = new sqs.Queue(this, 'MaintenanceFailures', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.maintenanceFailures).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the failure destination of the maintenance function and its schedule; its messages are read by an operator, not redriven.',
+    });
+    const failed = new lambdaDestinations.SqsDestination(this.maintenanceFailures);
+    maintenance.fn.configureAsyncInvoke({
+      onFailure: failed,
+      // the schedule is the retry: the next run starts a minute later and resumes where this
+      // one stopped, so a retry would only repeat it (and wait for the one slot)
+      retryAttempts: 0,
+      // an event that could not start within two minutes (the slot was taken) is superseded by
+      // the runs scheduled since; it goes to the queue, which says runs are backing up
+      maxEventAge: Duration.minutes(2),
+    });
     const schedule = new scheduler.Schedule(this, 'MaintenanceSchedule', {
       schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
-      target: new schedulerTargets.LambdaInvoke(maintenance.fn, {}),
+      // Scheduler's own retries cover failing to hand the event to Lambda (not the run)
+      target: new schedulerTargets.LambdaInvoke(maintenance.fn, {
+        retryAttempts: 2,
+        maxEventAge: Duration.minutes(2),
+        deadLetterQueue: this.maintenanceFailures,
+      }),
       description: 'Berth maintenance every minute',
     });
     const maintenanceId = this.getLogicalId(maintenance.fn.node.defaultChild as lambda.CfnFunction);

@@ -83,6 +83,8 @@ export interface BerthFunctionProps {
   largeHeap?: boolean;
   /** pre-initialised execution environments (an alias `live` with provisioned concurrency); 0 or unset: none */
   provisionedConcurrency?: number;
+  /** at most this many instances at once (reserved concurrency); unset: the account's shared pool */
+  reservedConcurrency?: number;
 }
 
 export class BerthFunction extends Construct {
@@ -117,6 +119,7 @@ export class BerthFunction extends Construct {
       architecture: lambda.Architecture.ARM_64,
       memorySize: memoryMb,
       timeout: props.timeout ?? Duration.seconds(29),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
       // Text, not JSON: the JSON format brings Lambda's own log-level filter (INFO unless

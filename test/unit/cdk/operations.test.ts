@@ -5,7 +5,7 @@
  */
 import { App, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,5 +115,44 @@ describe('bundles', () => {
   it('none of the stack’s functions enables source maps by default', () => {
     for (const [id, f] of berthFunctions(byDefault))
       expect(String(f.Properties.Environment.Variables.NODE_OPTIONS ?? ''), id).not.toContain('source-maps');
+  });
+});
+
+describe('the maintenance function', () => {
+  const maintenanceId = (t: Template) =>
+    Object.entries(resources(t)).find(([, r]) => r.Type === 'AWS::Lambda::Function' && /^Scheduled maintenance/.test(r.Properties.Description))![0];
+
+  it('runs one instance at a time; no other function reserves concurrency', () => {
+    const id = maintenanceId(byDefault);
+    for (const [fid, f] of berthFunctions(byDefault)) {
+      expect(f.Properties.ReservedConcurrentExecutions, fid).toBe(fid === id ? 1 : undefined);
+    }
+  });
+
+  it('sends the event of a failed or stale run to an encrypted queue, without retrying it', () => {
+    const id = maintenanceId(byDefault);
+    const configs = Object.values(resources(byDefault)).filter((r) => r.Type === 'AWS::Lambda::EventInvokeConfig');
+    expect(configs).toHaveLength(1);
+    const c = configs[0]!.Properties;
+    expect(c.FunctionName).toEqual({ Ref: id });
+    expect(c.MaximumRetryAttempts).toBe(0);
+    expect(c.MaximumEventAgeInSeconds).toBe(120);
+    const queueId = c.DestinationConfig.OnFailure.Destination['Fn::GetAtt'][0];
+    const queue = resources(byDefault)[queueId]!;
+    expect(queue.Type).toBe('AWS::SQS::Queue');
+    expect(queue.Properties).toMatchObject({ SqsManagedSseEnabled: true, MessageRetentionPeriod: 14 * 24 * 3600 });
+    // TLS only
+    byDefault.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: queueId }],
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    // the schedule hands its undeliverable events to the same queue, after a bounded retry
+    byDefault.hasResourceProperties('AWS::Scheduler::Schedule', {
+      Target: Match.objectLike({
+        Arn: { 'Fn::GetAtt': [id, 'Arn'] },
+        DeadLetterConfig: { Arn: { 'Fn::GetAtt': [queueId, 'Arn'] } },
+        RetryPolicy: { MaximumEventAgeInSeconds: 120, MaximumRetryAttempts: 2 },
+      }),
+    });
   });
 });
