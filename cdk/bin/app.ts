@@ -8,12 +8,14 @@
  *   -c nag=false   (cdk-nag AwsSolutions checks run by default)
  *   -c forestMemoryMb=3008 -c provisionedConcurrency=N   (functions that hold the provider forest)
  *   -c logLevel=WARN -c logSampleRate=0.01 -c sourceMaps=false   (every function; README, "Operating in AWS")
+ *   -c alarmEmail=ops@example.com[,…] -c alarmTopicArn=arn:aws:sns:…   (where the alarms notify)
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BerthStack } from '../lib/berth-stack.js';
 import { FunctionSettingsError, type LogLevel } from '../lib/function.js';
 import { IdentityConfigError } from '../lib/identity.js';
+import { OperationsConfigError } from '../lib/operations.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
 import { SAM_CONTEXT } from '../lib/sam.js';
 
@@ -52,13 +54,23 @@ try {
       logSampleRate: num('logSampleRate'),
       sourceMaps: flag('sourceMaps'),
     },
+    operations: {
+      alarmEmails: (ctx('alarmEmail') ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+      alarmTopicArn: ctx('alarmTopicArn'),
+    },
     forest: {
       memoryMb: ctx('forestMemoryMb') === undefined ? undefined : Number(ctx('forestMemoryMb')),
       provisionedConcurrency: ctx('provisionedConcurrency') === undefined ? undefined : Number(ctx('provisionedConcurrency')),
     },
   });
 } catch (e) {
-  if (!(e instanceof IdentityConfigError || e instanceof FunctionSettingsError || e instanceof ContextFlagError)) throw e;
+  if (
+    !(e instanceof IdentityConfigError || e instanceof FunctionSettingsError || e instanceof OperationsConfigError || e instanceof ContextFlagError)
+  )
+    throw e;
   process.stderr.write(`\nBerth: refusing to synthesise: ${e.message}\n\n`);
   process.exit(1);
 }

@@ -23,6 +23,7 @@ import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permis
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
 import { Dashboard } from './dashboard.js';
+import { Operations, validateOperations, type OperationsOptions } from './operations.js';
 import { INSECURE_NO_AUTH, authorizerCacheTtl, identityEnvironment, validateIdentity, type IdentityOptions } from './identity.js';
 
 export type { IdentityOptions } from './identity.js';
@@ -34,6 +35,8 @@ export interface BerthStackProps extends StackProps {
   throttle?: { rate: number; burst: number };
   /** retain the table on stack deletion (default true) */
   retainData?: boolean;
+  /** alarm notifications (README, "Operating in AWS"); the alarms exist either way */
+  operations?: Partial<OperationsOptions>;
   /** deployment-wide function settings (log level, sampling); unset ones: FUNCTION_DEFAULTS (cdk/lib/function.ts) */
   functions?: Partial<FunctionSettings>;
   /** the functions that keep the provider forest in memory (docs/design.md, "Memory") */
@@ -54,12 +57,14 @@ export class BerthStack extends Stack {
   readonly maintenance: lambda.Function;
   /** where the maintenance runs that failed (or never started) leave their event */
   readonly maintenanceFailures: sqs.Queue;
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: BerthStackProps = {}) {
     super(scope, id, props);
     // fail closed before building anything: no identity mode, no stack
     const identity = validateIdentity(props.identity);
     setFunctionSettings(this, props.functions);
+    const operations = validateOperations(props.operations);
     const retain = props.retainData ?? true;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
@@ -236,6 +241,16 @@ export class BerthStack extends Stack {
       placementApi: this.placementApi,
       baremetalApi: baremetal.api,
       auth: identity.mode === 'jwt' ? 'bearer' : 'token',
+    });
+    // last: the alarms watch every function built above
+    this.operations = new Operations(this, 'Operations', {
+      options: operations,
+      table: this.table,
+      indexNames: GSIS.map((g) => g.name),
+      apis: { placement: this.placementApi, baremetal: baremetal.api },
+      machines: Object.fromEntries(baremetal.machines),
+      maintenance: maintenance.fn,
+      maintenanceFailures: this.maintenanceFailures,
     });
     new CfnOutput(this, 'PlacementUrl', { value: this.placementApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

@@ -3,24 +3,34 @@
  * logging, bundles, alarms, the maintenance function, the dashboard and Contributor
  * Insights, by default and with each context flag.
  */
-import { App, Stack } from 'aws-cdk-lib';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack, type BerthStackProps } from '../../../cdk/lib/berth-stack.js';
 import { BerthFunction, FunctionSettingsError, setFunctionSettings } from '../../../cdk/lib/function.js';
+import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
+import { OperationsConfigError } from '../../../cdk/lib/operations.js';
 import { SAM_CONTEXT } from '../../../cdk/lib/sam.js';
+import { GSIS } from '../../../functions/store/ddb/table.js';
 
 const IDENTITY = { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] } as const;
 
-/** a stack's template, bundling skipped (the template is under test) */
-function synth(props: Omit<BerthStackProps, 'identity'> = {}, id = 'Ops'): Template {
+/** a stack (bundling skipped: the template is under test), optionally under cdk-nag as `cdk synth` runs it */
+function build(props: Omit<BerthStackProps, 'identity'> = {}, id = 'Ops', nag = false): BerthStack {
   const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
-  return Template.fromStack(new BerthStack(app, id, { identity: { ...IDENTITY, jwtAudience: [...IDENTITY.jwtAudience] }, ...props }));
+  const stack = new BerthStack(app, id, { identity: { ...IDENTITY, jwtAudience: [...IDENTITY.jwtAudience] }, ...props });
+  if (nag) {
+    Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+    acknowledgeNagFindings(stack);
+  }
+  return stack;
 }
+const synth = (props: Omit<BerthStackProps, 'identity'> = {}, id = 'Ops') => Template.fromStack(build(props, id));
 
 type Resource = { Type: string; Properties: Record<string, any>; Metadata?: Record<string, any> };
 const resources = (t: Template): Record<string, Resource> => t.toJSON().Resources;
@@ -155,4 +165,168 @@ describe('the maintenance function', () => {
       }),
     });
   });
+});
+
+describe('alarms', () => {
+  type Alarm = Resource['Properties'];
+  const alarms = (t: Template): Alarm[] =>
+    Object.values(resources(t))
+      .filter((r) => r.Type === 'AWS::CloudWatch::Alarm')
+      .map((r) => r.Properties);
+  /** the metrics an alarm reads: its own, or those of its math expression */
+  const metricsOf = (a: Alarm): Array<{ MetricName: string; Namespace: string; Dimensions: Array<{ Name: string; Value: unknown }> }> =>
+    a.Metrics
+      ? a.Metrics.filter((m: any) => m.MetricStat).map((m: any) => m.MetricStat.Metric)
+      : [{ MetricName: a.MetricName, Namespace: a.Namespace, Dimensions: a.Dimensions }];
+  const dim = (m: { Dimensions: Array<{ Name: string; Value: unknown }> }, name: string) => m.Dimensions.find((d) => d.Name === name)?.Value;
+  const watching = (t: Template, metricName: string, dimension: string, value: unknown) =>
+    alarms(t).filter((a) => metricsOf(a).some((m) => m.MetricName === metricName && JSON.stringify(dim(m, dimension)) === JSON.stringify(value)));
+  const idsOf = (t: Template, type: string) =>
+    Object.entries(resources(t))
+      .filter(([, r]) => r.Type === type)
+      .map(([id]) => id);
+
+  it('watch every function for errors and throttles, any one in 5 minutes', () => {
+    const fns = berthFunctions(byDefault);
+    for (const [id] of fns) {
+      for (const metric of ['Errors', 'Throttles']) {
+        const found = watching(byDefault, metric, 'FunctionName', { Ref: id });
+        expect(found, `${id} ${metric}`).toHaveLength(1);
+        expect(found[0]).toMatchObject({
+          Threshold: 1,
+          ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+          Period: 300,
+          Statistic: 'Sum',
+          TreatMissingData: 'notBreaching',
+        });
+      }
+    }
+  });
+
+  it('watch the table and each of its indexes for throttling, and the table for system errors', () => {
+    const table = { Ref: idsOf(byDefault, 'AWS::DynamoDB::GlobalTable')[0] };
+    const throttles = alarms(byDefault).find((a) => /-table-throttles$/.test(a.AlarmName))!;
+    const m = metricsOf(throttles);
+    expect(m.filter((x) => x.MetricName === 'ThrottledRequests').map((x) => dim(x, 'Operation'))).toEqual(
+      expect.arrayContaining(['GetItem', 'BatchGetItem', 'Query', 'PutItem', 'UpdateItem', 'TransactWriteItems']),
+    );
+    expect(m.map((x) => x.MetricName)).toEqual(expect.arrayContaining(['ReadThrottleEvents', 'WriteThrottleEvents']));
+    for (const x of m) expect(dim(x, 'TableName')).toEqual(table);
+    // a quiet operation counts 0 instead of blanking the sum
+    expect(throttles.Metrics.find((q: any) => q.ReturnData !== false).Expression).toMatch(/^SUM\(\[FILL\(\w+, 0\)(, FILL\(\w+, 0\))+\]\)$/);
+    expect(throttles).toMatchObject({ Threshold: 1, TreatMissingData: 'notBreaching' });
+    for (const index of GSIS.map((g) => g.name)) {
+      const found = watching(byDefault, 'ReadThrottleEvents', 'GlobalSecondaryIndexName', index);
+      expect(found, index).toHaveLength(1);
+      expect(
+        metricsOf(found[0]!)
+          .map((x) => x.MetricName)
+          .sort(),
+      ).toEqual(['ReadThrottleEvents', 'WriteThrottleEvents']);
+    }
+    const errors = alarms(byDefault).find((a) => /-table-system-errors$/.test(a.AlarmName))!;
+    expect(metricsOf(errors).every((x) => x.MetricName === 'SystemErrors' && JSON.stringify(dim(x, 'TableName')) === JSON.stringify(table))).toBe(
+      true,
+    );
+    expect(metricsOf(errors).length).toBeGreaterThanOrEqual(6);
+    expect(errors.Threshold).toBe(5);
+  });
+
+  it('watch both state machines for failed, timed-out and aborted executions', () => {
+    const machines = idsOf(byDefault, 'AWS::StepFunctions::StateMachine');
+    expect(machines).toHaveLength(2);
+    for (const id of machines) {
+      for (const metric of ['ExecutionsFailed', 'ExecutionsTimedOut', 'ExecutionsAborted']) {
+        const found = watching(byDefault, metric, 'StateMachineArn', { Ref: id });
+        expect(found, `${id} ${metric}`).toHaveLength(1);
+        expect(found[0]).toMatchObject({ Threshold: 1, TreatMissingData: 'notBreaching' });
+      }
+    }
+  });
+
+  it('watch both HTTP APIs for 5xx answers', () => {
+    const apis = idsOf(byDefault, 'AWS::ApiGatewayV2::Api');
+    expect(apis).toHaveLength(2);
+    for (const id of apis) {
+      const found = watching(byDefault, '5xx', 'ApiId', { Ref: id });
+      expect(found, id).toHaveLength(1);
+      expect(found[0]).toMatchObject({ Namespace: 'AWS/ApiGateway', Statistic: 'Sum', Threshold: 5, TreatMissingData: 'notBreaching' });
+    }
+  });
+
+  it('go off when maintenance stops running (no invocation in 10 minutes, no data counting as none) or a run fails', () => {
+    const [id] = berthFunctions(byDefault).find(([, f]) => /^Scheduled maintenance/.test(f.Properties.Description))!;
+    const found = watching(byDefault, 'Invocations', 'FunctionName', { Ref: id });
+    expect(found).toHaveLength(1);
+    expect(found[0]).toMatchObject({
+      Statistic: 'Sum',
+      Period: 300,
+      EvaluationPeriods: 2,
+      ComparisonOperator: 'LessThanThreshold',
+      Threshold: 1,
+      TreatMissingData: 'breaching',
+    });
+    const queue = idsOf(byDefault, 'AWS::SQS::Queue')[0]!;
+    const depth = watching(byDefault, 'ApproximateNumberOfMessagesVisible', 'QueueName', { 'Fn::GetAtt': [queue, 'QueueName'] });
+    expect(depth).toHaveLength(1);
+    expect(depth[0]).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+  });
+
+  it('stay within CloudWatch’s 10 metrics per alarm, carry a description, and notify nobody unless asked', () => {
+    for (const a of alarms(byDefault)) {
+      expect(metricsOf(a).length, a.AlarmName).toBeLessThanOrEqual(10);
+      expect(String(a.AlarmDescription).length, a.AlarmName).toBeGreaterThan(40);
+      expect(a.AlarmActions, a.AlarmName).toBeUndefined();
+    }
+    byDefault.resourceCountIs('AWS::SNS::Topic', 0);
+  });
+
+  it('notify a new encrypted topic with e-mail subscriptions (-c alarmEmail), when the alarm fires and when it clears', () => {
+    const t = synth({ operations: { alarmEmails: ['ops@example.com', 'oncall@example.com'] } }, 'Mail');
+    const topic = idsOf(t, 'AWS::SNS::Topic');
+    expect(topic).toHaveLength(1);
+    const key = idsOf(t, 'AWS::KMS::Key')[0]!;
+    t.hasResourceProperties('AWS::SNS::Topic', { KmsMasterKeyId: { 'Fn::GetAtt': [key, 'Arn'] } });
+    t.hasResourceProperties('AWS::KMS::Key', {
+      EnableKeyRotation: true,
+      KeyPolicy: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Principal: { Service: 'cloudwatch.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey*'] }),
+        ]),
+      },
+    });
+    t.resourceCountIs('AWS::SNS::Subscription', 2);
+    t.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'email', Endpoint: 'oncall@example.com' });
+    const all = alarms(t);
+    expect(all.length).toBeGreaterThan(50);
+    for (const a of all) {
+      expect(a.AlarmActions, a.AlarmName).toEqual([{ Ref: topic[0] }]);
+      expect(a.OKActions, a.AlarmName).toEqual([{ Ref: topic[0] }]);
+    }
+  });
+
+  it('notify an existing topic (-c alarmTopicArn)', () => {
+    const arn = 'arn:aws:sns:eu-west-1:123456789012:ops-pager';
+    const t = synth({ operations: { alarmTopicArn: arn } }, 'Pager');
+    t.resourceCountIs('AWS::SNS::Topic', 0);
+    for (const a of alarms(t)) expect(a.AlarmActions, a.AlarmName).toEqual([arn]);
+  });
+
+  it('refuse an address or topic ARN that cannot work', () => {
+    expect(() => synth({ operations: { alarmEmails: ['ops'] } }, 'BadMail')).toThrow(OperationsConfigError);
+    expect(() => synth({ operations: { alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops.fifo' } }, 'Fifo')).toThrow(/standard SNS topic/);
+    expect(() => synth({ operations: { alarmTopicArn: 'ops-pager' } }, 'Name')).toThrow(/alarmTopicArn/);
+  });
+});
+
+describe('cdk-nag', () => {
+  it('finds nothing unacknowledged with every operations option on', () => {
+    const stack = build(
+      { operations: { alarmEmails: ['ops@example.com'], alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops-pager' } },
+      'NagAll',
+      true,
+    );
+    Template.fromStack(stack);
+    expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+  }, 120_000);
 });
