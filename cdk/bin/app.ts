@@ -9,13 +9,14 @@
  *   -c forestMemoryMb=3008 -c provisionedConcurrency=N   (functions that hold the provider forest)
  *   -c logLevel=WARN -c logSampleRate=0.01 -c sourceMaps=false   (every function; README, "Operating in AWS")
  *   -c alarmEmail=ops@example.com[,…] -c alarmTopicArn=arn:aws:sns:…   (where the alarms notify)
+ *   -c dashboard=true -c insights=true|throttled   (CloudWatch dashboard; DynamoDB Contributor Insights, with the dashboard)
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BerthStack } from '../lib/berth-stack.js';
 import { FunctionSettingsError, type LogLevel } from '../lib/function.js';
 import { IdentityConfigError } from '../lib/identity.js';
-import { OperationsConfigError } from '../lib/operations.js';
+import { OperationsConfigError, parseInsights } from '../lib/operations.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
 import { SAM_CONTEXT } from '../lib/sam.js';
 
@@ -60,6 +61,8 @@ try {
         .map((e) => e.trim())
         .filter(Boolean),
       alarmTopicArn: ctx('alarmTopicArn'),
+      dashboard: flag('dashboard'),
+      insights: parseInsights(ctx('insights')),
     },
     forest: {
       memoryMb: ctx('forestMemoryMb') === undefined ? undefined : Number(ctx('forestMemoryMb')),

@@ -23,7 +23,7 @@ import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permis
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
 import { Dashboard } from './dashboard.js';
-import { Operations, validateOperations, type OperationsOptions } from './operations.js';
+import { Operations, contributorInsights, validateOperations, type OperationsOptions } from './operations.js';
 import { INSECURE_NO_AUTH, authorizerCacheTtl, identityEnvironment, validateIdentity, type IdentityOptions } from './identity.js';
 
 export type { IdentityOptions } from './identity.js';
@@ -35,7 +35,7 @@ export interface BerthStackProps extends StackProps {
   throttle?: { rate: number; burst: number };
   /** retain the table on stack deletion (default true) */
   retainData?: boolean;
-  /** alarm notifications (README, "Operating in AWS"); the alarms exist either way */
+  /** alarm notifications, dashboard, Contributor Insights (README, "Operating in AWS"); the alarms exist either way */
   operations?: Partial<OperationsOptions>;
   /** deployment-wide function settings (log level, sampling); unset ones: FUNCTION_DEFAULTS (cdk/lib/function.ts) */
   functions?: Partial<FunctionSettings>;
@@ -75,6 +75,8 @@ export class BerthStack extends Stack {
       deletionProtection: retain,
       encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // -c insights=true|throttled: on the table and (inherited) on every index
+      contributorInsightsSpecification: contributorInsights(operations.insights),
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       globalSecondaryIndexes: GSIS.map((g) => ({
         indexName: g.name,

@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack, type BerthStackProps } from '../../../cdk/lib/berth-stack.js';
 import { BerthFunction, FunctionSettingsError, setFunctionSettings } from '../../../cdk/lib/function.js';
 import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
-import { OperationsConfigError } from '../../../cdk/lib/operations.js';
+import { OperationsConfigError, parseInsights } from '../../../cdk/lib/operations.js';
 import { SAM_CONTEXT } from '../../../cdk/lib/sam.js';
 import { GSIS } from '../../../functions/store/ddb/table.js';
 
@@ -328,5 +328,88 @@ describe('cdk-nag', () => {
     );
     Template.fromStack(stack);
     expect(Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('AwsSolutions-.*'))).toEqual([]);
+  }, 120_000);
+});
+
+describe('the dashboard and Contributor Insights', () => {
+  const replica = (t: Template) => Object.values(resources(t)).find((r) => r.Type === 'AWS::DynamoDB::GlobalTable')!.Properties.Replicas[0];
+  /** the dashboard's JSON body, references to resources written as they are in the template */
+  const body = (t: Template) => {
+    const join = Object.values(resources(t)).find((r) => r.Type === 'AWS::CloudWatch::Dashboard')!.Properties.DashboardBody['Fn::Join'];
+    return (join[1] as unknown[]).map((p) => (typeof p === 'string' ? p : JSON.stringify(p))).join('');
+  };
+
+  it('are off by default', () => {
+    byDefault.resourceCountIs('AWS::CloudWatch::Dashboard', 0);
+    const r = replica(byDefault);
+    expect(r.ContributorInsightsSpecification).toBeUndefined();
+    for (const g of r.GlobalSecondaryIndexes ?? []) expect(g.ContributorInsightsSpecification).toBeUndefined();
+  });
+
+  it('-c dashboard=true: one dashboard with every alarm, every function, the table, both APIs and machines, and maintenance', () => {
+    const t = synth({ operations: { dashboard: true } }, 'Dash');
+    t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    t.hasResourceProperties('AWS::CloudWatch::Dashboard', { DashboardName: 'Dash-operations' });
+    const b = body(t);
+    const alarmIds = Object.entries(resources(t))
+      .filter(([, r]) => r.Type === 'AWS::CloudWatch::Alarm')
+      .map(([id]) => id);
+    for (const id of alarmIds) expect(b, id).toContain(`"${id}","Arn"`);
+    for (const [id] of berthFunctions(t)) expect(b, id).toContain(`"Ref":"${id}"`);
+    for (const metric of [
+      'ConsumedReadCapacityUnits',
+      'ConsumedWriteCapacityUnits',
+      'ReadThrottleEvents',
+      '5xx',
+      'ExecutionsFailed',
+      'ApproximateNumberOfMessagesVisible',
+      'Invocations',
+    ]) {
+      expect(b, metric).toContain(`"${metric}"`);
+    }
+    for (const index of GSIS.map((g) => g.name)) expect(b, index).toContain(`"GlobalSecondaryIndexName","${index}"`);
+    // Contributor Insights stays off: it has its own flag and its own cost
+    expect(replica(t).ContributorInsightsSpecification).toBeUndefined();
+  });
+
+  it('-c insights=true: Contributor Insights on the table and every index, and the dashboard', () => {
+    const t = synth({ operations: { insights: 'all' } }, 'Insights');
+    const r = replica(t);
+    const on = { Enabled: true, Mode: 'ACCESSED_AND_THROTTLED_KEYS' };
+    expect(r.ContributorInsightsSpecification).toEqual(on);
+    expect(r.GlobalSecondaryIndexes.map((g: any) => g.IndexName).sort()).toEqual(GSIS.map((g) => g.name).sort());
+    for (const g of r.GlobalSecondaryIndexes) expect(g.ContributorInsightsSpecification, g.IndexName).toEqual(on);
+    t.resourceCountIs('AWS::CloudWatch::Dashboard', 1);
+    expect(body(t)).toContain('Contributor Insights');
+  });
+
+  it('-c insights=throttled: throttled keys only (billed only when something is throttled)', () => {
+    const r = replica(synth({ operations: { insights: 'throttled' } }, 'Throttled'));
+    expect(r.ContributorInsightsSpecification).toEqual({ Enabled: true, Mode: 'THROTTLED_KEYS' });
+    for (const g of r.GlobalSecondaryIndexes) expect(g.ContributorInsightsSpecification.Mode).toBe('THROTTLED_KEYS');
+  });
+
+  it('take their flags from the app, refusing values they do not know', () => {
+    expect(parseInsights(undefined)).toBe(false);
+    expect(parseInsights('false')).toBe(false);
+    expect(parseInsights('true')).toBe('all');
+    expect(parseInsights('throttled')).toBe('throttled');
+    expect(() => parseInsights('yes')).toThrow(OperationsConfigError);
+    const run = (context: Record<string, string>) =>
+      spawnSync('node_modules/.bin/tsx', ['cdk/bin/app.ts'], {
+        env: {
+          ...process.env,
+          CDK_CONTEXT_JSON: JSON.stringify({ identity: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: 'berth', ...context }),
+          CDK_OUTDIR: '/nonexistent-berth-cdk-out',
+        },
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+    const dash = run({ dashboard: 'yes' });
+    expect(dash.status).toBe(1);
+    expect(dash.stderr).toContain('-c dashboard=yes: expected true or false');
+    const insights = run({ insights: 'all-keys' });
+    expect(insights.status).toBe(1);
+    expect(insights.stderr).toContain('-c insights=all-keys: expected true, throttled or false');
   }, 120_000);
 });
