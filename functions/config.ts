@@ -60,7 +60,13 @@ export interface BaremetalSettings {
 
 export interface ObservabilitySettings {
   serviceName: string;
+  /** LOG_LEVEL: INFO unless set (local runs); cdk/ sets WARN in AWS */
   logLevel: string;
+  /**
+   * LOG_SAMPLE_RATE: the share of invocations (0–1) that log at DEBUG whatever the level
+   * (Powertools Logger's sampling, JSON output only); 0 unless set, cdk/ sets it in AWS
+   */
+  logSampleRate: number;
   metricsNamespace: string;
   /** LOG_FORMAT: 'json' (Powertools, one object per line), 'text' (one readable line), 'auto' (text on a terminal) */
   logFormat: 'json' | 'text' | 'auto';
@@ -251,6 +257,7 @@ export function loadConfig(env: Env = process.env): Config {
     observability: {
       serviceName: env.POWERTOOLS_SERVICE_NAME ?? env.SERVICE_NAME ?? 'berth',
       logLevel: (env.LOG_LEVEL ?? 'INFO').toUpperCase(),
+      logSampleRate: Math.min(1, Math.max(0, num(env.LOG_SAMPLE_RATE, 0))),
       metricsNamespace: env.POWERTOOLS_METRICS_NAMESPACE ?? 'Berth',
       logFormat: env.LOG_FORMAT === 'json' || env.LOG_FORMAT === 'text' ? env.LOG_FORMAT : 'auto',
     },

@@ -7,11 +7,16 @@
  *   -c identity=insecure-none-tests-only   (no authentication at all: throwaway test stacks, with -c nag=false)
  *   -c nag=false   (cdk-nag AwsSolutions checks run by default)
  *   -c forestMemoryMb=3008 -c provisionedConcurrency=N   (functions that hold the provider forest)
+ *   -c logLevel=WARN -c logSampleRate=0.01 -c sourceMaps=false   (every function; README, "Operating in AWS")
+ *   -c alarmEmail=ops@example.com[,…] -c alarmTopicArn=arn:aws:sns:…   (where the alarms notify)
+ *   -c dashboard=true -c insights=true|throttled   (CloudWatch dashboard; DynamoDB Contributor Insights, with the dashboard)
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { BerthStack } from '../lib/berth-stack.js';
+import { FunctionSettingsError, type LogLevel } from '../lib/function.js';
 import { IdentityConfigError } from '../lib/identity.js';
+import { OperationsConfigError, parseInsights } from '../lib/operations.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
 import { SAM_CONTEXT } from '../lib/sam.js';
 
@@ -20,6 +25,14 @@ const app = new App({ postCliContext: SAM_CONTEXT });
 const ctx = (k: string): string | undefined => {
   const v = app.node.tryGetContext(k);
   return v === undefined || v === null ? undefined : String(v);
+};
+const num = (k: string): number | undefined => (ctx(k) === undefined ? undefined : Number(ctx(k)));
+/** a context flag: true or false (cdk.json may hold a boolean), nothing else */
+class ContextFlagError extends Error {}
+const flag = (k: string): boolean | undefined => {
+  const v = ctx(k);
+  if (v === undefined || v === 'true' || v === 'false') return v === undefined ? undefined : v === 'true';
+  throw new ContextFlagError(`-c ${k}=${v}: expected true or false`);
 };
 const ttl = ctx('authorizerCacheTtl');
 let stack: BerthStack;
@@ -37,13 +50,30 @@ try {
       keystoneProject: ctx('keystoneProject'),
       authorizerCacheTtlS: ttl === undefined ? undefined : Number(ttl),
     },
+    functions: {
+      logLevel: ctx('logLevel')?.toUpperCase() as LogLevel | undefined,
+      logSampleRate: num('logSampleRate'),
+      sourceMaps: flag('sourceMaps'),
+    },
+    operations: {
+      alarmEmails: (ctx('alarmEmail') ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .filter(Boolean),
+      alarmTopicArn: ctx('alarmTopicArn'),
+      dashboard: flag('dashboard'),
+      insights: parseInsights(ctx('insights')),
+    },
     forest: {
       memoryMb: ctx('forestMemoryMb') === undefined ? undefined : Number(ctx('forestMemoryMb')),
       provisionedConcurrency: ctx('provisionedConcurrency') === undefined ? undefined : Number(ctx('provisionedConcurrency')),
     },
   });
 } catch (e) {
-  if (!(e instanceof IdentityConfigError)) throw e;
+  if (
+    !(e instanceof IdentityConfigError || e instanceof FunctionSettingsError || e instanceof OperationsConfigError || e instanceof ContextFlagError)
+  )
+    throw e;
   process.stderr.write(`\nBerth: refusing to synthesise: ${e.message}\n\n`);
   process.exit(1);
 }

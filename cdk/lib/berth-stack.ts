@@ -12,15 +12,18 @@ import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as lambdaDestinations from 'aws-cdk-lib/aws-lambda-destinations';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
-import { BerthFunction } from './function.js';
+import { BerthFunction, setFunctionSettings, type FunctionSettings } from './function.js';
 import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
 import { Dashboard } from './dashboard.js';
+import { Operations, contributorInsights, validateOperations, type OperationsOptions } from './operations.js';
 import { INSECURE_NO_AUTH, authorizerCacheTtl, identityEnvironment, validateIdentity, type IdentityOptions } from './identity.js';
 
 export type { IdentityOptions } from './identity.js';
@@ -32,6 +35,10 @@ export interface BerthStackProps extends StackProps {
   throttle?: { rate: number; burst: number };
   /** retain the table on stack deletion (default true) */
   retainData?: boolean;
+  /** alarm notifications, dashboard, Contributor Insights (README, "Operating in AWS"); the alarms exist either way */
+  operations?: Partial<OperationsOptions>;
+  /** deployment-wide function settings (log level, sampling); unset ones: FUNCTION_DEFAULTS (cdk/lib/function.ts) */
+  functions?: Partial<FunctionSettings>;
   /** the functions that keep the provider forest in memory (docs/design.md, "Memory") */
   forest?: {
     /** MB of memory (default 3008: a million providers need ~1.5 GB of heap, and CPU grows with memory) */
@@ -47,11 +54,17 @@ export const FOREST_FAMILIES = ['resource-providers', 'traits', 'allocation-cand
 export class BerthStack extends Stack {
   readonly table: dynamodb.TableV2;
   readonly placementApi: apigw.HttpApi;
+  readonly maintenance: lambda.Function;
+  /** where the maintenance runs that failed (or never started) leave their event */
+  readonly maintenanceFailures: sqs.Queue;
+  readonly operations: Operations;
 
   constructor(scope: Construct, id: string, props: BerthStackProps = {}) {
     super(scope, id, props);
     // fail closed before building anything: no identity mode, no stack
     const identity = validateIdentity(props.identity);
+    setFunctionSettings(this, props.functions);
+    const operations = validateOperations(props.operations);
     const retain = props.retainData ?? true;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
@@ -62,6 +75,8 @@ export class BerthStack extends Stack {
       deletionProtection: retain,
       encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // -c insights=true|throttled: on the table and (inherited) on every index
+      contributorInsightsSpecification: contributorInsights(operations.insights),
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
       globalSecondaryIndexes: GSIS.map((g) => ({
         indexName: g.name,
@@ -179,12 +194,42 @@ export class BerthStack extends Stack {
       // it keeps a forest too: the forest image is written from it
       memoryMb: forestMemoryMb,
       largeHeap: true,
+      // one run at a time: a run that outlasts the minute makes the next one wait, never overlap
+      reservedConcurrency: 1,
     });
+    this.maintenance = maintenance.fn;
     grantTableAccess(maintenance.fn, this.table, MAINTENANCE_ACCESS);
     baremetal.grantOrphanRecovery(maintenance.fn);
+    // the scheduled events of runs that failed (timeout, crash, a failed init) or could not
+    // start in time, kept two weeks for the operator (README, "Operating in AWS")
+    this.maintenanceFailures = new sqs.Queue(this, 'MaintenanceFailures', {
+      encryption: sqs.QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+    });
+    Validations.of(this.maintenanceFailures).acknowledge({
+      id: 'AwsSolutions::AwsSolutions-SQS3',
+      reason:
+        'This queue is itself the failure destination of the maintenance function and its schedule; its messages are read by an operator, not redriven.',
+    });
+    const failed = new lambdaDestinations.SqsDestination(this.maintenanceFailures);
+    maintenance.fn.configureAsyncInvoke({
+      onFailure: failed,
+      // the schedule is the retry: the next run starts a minute later and resumes where this
+      // one stopped, so a retry would only repeat it (and wait for the one slot)
+      retryAttempts: 0,
+      // an event that could not start within two minutes (the slot was taken) is superseded by
+      // the runs scheduled since; it goes to the queue, which says runs are backing up
+      maxEventAge: Duration.minutes(2),
+    });
     const schedule = new scheduler.Schedule(this, 'MaintenanceSchedule', {
       schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
-      target: new schedulerTargets.LambdaInvoke(maintenance.fn, {}),
+      // Scheduler's own retries cover failing to hand the event to Lambda (not the run)
+      target: new schedulerTargets.LambdaInvoke(maintenance.fn, {
+        retryAttempts: 2,
+        maxEventAge: Duration.minutes(2),
+        deadLetterQueue: this.maintenanceFailures,
+      }),
       description: 'Berth maintenance every minute',
     });
     const maintenanceId = this.getLogicalId(maintenance.fn.node.defaultChild as lambda.CfnFunction);
@@ -198,6 +243,16 @@ export class BerthStack extends Stack {
       placementApi: this.placementApi,
       baremetalApi: baremetal.api,
       auth: identity.mode === 'jwt' ? 'bearer' : 'token',
+    });
+    // last: the alarms watch every function built above
+    this.operations = new Operations(this, 'Operations', {
+      options: operations,
+      table: this.table,
+      indexNames: GSIS.map((g) => g.name),
+      apis: { placement: this.placementApi, baremetal: baremetal.api },
+      machines: Object.fromEntries(baremetal.machines),
+      maintenance: maintenance.fn,
+      maintenanceFailures: this.maintenanceFailures,
     });
     new CfnOutput(this, 'PlacementUrl', { value: this.placementApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });

@@ -1,8 +1,11 @@
 /**
  * Every Lambda of Berth is built by this construct, so runtime, architecture, bundling
  * (esbuild, locally, no Docker), logging, tracing and table access are decided once.
+ * The deployment-wide settings (log level, sampling, source maps) come from the stack
+ * (setFunctionSettings; `-c logLevel`, `-c logSampleRate`, `-c sourceMaps`), defaulting
+ * to FUNCTION_DEFAULTS.
  */
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -15,6 +18,54 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export type TableAccess = 'none' | 'read' | 'readwrite';
+
+/** Powertools Logger's levels (functions/observability/powertools.ts reads LOG_LEVEL) */
+export const LOG_LEVELS = ['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR', 'CRITICAL', 'SILENT'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** What a deployment decides for all of its functions at once. */
+export interface FunctionSettings {
+  /** application log level (LOG_LEVEL); `npm start` keeps functions/config.ts's INFO */
+  logLevel: LogLevel;
+  /**
+   * share of invocations that log at DEBUG whatever the level (LOG_SAMPLE_RATE,
+   * Powertools Logger's sampling): their access lines and details, at a fraction of the cost
+   */
+  logSampleRate: number;
+  /**
+   * ship source maps in the bundles and turn them on (--enable-source-maps): readable
+   * stack traces, at the price of larger bundles and a slower module load (a forest
+   * family's 288-390 ms became 636-827 ms with them)
+   */
+  sourceMaps: boolean;
+}
+
+export const FUNCTION_DEFAULTS: Readonly<FunctionSettings> = {
+  // a request writes nothing unless it fails (5xx: an ERROR access line) or is sampled
+  logLevel: 'WARN',
+  logSampleRate: 0.01,
+  sourceMaps: false,
+};
+
+export class FunctionSettingsError extends Error {}
+
+const settingsOfStack = new WeakMap<Stack, FunctionSettings>();
+
+/** Fix the settings of every BerthFunction in `stack` (call before building them); unset ones take FUNCTION_DEFAULTS. */
+export function setFunctionSettings(stack: Stack, settings: Partial<FunctionSettings> = {}): FunctionSettings {
+  const s = { ...FUNCTION_DEFAULTS, ...Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== undefined)) } as FunctionSettings;
+  if (!LOG_LEVELS.includes(s.logLevel))
+    throw new FunctionSettingsError(`logLevel ${JSON.stringify(s.logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
+  if (!(Number.isFinite(s.logSampleRate) && s.logSampleRate >= 0 && s.logSampleRate <= 1)) {
+    throw new FunctionSettingsError(`logSampleRate ${JSON.stringify(s.logSampleRate)} must be a number from 0 to 1`);
+  }
+  settingsOfStack.set(stack, s);
+  return s;
+}
+
+export function functionSettings(scope: Construct): FunctionSettings {
+  return settingsOfStack.get(Stack.of(scope)) ?? { ...FUNCTION_DEFAULTS };
+}
 
 export interface BerthFunctionProps {
   /** path of the entry file, relative to the repository root */
@@ -32,6 +83,8 @@ export interface BerthFunctionProps {
   largeHeap?: boolean;
   /** pre-initialised execution environments (an alias `live` with provisioned concurrency); 0 or unset: none */
   provisionedConcurrency?: number;
+  /** at most this many instances at once (reserved concurrency); unset: the account's shared pool */
+  reservedConcurrency?: number;
 }
 
 export class BerthFunction extends Construct {
@@ -52,28 +105,41 @@ export class BerthFunction extends Construct {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,
     });
+    const settings = functionSettings(this);
+    const memoryMb = props.memoryMb ?? 1024;
+    const nodeOptions = [
+      ...(settings.sourceMaps ? ['--enable-source-maps'] : []),
+      ...(props.largeHeap ? [`--max-old-space-size=${memoryMb - 384}`] : []),
+    ];
     this.fn = new NodejsFunction(this, 'Fn', {
       entry: join(ROOT, props.entry),
       handler: 'handler',
       description: props.description,
       runtime: lambda.Runtime.NODEJS_22_X,
       architecture: lambda.Architecture.ARM_64,
-      memorySize: props.memoryMb ?? 1024,
+      memorySize: memoryMb,
       timeout: props.timeout ?? Duration.seconds(29),
+      reservedConcurrentExecutions: props.reservedConcurrency,
       tracing: lambda.Tracing.ACTIVE,
       logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
+      // Text, not JSON: the JSON format brings Lambda's own log-level filter (INFO unless
+      // set), handed to the function as AWS_LAMBDA_LOG_LEVEL, which Powertools Logger
+      // obeys over LOG_LEVEL and over sampling. The application's lines are Powertools
+      // JSON either way; only Lambda's START/END/REPORT lines stay text.
+      loggingFormat: lambda.LoggingFormat.TEXT,
       environment: {
-        NODE_OPTIONS: props.largeHeap ? `--enable-source-maps --max-old-space-size=${(props.memoryMb ?? 1024) - 384}` : '--enable-source-maps',
+        ...(nodeOptions.length ? { NODE_OPTIONS: nodeOptions.join(' ') } : {}),
         TABLE_NAME: props.table.tableName,
         AUTH_STRATEGY: 'authorizer',
+        LOG_LEVEL: settings.logLevel,
+        LOG_SAMPLE_RATE: String(settings.logSampleRate),
         ...props.environment,
       },
       bundling: {
         format: OutputFormat.ESM,
         target: 'node22',
         minify: true,
-        sourceMap: true,
+        sourceMap: settings.sourceMaps,
         mainFields: ['module', 'main'],
         forceDockerBundling: false,
         // bundle the SDK too: measured faster cold starts than the runtime's copy

@@ -10,6 +10,7 @@
 import { DescribeExecutionCommand, SFNClient, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { randomBytes } from 'node:crypto';
 import { config } from '../config.js';
+import { tracedInInvocations } from '../observability/powertools.js';
 
 export type Machine = 'allocation' | 'node-action';
 export type ExecutionStatus = 'running' | 'ended' | 'unknown';
@@ -31,7 +32,8 @@ function arnOf(machine: Machine): string | undefined {
 }
 
 class StepFunctionsExecutor implements Executor {
-  private client = new SFNClient({});
+  // X-Ray subsegments for the calls made inside an invocation (observability/powertools.ts)
+  private client = tracedInInvocations((trace) => trace(new SFNClient({})));
 
   private arn(machine: Machine): string {
     const arn = arnOf(machine);
@@ -40,14 +42,14 @@ class StepFunctionsExecutor implements Executor {
   }
 
   async start(machine: Machine, name: string, input: Record<string, unknown>): Promise<void> {
-    await this.client.send(new StartExecutionCommand({ stateMachineArn: this.arn(machine), name, input: JSON.stringify(input) }));
+    await this.client().send(new StartExecutionCommand({ stateMachineArn: this.arn(machine), name, input: JSON.stringify(input) }));
   }
 
   async status(machine: Machine, name: string): Promise<ExecutionStatus> {
     // arn:aws:states:<region>:<account>:stateMachine:<sm>  ->  ...:execution:<sm>:<name>
     const executionArn = `${this.arn(machine).replace(':stateMachine:', ':execution:')}:${name}`;
     try {
-      const r = await this.client.send(new DescribeExecutionCommand({ executionArn }));
+      const r = await this.client().send(new DescribeExecutionCommand({ executionArn }));
       return r.status === 'RUNNING' || r.status === 'PENDING_REDRIVE' ? 'running' : 'ended';
     } catch (e) {
       if ((e as Error).name === 'ExecutionDoesNotExist') return 'unknown';

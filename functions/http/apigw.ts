@@ -68,8 +68,21 @@ export function newRequestId(): string {
   return `req-${randomUUID()}`;
 }
 
-/** the request id of each event being handled, for the last-line-of-defence 500 */
-const requestIds = new WeakMap<object, string>();
+/** each event being handled: its request and when it began (the access line of a crash needs both) */
+const inFlight = new WeakMap<object, { req: HttpRequest; started: number }>();
+
+/**
+ * The access line: one per request, `request` with function, method, path, status and
+ * time taken. A server-side failure (5xx) is an ERROR line, written at every level; any
+ * other answer is INFO, so at AWS's default level (WARN) it is written only for the
+ * sampled share of invocations (LOG_SAMPLE_RATE, which switch to DEBUG); API Gateway's
+ * access log has every request either way.
+ */
+function accessLine(name: string, req: Pick<HttpRequest, 'requestId' | 'method' | 'path'>, status: number, started: number, error?: string): void {
+  const fields = { fn: name, request_id: req.requestId, method: req.method, path: req.path, status, ms: Date.now() - started, error };
+  if (status >= 500) log.error('request', fields);
+  else log.info('request', fields);
+}
 
 /** A 500 that says nothing but its request id, in the API's own error format. */
 function internalErrorResult(name: string, requestId: string): APIGatewayProxyStructuredResultV2 {
@@ -103,28 +116,27 @@ export function httpLambda(app: App, name: string) {
       })
       .use({
         // the last line of defence: anything that escaped the API's own error
-        // handling is logged with its request and answered as a 500.
+        // handling is answered as a 500, its access line carrying the error.
         onError: async (request) => {
-          const requestId = (request.event && requestIds.get(request.event)) || newRequestId();
-          log.error('unhandled error', { fn: name, request_id: requestId, error: String(request.error?.stack ?? request.error) });
-          request.response = internalErrorResult(name, requestId);
+          const event = request.event as APIGatewayProxyEventV2 | undefined;
+          const seen = event ? inFlight.get(event) : undefined;
+          const req = seen?.req ?? {
+            requestId: newRequestId(),
+            method: event?.requestContext?.http?.method ?? '?',
+            path: event?.rawPath ?? '?',
+          };
+          accessLine(name, req, 500, seen?.started ?? Date.now(), String(request.error?.stack ?? request.error));
+          request.response = internalErrorResult(name, req.requestId);
         },
       })
       .handler(async (event) => {
+        const started = Date.now();
         const req = toHttpRequest(event);
-        requestIds.set(event, req.requestId);
+        inFlight.set(event, { req, started });
         logger.appendKeys({ request_id: req.requestId });
         tracer.putAnnotation('request_id', req.requestId);
-        const started = Date.now();
         const res = await app(req);
-        log.info('request', {
-          fn: name,
-          request_id: req.requestId,
-          method: req.method,
-          path: req.path,
-          status: res.status,
-          ms: Date.now() - started,
-        });
+        accessLine(name, req, res.status, started);
         return toResult(req, res, app.tooLarge);
       })
   );

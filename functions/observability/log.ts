@@ -6,9 +6,10 @@
  * line each:
  *
  *   12:04:05.123 INFO  placement-traits GET /traits 200 4ms req-5d1c…
- *   12:04:06.002 ERROR unhandled error fn=placement-traits error="TypeError: …"
+ *   12:04:06.002 ERROR placement-traits POST /traits 500 3ms req-9a0e… error="TypeError: …"
  *
- * LOG_FORMAT=json|text forces one or the other (config.ts); LOG_LEVEL applies to both.
+ * LOG_FORMAT=json|text forces one or the other (config.ts); LOG_LEVEL applies to both,
+ * LOG_SAMPLE_RATE to the JSON output (Powertools switches a sampled invocation to DEBUG).
  */
 import { loadConfig } from '../config.js';
 import { logger } from './powertools.js';

@@ -5,7 +5,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config.js';
-import { tracer } from '../../observability/powertools.js';
+import { tracedInInvocations } from '../../observability/powertools.js';
 
 /**
  * An item as the document client returns it: an untyped document. Each store module's
@@ -14,9 +14,14 @@ import { tracer } from '../../observability/powertools.js';
 // biome-ignore lint/suspicious/noExplicitAny: DynamoDB items are untyped documents until *FromItem() reads them
 export type Item = Record<string, any>;
 
-let doc: DynamoDBDocumentClient | undefined;
-let raw: DynamoDBClient | undefined;
-let plain: DynamoDBDocumentClient | undefined;
+interface Clients {
+  raw: DynamoDBClient;
+  doc: DynamoDBDocumentClient;
+  /** reads see items as stored (no lock middleware): the intent protocol's own */
+  plain: DynamoDBDocumentClient;
+}
+
+let pick: (() => Clients) | undefined;
 let key = '';
 
 /** the attribute a change larger than one transaction locks items with (intents.ts LOCK) */
@@ -68,25 +73,19 @@ function unlocked(output: Record<string, unknown>, views: Map<Item, Item | undef
   if (responses) for (const t of Object.keys(responses)) responses[t] = clean(responses[t]!);
 }
 
-function build() {
-  const cfg = config();
-  const k = `${cfg.ddbEndpoint}|${cfg.region}`;
-  if (doc && k === key) return;
-  key = k;
-  raw = rawClient();
-  // X-Ray subsegments for every DynamoDB call (a no-op outside Lambda)
-  tracer.captureAWSv3Client(raw);
-  doc = DynamoDBDocumentClient.from(raw, DOC_OPTIONS);
-  // Every read sees changes larger than one transaction all or nothing (intents.ts): an
-  // item locked by one that committed reads as the change leaves it, one locked by a
-  // change not committed as it was. (Reads of the document client only: the raw
-  // client's — the table export — see items as stored.)
+/**
+ * Every read of the document client sees changes larger than one transaction all or
+ * nothing (intents.ts): an item locked by one that committed reads as the change leaves
+ * it, one locked by a change not committed as it was. (The raw client's reads — the table
+ * export — and the plain client's see items as stored.)
+ */
+function seeLocksWhole(doc: DynamoDBDocumentClient): DynamoDBDocumentClient {
   doc.middlewareStack.add(
     (next, context) => async (args) => {
       const out = await next(args);
       if (!READS.has(String(context.commandName))) return out;
       const output = out.output as unknown as Record<string, unknown>;
-      const locked = itemsOf(output).filter((it) => it[LOCK] !== undefined && typeof it[LOCK] === 'string');
+      const locked = itemsOf(output).filter((it) => typeof it[LOCK] === 'string');
       if (!locked.length) return out;
       const { lockedViews } = await import('./intents.js');
       unlocked(output, await lockedViews(locked));
@@ -94,23 +93,37 @@ function build() {
     },
     { step: 'initialize', name: 'berthIntentLocks' },
   );
-  plain = DynamoDBDocumentClient.from(rawClient(), DOC_OPTIONS);
+  return doc;
+}
+
+function build(): Clients {
+  const cfg = config();
+  const k = `${cfg.ddbEndpoint}|${cfg.region}`;
+  if (pick && k === key) return pick();
+  key = k;
+  // X-Ray subsegments for the calls made inside an invocation (observability/powertools.ts)
+  pick = tracedInInvocations((trace) => {
+    const raw = trace(rawClient());
+    return {
+      raw,
+      doc: seeLocksWhole(DynamoDBDocumentClient.from(raw, DOC_OPTIONS)),
+      plain: DynamoDBDocumentClient.from(trace(rawClient()), DOC_OPTIONS),
+    };
+  });
+  return pick();
 }
 
 export function ddb(): DynamoDBDocumentClient {
-  build();
-  return doc!;
+  return build().doc;
 }
 
 export function ddbRaw(): DynamoDBClient {
-  build();
-  return raw!;
+  return build().raw;
 }
 
 /** A client whose reads show items as stored, locks and placeholders included: the intent protocol's own (intents.ts). */
 export function ddbPlain(): DynamoDBDocumentClient {
-  build();
-  return plain!;
+  return build().plain;
 }
 
 export function tableName(): string {

@@ -1,0 +1,423 @@
+/**
+ * Operating Berth in AWS: a CloudWatch alarm for each condition that needs a person,
+ * optionally notifying an SNS topic (a new, KMS-encrypted one with e-mail subscriptions,
+ * or an existing one), and on request a CloudWatch dashboard (`-c dashboard=true`) and
+ * DynamoDB Contributor Insights on the table and its indexes (`-c insights=true`, which
+ * brings the dashboard too). README ("Operating in AWS") says what each alarm means and
+ * what to do; test/unit/cdk/operations.test.ts holds the template to it.
+ *
+ * Every threshold is here, with its reason. Metrics that AWS only emits when something
+ * happens (errors, throttles, 5xx) treat a missing period as "nothing happened"; the one
+ * alarm on something that must keep happening (maintenance runs) treats it as breaching.
+ */
+import { Duration, Stack } from 'aws-cdk-lib';
+import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as subscriptions from 'aws-cdk-lib/aws-sns-subscriptions';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { BerthFunction } from './function.js';
+
+export type InsightsMode = 'all' | 'throttled';
+
+export interface OperationsOptions {
+  /** e-mail addresses subscribed to a new SNS topic the alarms notify (`-c alarmEmail=a@x,b@y`) */
+  alarmEmails: string[];
+  /** an existing standard SNS topic, in the stack's account and region, the alarms notify (`-c alarmTopicArn=…`) */
+  alarmTopicArn?: string;
+  /** a CloudWatch dashboard of the stack (`-c dashboard=true`; flat $3 a month beyond the free three) */
+  dashboard: boolean;
+  /**
+   * DynamoDB Contributor Insights on the table and every index (`-c insights=true`: the
+   * most accessed and most throttled keys; `-c insights=throttled`: throttled keys only).
+   * Billed per event it counts, so it grows with traffic, unlike the dashboard.
+   */
+  insights: InsightsMode | false;
+}
+
+export class OperationsConfigError extends Error {}
+
+const EMAIL = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
+// a standard topic: CloudWatch alarms cannot notify FIFO topics
+const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z]{2}(-[a-z]+)+-\d:\d{12}:[A-Za-z0-9_-]{1,256}$/;
+
+/** `-c insights=…`: true (all keys), throttled, or false / unset */
+export function parseInsights(value: string | undefined): InsightsMode | false {
+  if (value === undefined || value === 'false') return false;
+  if (value === 'true') return 'all';
+  if (value === 'throttled') return 'throttled';
+  throw new OperationsConfigError(`-c insights=${value}: expected true, throttled or false`);
+}
+
+/** Check the operator's settings; unset ones take their defaults (no notification, no dashboard, no insights). */
+export function validateOperations(o: Partial<OperationsOptions> = {}): OperationsOptions {
+  const alarmEmails = o.alarmEmails ?? [];
+  for (const e of alarmEmails) if (!EMAIL.test(e)) throw new OperationsConfigError(`alarmEmail ${JSON.stringify(e)} is not an e-mail address`);
+  if (o.alarmTopicArn !== undefined && !TOPIC_ARN.test(o.alarmTopicArn)) {
+    throw new OperationsConfigError(`alarmTopicArn ${JSON.stringify(o.alarmTopicArn)} is not the ARN of a standard SNS topic`);
+  }
+  const insights = o.insights ?? false;
+  if (insights !== false && insights !== 'all' && insights !== 'throttled')
+    throw new OperationsConfigError(`insights ${JSON.stringify(insights)} is not all, throttled or false`);
+  // the keys Contributor Insights finds are read next to the traffic on the dashboard
+  return { alarmEmails, alarmTopicArn: o.alarmTopicArn, insights, dashboard: (o.dashboard ?? false) || insights !== false };
+}
+
+/** The table's Contributor Insights setting (applies to its indexes too) for `insights`. */
+export function contributorInsights(insights: InsightsMode | false): dynamodb.ContributorInsightsSpecification | undefined {
+  if (insights === false) return undefined;
+  return {
+    enabled: true,
+    mode: insights === 'throttled' ? dynamodb.ContributorInsightsMode.THROTTLED_KEYS : dynamodb.ContributorInsightsMode.ACCESSED_AND_THROTTLED_KEYS,
+  };
+}
+
+/** What the alarms watch. */
+export interface OperationsProps {
+  options: OperationsOptions;
+  table: dynamodb.TableV2;
+  /** the table's global secondary indexes (each has its own throttling) */
+  indexNames: string[];
+  apis: Record<string, apigw.HttpApi>;
+  machines: Record<string, sfn.StateMachine>;
+  maintenance: lambda.Function;
+  maintenanceFailures: sqs.IQueue;
+}
+
+/**
+ * The DynamoDB operations Berth's functions and operators' CLI call (store/, ddb/):
+ * DynamoDB reports throttled requests and system errors per operation. At most 8, so an
+ * alarm summing them and the two throttle-event metrics stays within CloudWatch's 10
+ * metrics per alarm.
+ */
+export const TABLE_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'BatchWriteItem', 'TransactWriteItems'];
+
+const FIVE_MINUTES = Duration.minutes(5);
+
+/** the thresholds, each with its reason (README's table repeats them for the operator) */
+export const THRESHOLDS = {
+  /**
+   * any function error in 5 minutes: the APIs answer their own failures as 5xx, so a
+   * Lambda error is a crash, a timeout, an out-of-memory or a failed init
+   */
+  functionErrors: 1,
+  /** any throttle in 5 minutes: only maintenance reserves concurrency, so the account's limit was reached */
+  functionThrottles: 1,
+  /**
+   * any throttle event in 5 minutes: on an on-demand table that is a hot partition (or a
+   * table/account maximum), beyond what Berth's key design allows (docs/design.md)
+   */
+  tableThrottles: 1,
+  /** 5 internal errors in 5 minutes: DynamoDB returns the odd one (the SDK retries it); a run of them is an outage */
+  tableSystemErrors: 5,
+  /** any failed, timed-out or aborted execution: the machines catch expected failures and end in Succeed */
+  executions: 1,
+  /** 5 answers 5xx in 5 minutes: each is a request Berth failed; a few in a row is more than a blip */
+  api5xx: 5,
+  /** fewer than 1 maintenance invocation in each of 2 periods of 5 minutes (it runs every minute) */
+  maintenanceRuns: 1,
+  /** any message: a maintenance run failed or could not start */
+  maintenanceFailures: 1,
+};
+
+export class Operations extends Construct {
+  readonly alarms: cloudwatch.Alarm[] = [];
+  readonly topic?: sns.ITopic;
+  readonly dashboard?: cloudwatch.Dashboard;
+  private readonly actions: cloudwatch.IAlarmAction[] = [];
+  private readonly prefix: string;
+
+  constructor(scope: Construct, id: string, props: OperationsProps) {
+    super(scope, id);
+    const stack = Stack.of(this);
+    this.prefix = stack.stackName;
+    const { options } = props;
+
+    // ---- where alarms go
+    if (options.alarmEmails.length) {
+      // SNS encrypted with a key of our own: CloudWatch cannot publish to a topic encrypted
+      // with the AWS managed key, whose policy cannot name it
+      const key = new kms.Key(this, 'AlarmTopicKey', {
+        description: `${this.prefix}: alarm notifications`,
+        enableKeyRotation: true,
+      });
+      key.addToResourcePolicy(
+        new iam.PolicyStatement({
+          principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+          actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+          resources: ['*'],
+          conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+        }),
+      );
+      const topic = new sns.Topic(this, 'AlarmTopic', { displayName: `${this.prefix} alarms`, masterKey: key, enforceSSL: true });
+      for (const e of options.alarmEmails) topic.addSubscription(new subscriptions.EmailSubscription(e));
+      this.topic = topic;
+      this.actions.push(new actions.SnsAction(topic));
+    }
+    if (options.alarmTopicArn) {
+      const existing = sns.Topic.fromTopicArn(this, 'ExistingAlarmTopic', options.alarmTopicArn);
+      this.topic ??= existing;
+      this.actions.push(new actions.SnsAction(existing));
+    }
+
+    // ---- every function: errors and throttles
+    const functions = stack.node
+      .findAll()
+      .filter((c): c is BerthFunction => c instanceof BerthFunction)
+      .map((f) => ({ name: f.node.path.slice(stack.node.path.length + 1).replace(/\//g, '-'), fn: f.fn }));
+    for (const f of functions) {
+      const name = f.name;
+      this.alarm(`${name}-errors`, f.fn.metricErrors({ period: FIVE_MINUTES, statistic: 'Sum' }), {
+        threshold: THRESHOLDS.functionErrors,
+        description: `${name} failed an invocation (crash, timeout, out of memory or failed init): read its log group's ERROR lines and REPORT lines.`,
+      });
+      this.alarm(`${name}-throttles`, f.fn.metricThrottles({ period: FIVE_MINUTES, statistic: 'Sum' }), {
+        threshold: THRESHOLDS.functionThrottles,
+        description: `${name} was throttled: the account's (or its reserved) concurrency ran out. Check ConcurrentExecutions; raise the quota or reserve concurrency.`,
+      });
+    }
+
+    // ---- the table and its indexes
+    const table = props.table;
+    const dynamo = (metricName: string, dimensionsMap: Record<string, string>) =>
+      new cloudwatch.Metric({ namespace: 'AWS/DynamoDB', metricName, dimensionsMap, period: FIVE_MINUTES, statistic: 'Sum' });
+    const sum = (metrics: Record<string, cloudwatch.IMetric>, label: string) =>
+      // FILL: a metric DynamoDB did not emit in a period counts 0, so one quiet operation
+      // cannot blank the sum (plain "a + b" is missing wherever either is)
+      new cloudwatch.MathExpression({
+        expression: `SUM([${Object.keys(metrics)
+          .map((k) => `FILL(${k}, 0)`)
+          .join(', ')}])`,
+        usingMetrics: metrics,
+        label,
+        period: FIVE_MINUTES,
+      });
+    const perOperation = (metricName: string) =>
+      Object.fromEntries(
+        TABLE_OPERATIONS.map((op) => [op.charAt(0).toLowerCase() + op.slice(1), dynamo(metricName, { TableName: table.tableName, Operation: op })]),
+      );
+    this.alarm(
+      'table-throttles',
+      sum(
+        {
+          ...perOperation('ThrottledRequests'),
+          // event-level: a batch or transaction with one throttled item counts here
+          readEvents: dynamo('ReadThrottleEvents', { TableName: table.tableName }),
+          writeEvents: dynamo('WriteThrottleEvents', { TableName: table.tableName }),
+        },
+        'throttled requests and events',
+      ),
+      {
+        threshold: THRESHOLDS.tableThrottles,
+        description:
+          'DynamoDB throttled the table: a partition key over its 3,000 read / 1,000 write units per second, or the table/account maximum. Find the key with Contributor Insights (-c insights=true).',
+      },
+    );
+    for (const index of props.indexNames) {
+      const dims = { TableName: table.tableName, GlobalSecondaryIndexName: index };
+      this.alarm(
+        `${index}-throttles`,
+        sum({ read: dynamo('ReadThrottleEvents', dims), write: dynamo('WriteThrottleEvents', dims) }, `${index} throttle events`),
+        {
+          threshold: THRESHOLDS.tableThrottles,
+          description: `DynamoDB throttled index ${index} (reads, or the writes that keep it in step with the table, which then throttle the table's writes too).`,
+        },
+      );
+    }
+    this.alarm('table-system-errors', sum(perOperation('SystemErrors'), 'system errors'), {
+      threshold: THRESHOLDS.tableSystemErrors,
+      description: 'DynamoDB answered internal errors (HTTP 500) to the table or its indexes. Check the AWS Health Dashboard; the SDK retries them.',
+    });
+
+    // ---- the state machines
+    for (const [machine, sm] of Object.entries(props.machines)) {
+      for (const [what, metric] of [
+        ['failed', sm.metricFailed({ period: FIVE_MINUTES, statistic: 'Sum' })],
+        ['timed-out', sm.metricTimedOut({ period: FIVE_MINUTES, statistic: 'Sum' })],
+        ['aborted', sm.metricAborted({ period: FIVE_MINUTES, statistic: 'Sum' })],
+      ] as const) {
+        this.alarm(`${machine}-executions-${what}`, metric, {
+          threshold: THRESHOLDS.executions,
+          description: `A ${machine} state-machine execution ${what.replace('-', ' ')}: look it up in the Step Functions console; orphan recovery resumes its allocation or node action.`,
+        });
+      }
+    }
+
+    // ---- the APIs
+    for (const [name, api] of Object.entries(props.apis)) {
+      this.alarm(`${name}-api-5xx`, api.metricServerError({ period: FIVE_MINUTES, statistic: 'Sum' }), {
+        threshold: THRESHOLDS.api5xx,
+        description: `The ${name} API answered 5xx: find the ERROR access lines (message "request", status >= 500) in the functions' logs, and integrationError in the API's access log.`,
+      });
+    }
+
+    // ---- maintenance keeps running
+    this.alarm('maintenance-not-running', props.maintenance.metricInvocations({ period: FIVE_MINUTES, statistic: 'Sum' }), {
+      threshold: THRESHOLDS.maintenanceRuns,
+      comparisonOperator: cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD,
+      evaluationPeriods: 2,
+      // no data is exactly what a schedule that stopped looks like
+      treatMissingData: cloudwatch.TreatMissingData.BREACHING,
+      description:
+        'The maintenance function was not invoked for 10 minutes: orphaned allocations stay stuck and no forest image is written. Check the schedule (enabled?) and the function (deployed, not throttled).',
+    });
+    this.alarm(
+      'maintenance-failures',
+      props.maintenanceFailures.metricApproximateNumberOfMessagesVisible({ period: FIVE_MINUTES, statistic: 'Maximum' }),
+      {
+        threshold: THRESHOLDS.maintenanceFailures,
+        description:
+          'A maintenance run failed or could not start: its event is in the failure queue (requestContext.condition, responsePayload). Read it, fix the cause, then purge the queue.',
+      },
+    );
+
+    if (options.dashboard) this.dashboard = this.buildDashboard(props, functions, dynamo);
+  }
+
+  /** one page: alarm states, then the APIs, functions, table, state machines and maintenance over time */
+  private buildDashboard(
+    props: OperationsProps,
+    functions: Array<{ name: string; fn: lambda.Function }>,
+    dynamo: (metricName: string, dimensionsMap: Record<string, string>) => cloudwatch.Metric,
+  ): cloudwatch.Dashboard {
+    const minute = Duration.minutes(1);
+    const graph = (title: string, left: cloudwatch.IMetric[], width = 8) => new cloudwatch.GraphWidget({ title, left, width, height: 6 });
+    const perFunction = (f: (fn: lambda.Function) => cloudwatch.Metric) =>
+      functions.map(({ name, fn }) => f(fn).with({ label: name, period: minute }));
+    const apis = Object.entries(props.apis);
+    const machines = Object.entries(props.machines);
+    const table = props.table.tableName;
+    const d = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: `${this.prefix}-operations`, defaultInterval: Duration.hours(3) });
+    d.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown: `# ${this.prefix}\nAlarms, then traffic and errors per minute. README, "Operating in AWS", says what each alarm means and what to do.`,
+        width: 24,
+        height: 2,
+      }),
+    );
+    d.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 6 }));
+    d.addWidgets(
+      graph(
+        'API requests',
+        apis.map(([n, api]) => api.metricCount({ period: minute, label: n })),
+      ),
+      graph(
+        'API 4xx / 5xx',
+        apis.flatMap(([n, api]) => [
+          api.metricClientError({ period: minute, label: `${n} 4xx` }),
+          api.metricServerError({ period: minute, label: `${n} 5xx` }),
+        ]),
+      ),
+      graph(
+        'API latency p99 (ms)',
+        apis.map(([n, api]) => api.metricLatency({ period: minute, statistic: 'p99', label: n })),
+      ),
+    );
+    d.addWidgets(
+      graph(
+        'Function errors',
+        perFunction((fn) => fn.metricErrors({ statistic: 'Sum' })),
+        6,
+      ),
+      graph(
+        'Function throttles',
+        perFunction((fn) => fn.metricThrottles({ statistic: 'Sum' })),
+        6,
+      ),
+      graph(
+        'Function duration p99 (ms)',
+        perFunction((fn) => fn.metricDuration({ statistic: 'p99' })),
+        6,
+      ),
+      graph(
+        'Concurrent executions',
+        perFunction((fn) => fn.metric('ConcurrentExecutions', { statistic: 'Maximum' })),
+        6,
+      ),
+    );
+    const indexed = (metricName: string, statistic = 'Sum') => [
+      dynamo(metricName, { TableName: table }).with({ label: 'table', period: minute, statistic }),
+      ...props.indexNames.map((i) =>
+        dynamo(metricName, { TableName: table, GlobalSecondaryIndexName: i }).with({ label: i, period: minute, statistic }),
+      ),
+    ];
+    d.addWidgets(
+      graph('DynamoDB read units', indexed('ConsumedReadCapacityUnits'), 6),
+      graph('DynamoDB write units', indexed('ConsumedWriteCapacityUnits'), 6),
+      graph('DynamoDB throttle events', [...indexed('ReadThrottleEvents'), ...indexed('WriteThrottleEvents')], 6),
+      graph(
+        'DynamoDB latency (ms, avg)',
+        ['GetItem', 'Query', 'BatchGetItem', 'TransactWriteItems'].map((op) =>
+          dynamo('SuccessfulRequestLatency', { TableName: table, Operation: op }).with({ label: op, period: minute, statistic: 'Average' }),
+        ),
+        6,
+      ),
+    );
+    d.addWidgets(
+      graph(
+        'Executions',
+        machines.flatMap(([n, sm]) => [
+          sm.metricStarted({ period: minute, label: `${n} started` }),
+          sm.metricSucceeded({ period: minute, label: `${n} succeeded` }),
+          sm.metricFailed({ period: minute, label: `${n} failed` }),
+          sm.metricTimedOut({ period: minute, label: `${n} timed out` }),
+          sm.metricAborted({ period: minute, label: `${n} aborted` }),
+        ]),
+      ),
+      graph('Maintenance runs', [
+        props.maintenance.metricInvocations({ period: minute, label: 'invocations' }),
+        props.maintenance.metricErrors({ period: minute, label: 'errors' }),
+        props.maintenanceFailures.metricApproximateNumberOfMessagesVisible({ period: minute, label: 'failed runs queued', statistic: 'Maximum' }),
+      ]),
+      graph('Maintenance duration (ms, max)', [props.maintenance.metricDuration({ period: minute, statistic: 'Maximum', label: 'duration' })]),
+    );
+    if (props.options.insights) {
+      d.addWidgets(
+        new cloudwatch.TextWidget({
+          markdown:
+            "## Contributor Insights\nThe table's and each index's " +
+            (props.options.insights === 'throttled' ? 'most throttled' : 'most accessed and most throttled') +
+            ' partition keys: DynamoDB console → the table → Monitor → Contributor Insights (CloudWatch → Contributor Insights lists the rules as DynamoDBContributorInsights-*).',
+          width: 24,
+          height: 2,
+        }),
+      );
+    }
+    return d;
+  }
+
+  private alarm(
+    id: string,
+    metric: cloudwatch.IMetric,
+    o: {
+      threshold: number;
+      description: string;
+      comparisonOperator?: cloudwatch.ComparisonOperator;
+      evaluationPeriods?: number;
+      treatMissingData?: cloudwatch.TreatMissingData;
+    },
+  ): cloudwatch.Alarm {
+    const alarm = new cloudwatch.Alarm(this, id, {
+      alarmName: `${this.prefix}-${id}`,
+      alarmDescription: o.description,
+      metric,
+      threshold: o.threshold,
+      comparisonOperator: o.comparisonOperator ?? cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      evaluationPeriods: o.evaluationPeriods ?? 1,
+      treatMissingData: o.treatMissingData ?? cloudwatch.TreatMissingData.NOT_BREACHING,
+    });
+    for (const a of this.actions) {
+      alarm.addAlarmAction(a);
+      alarm.addOkAction(a);
+    }
+    this.alarms.push(alarm);
+    return alarm;
+  }
+}
