@@ -407,7 +407,15 @@ export async function transactLarge(items: TxItem[], opts: TxOptions = {}): Prom
     const b = keyId(keyOf(actions[y]!));
     return a < b ? -1 : a > b ? 1 : 0;
   });
-  const locked = await lockAll(id, actions, order);
+  let locked: LockResult;
+  try {
+    locked = await lockAll(id, actions, order);
+  } catch (e) {
+    // DynamoDB refused work (throttling, 5xx after the SDK's retries): undo what we can now;
+    // what we cannot, the maintenance function undoes once the lease has run out
+    await abort(id, actions).catch(() => undefined);
+    throw e;
+  }
   if (!locked.ok) {
     await abort(id, actions);
     if ('lost' in locked) return { ok: false, failed: [], oldItems: {}, conflict: true };

@@ -348,6 +348,103 @@ export async function providerRaces(h: Http, rec: Recorder, opts: { rounds: numb
 }
 
 /**
+ * Changes larger than one transaction (the intent protocol) under faults: a compute host's
+ * reshape of `instances` consumers to a child provider and a provider's `aggregates` new
+ * aggregates, each written by one client that retries after a 5xx or a lost race (as a
+ * client would) — then, faults off, each is stored whole or not at all: every consumer
+ * moved or none, usage == the consumers' allocations == GET /usages, the aggregate list
+ * the old one or the new one, never a mix; a 2xx means stored, a 4xx nothing (unless an
+ * earlier 5xx had stored it).
+ */
+export async function largeChanges(
+  h: Http,
+  rec: Recorder,
+  opts: { instances: number; aggregates: number; faults: (on: boolean) => void },
+): Promise<{ check: () => Promise<void> }> {
+  const project = `large-${randomUUID()}`;
+  const owner = { project_id: project, user_id: 'u', consumer_type: 'INSTANCE' };
+  // the world, faults off
+  const root = randomUUID();
+  const child = randomUUID();
+  const agg = randomUUID();
+  const ok = (r: Res, what: string) => {
+    if (!isOk(r.status)) throw new Error(`${what}: ${r.status} ${r.text}`);
+    return r;
+  };
+  ok(await h.req('POST', '/resource_providers', { name: `large-${root}`, uuid: root }, '1.38'), 'root');
+  ok(await h.req('PUT', `/resource_providers/${root}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 1000 } } }), 'inventory');
+  const consumers = Array.from({ length: opts.instances }, () => randomUUID());
+  for (let i = 0; i < consumers.length; i += 50) {
+    const body = Object.fromEntries(consumers.slice(i, i + 50).map((c) => [c, { allocations: { [root]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null }]));
+    ok(await h.req('POST', '/allocations', body, '1.38'), 'consumers');
+  }
+  ok(await h.req('POST', '/resource_providers', { name: `large-${child}`, uuid: child, parent_provider_uuid: root }, '1.38'), 'child');
+  ok(await h.req('POST', '/resource_providers', { name: `large-${agg}`, uuid: agg }, '1.38'), 'aggregate provider');
+  const rootGen = (await read(h, `/resource_providers/${root}`, '1.38')).json.generation as number;
+  const oldAggs = [randomUUID()];
+  ok(await h.req('PUT', `/resource_providers/${agg}/aggregates`, { aggregates: oldAggs, resource_provider_generation: 0 }, '1.19'), 'aggregates');
+  const newAggs = Array.from({ length: opts.aggregates }, () => randomUUID());
+  opts.faults(true);
+  const reshape = {
+    inventories: {
+      [root]: { resource_provider_generation: rootGen, inventories: {} },
+      [child]: { resource_provider_generation: 0, inventories: { VCPU: { total: 1000 } } },
+    },
+    allocations: Object.fromEntries(consumers.map((c) => [c, { allocations: { [child]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: 1 }])),
+  };
+  // sent again after a 5xx, as a client would; a 2xx or a 4xx ends it
+  const untilStored = async (send: () => Promise<Res>, what: string) => {
+    const answers: Res[] = [];
+    for (let i = 0; i < 6; i++) {
+      const r = rec.add('placement', what, await send());
+      answers.push(r);
+      if (r.status < 500) break;
+    }
+    return answers;
+  };
+  const [reshaped, aggregated] = await Promise.all([
+    untilStored(() => h.req('POST', '/reshaper', reshape, '1.38'), 'POST /reshaper (large)'),
+    untilStored(
+      () => h.req('PUT', `/resource_providers/${agg}/aggregates`, { aggregates: newAggs, resource_provider_generation: 1 }, '1.19'),
+      'PUT /resource_providers/{u}/aggregates (large)',
+    ),
+  ]);
+  opts.faults(false);
+  return {
+    check: async () => {
+      // the reshape: every consumer moved or none
+      const moved = await pool(consumers.length, 8, async (i) => {
+        const a = (await read(h, `/allocations/${consumers[i]}`, '1.38')).json.allocations as Record<string, unknown>;
+        return a[child] ? 1 : a[root] ? 0 : -1;
+      });
+      const n = moved.filter((m) => m === 1).length;
+      const where = `reshape (answers ${reshaped.map((r) => r.status).join(',')})`;
+      if (moved.includes(-1)) rec.violate(`${where}: a consumer lost its allocations`);
+      if (n !== 0 && n !== consumers.length) rec.violate(`${where}: half applied, ${n} of ${consumers.length} consumers moved`);
+      if (reshaped.some((r) => isOk(r.status)) && n !== consumers.length) rec.violate(`${where}: answered 2xx, not stored`);
+      if (!reshaped.some((r) => isOk(r.status) || is5xx(r.status)) && n !== 0) rec.violate(`${where}: only 4xx answers, yet stored`);
+      const ru = (await read(h, `/resource_providers/${root}/usages`)).json.usages as Record<string, number>;
+      const cu = (await read(h, `/resource_providers/${child}/usages`)).json.usages as Record<string, number>;
+      if ((ru.VCPU ?? 0) !== (n ? 0 : consumers.length) || (cu.VCPU ?? 0) !== (n ? consumers.length : 0)) {
+        rec.violate(`${where}: usage root ${ru.VCPU} child ${cu.VCPU}, consumers moved ${n}`);
+      }
+      const u = (await read(h, `/usages?project_id=${project}`, '1.38')).json.usages;
+      if (u.INSTANCE?.VCPU !== consumers.length || u.INSTANCE?.consumer_count !== consumers.length) {
+        rec.violate(`${where}: GET /usages ${JSON.stringify(u)}, ${consumers.length} consumers of 1 VCPU`);
+      }
+      // the aggregates: the old list or the new one
+      const got = (await read(h, `/resource_providers/${agg}/aggregates`, '1.19')).json.aggregates as string[];
+      const aw = `aggregates (answers ${aggregated.map((r) => r.status).join(',')})`;
+      const isNew = JSON.stringify(got) === JSON.stringify(newAggs);
+      const isOld = JSON.stringify(got) === JSON.stringify(oldAggs);
+      if (!isNew && !isOld) rec.violate(`${aw}: ${got.length} aggregates stored, neither the old list nor the new one`);
+      if (aggregated.some((r) => isOk(r.status)) && !isNew) rec.violate(`${aw}: answered 2xx, not stored`);
+      if (!aggregated.some((r) => isOk(r.status) || is5xx(r.status)) && isNew) rec.violate(`${aw}: only 4xx answers, yet stored`);
+    },
+  };
+}
+
+/**
  * Creates of fresh names and UUIDs (providers, custom traits, custom resource
  * classes): 2xx must be stored, with "created" (never "it was already there" for a
  * name nobody used); a 4xx must have stored nothing.
