@@ -27,6 +27,11 @@ export interface HardwareDriver {
   unrescue(node: NodeRecord): Promise<void>;
   /** perform a power action; returns the resulting power state */
   setPower(node: NodeRecord, target: string): Promise<string>;
+  /**
+   * true when setPower has nothing to wait for: the conductor then applies it within the
+   * API request, so its result is stored before the 202 (a real driver answers false)
+   */
+  instantPower(): boolean;
 }
 
 const noop = async () => {
@@ -77,6 +82,8 @@ export const FAKE_HARDWARE: HardwareDriver = {
     await noop();
     return powerResult(target);
   },
+  // fake hardware made slow on purpose (BAREMETAL_FAKE_DELAY_MS) behaves like real hardware
+  instantPower: () => config().baremetal.fakeDelayMs === 0,
 };
 
 const DRIVERS = new Map<string, HardwareDriver>([[FAKE_HARDWARE.name, FAKE_HARDWARE]]);

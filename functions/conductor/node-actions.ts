@@ -28,7 +28,7 @@ export interface NodeActionInput {
 
 export type NodeActionResult = { node: string; execution: string; outcome: 'done' | 'gone' };
 
-function driverOf(node: NodeRecord): HardwareDriver {
+export function driverOf(node: NodeRecord): HardwareDriver {
   return driverFor(node.driver) ?? FAKE_HARDWARE;
 }
 

@@ -25,7 +25,7 @@ import { nextBmSeq } from '../store/baremetal/keys.js';
 import { completeNode, createNode as storeNode, deleteNodeItems, saveNode } from '../store/baremetal/nodes.js';
 import { RETRY } from '../store/ddb/retry.js';
 import { driverFor, type HardwareDriver } from './driver.js';
-import { launchNodeAction } from './node-actions.js';
+import { driverOf, launchNodeAction } from './node-actions.js';
 import { nodeBusy, refuseLocked, retrying, watchNode, type Load } from './retries.js';
 
 const MAX_TRAITS_PER_NODE = 50;
@@ -289,7 +289,10 @@ export async function setMaintenance(load: Load<NodeRecord>, on: boolean, reason
 
 /**
  * change_node_power_state: `validate` holds the API's checks on the node just read;
- * then the node is locked and a node-action execution performs the change.
+ * then the node is locked and a node-action execution performs the change. A driver
+ * with nothing to wait for (fake-hardware) powers the node within this write instead,
+ * so what the 202 announces is already stored: a client that powers a node off and
+ * then allocates it at once finds it allocatable, as it does with Ironic's fake power.
  */
 export async function setPowerState(load: Load<NodeRecord>, target: string, validate: (node: NodeRecord) => void): Promise<void> {
   const w = watchNode(load);
@@ -303,6 +306,11 @@ export async function setPowerState(load: Load<NodeRecord>, target: string, vali
       last_error: null,
       updated_at: isoNow(),
     };
+    const driver = driverOf(node);
+    if (driver.instantPower()) {
+      const out = await saveNode(node, { ...next, power_state: await driver.setPower(node, target), target_power_state: null });
+      return 'ok' in out ? out.node : RETRY;
+    }
     const out = await launchNodeAction(node, next, 'power', target);
     return 'ok' in out ? out.node : RETRY;
   }, w.exhausted);
