@@ -43,11 +43,9 @@ export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record
     const l = a.lambda;
     const userId = str(l.userId);
     if (!userId) return undefined;
-    const roles = Array.isArray(l.roles)
-      ? (l.roles as unknown[]).map(String)
-      : String(l.roles ?? '')
-          .split(',')
-          .filter(Boolean);
+    const roles = contextRoles(l.roles);
+    // roles that are not a JSON list of strings identify nobody: no separator is guessed
+    if (!roles) return undefined;
     const systemScope = str(l.systemScope);
     const projectId = systemScope ? undefined : str(l.projectId);
     return {
@@ -69,6 +67,24 @@ export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record
   }
   if (a.jwt?.claims && mapClaims) return mapClaims(a.jwt.claims);
   return undefined;
+}
+
+/**
+ * The roles of a Lambda authorizer's context: a JSON list of strings
+ * (functions/authorizer/keystone.ts authorizerContext), or such a list itself.
+ * Anything else — a comma-joined string included — is undefined.
+ */
+export function contextRoles(v: unknown): string[] | undefined {
+  let list = v;
+  if (typeof v === 'string') {
+    try {
+      list = JSON.parse(v);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!Array.isArray(list) || !list.every((r) => typeof r === 'string')) return undefined;
+  return list.filter((r) => r !== '');
 }
 
 let mapping: { text: string | undefined; mapping: ClaimMapping } | undefined;

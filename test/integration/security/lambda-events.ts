@@ -5,6 +5,7 @@
  * exposes (claims), so the persona tests drive exactly the deployed identity path.
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { authorizerContext } from '../../../functions/authorizer/keystone.js';
 
 /** A Keystone token as the authorizer passes it on (all strings; '' = absent). */
 export interface KeystoneWho {
@@ -25,17 +26,19 @@ export function authorizerOf(who: Who): Record<string, unknown> | undefined {
   if ('none' in who) return undefined;
   if ('jwt' in who) return { jwt: { claims: who.jwt, scopes: null } };
   const w = who.keystone;
+  // exactly what the Keystone authorizer returns for such a token
   return {
-    lambda: {
+    lambda: authorizerContext({
       userId: w.userId,
-      projectId: w.projectId ?? '',
-      domainId: w.domainId ?? '',
-      roles: w.roles.join(','),
-      systemScope: w.systemScope ?? '',
-      projectName: w.projectName ?? '',
-      projectDomainId: w.projectId ? 'default' : '',
-      isAdminProject: w.isAdminProject ?? '',
-    },
+      projectId: w.projectId,
+      domainId: w.domainId,
+      roles: w.roles,
+      systemScope: w.systemScope,
+      projectName: w.projectName,
+      projectDomainId: w.projectId ? 'default' : undefined,
+      isAdminProject: w.isAdminProject === undefined || w.isAdminProject === '' ? undefined : w.isAdminProject === 'true',
+      source: 'keystone',
+    }),
   };
 }
 

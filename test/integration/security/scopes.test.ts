@@ -200,6 +200,17 @@ describe('Placement: scopes and the verified identity', () => {
     expect(usage.status).toBe(403);
   });
 
+  it('Keystone: a role named "ops,admin" is that role, not admin, in both APIs', async () => {
+    const odd = ks({ userId: 'oa', projectId: 'proj-a', roles: ['ops,admin', 'reader'] });
+    const p = await placement(odd, 'GET', '/resource_providers');
+    expect(p.status, p.text).toBe(403);
+    const sys = ks({ userId: 'os', roles: ['ops,admin', 'reader'], systemScope: 'all' });
+    // creating a node takes a system admin
+    const b = await bm(sys, 'POST', '/v1/nodes', { body: { driver: 'fake-hardware', resource_class: RC } });
+    expect(b.status, b.text).toBe(403);
+    await ok(placement(ks({ userId: 'pa', projectId: 'proj-a', roles: ['admin'] }), 'GET', '/resource_providers'), 200);
+  });
+
   it('JWT: the project claim is required (401 without), roles split only on the separator', async () => {
     await ok(placement(jwt({ sub: 'j', 'custom:project_id': 'proj-a', 'cognito:groups': '[admin]' }), 'PUT', `/traits/${trait()}`), 201);
     const none = await placement(JWT_NO_PROJECT, 'PUT', `/traits/${trait()}`);

@@ -7,6 +7,7 @@ import {
   scopeOf,
 } from '../../../functions/core/policy/identity.js';
 import { authorizerIdentity, noauthIdentity } from '../../../functions/http/identity.js';
+import { authorizerContext } from '../../../functions/authorizer/keystone.js';
 
 describe('identity from Keystone tokens', () => {
   it('maps user, project, roles and system scope', () => {
@@ -83,18 +84,29 @@ describe('identity from JWT claims', () => {
 describe('identity from API Gateway authorizer context', () => {
   const req = (authorizer: unknown) => ({ authorizer }) as never;
   it('reads a Lambda authorizer context', () => {
-    expect(authorizerIdentity(req({ lambda: { userId: 'u', projectId: 'p', roles: 'admin,reader', systemScope: '' } }))).toMatchObject({
+    expect(authorizerIdentity(req({ lambda: { userId: 'u', projectId: 'p', roles: '["admin","reader"]', systemScope: '' } }))).toMatchObject({
       userId: 'u',
       projectId: 'p',
       roles: ['admin', 'reader'],
       systemScope: undefined,
     });
   });
+  it('keeps every Keystone role whole, whatever its name holds: a role named "ops,admin" is not admin', () => {
+    const ctx = authorizerContext({ userId: 'u', projectId: 'p', roles: ['ops,admin', 'a b', '["x"]', 'reader'], source: 'keystone' });
+    const id = authorizerIdentity(req({ lambda: ctx }));
+    expect(id?.roles).toEqual(['ops,admin', 'a b', '["x"]', 'reader']);
+    expect(id?.roles).not.toContain('admin');
+    // a context whose roles are not a JSON list (e.g. comma-joined, as before) identifies nobody
+    for (const roles of ['admin,reader', 'admin', '{"a":1}', '[1]', 5, undefined]) {
+      expect(authorizerIdentity(req({ lambda: { userId: 'u', projectId: 'p', roles } })), String(roles)).toBeUndefined();
+    }
+    expect(authorizerIdentity(req({ lambda: { userId: 'u', projectId: 'p', roles: '[]' } }))?.roles).toEqual([]);
+  });
   it('reads a domain-scoped Lambda authorizer context as domain scope, never as a project', () => {
-    const id = authorizerIdentity(req({ lambda: { userId: 'u', projectId: '', domainId: 'd1', roles: 'admin', systemScope: '' } }));
+    const id = authorizerIdentity(req({ lambda: { userId: 'u', projectId: '', domainId: 'd1', roles: '["admin"]', systemScope: '' } }));
     expect(id).toMatchObject({ projectId: undefined, domainId: 'd1' });
     expect(scopeOf(id!)).toBe('domain');
-    expect(authorizerIdentity(req({ lambda: { userId: '', projectId: 'p', roles: 'admin' } }))).toBeUndefined();
+    expect(authorizerIdentity(req({ lambda: { userId: '', projectId: 'p', roles: '["admin"]' } }))).toBeUndefined();
   });
   it('reads JWT claims through the mapping and refuses without an authorizer', () => {
     const map = (c: Record<string, unknown>) => identityFromClaims(c, DEFAULT_CLAIM_MAPPING);
