@@ -20,12 +20,12 @@ import {
   type AllocationRequest,
 } from '../core/baremetal/allocations.js';
 import type { AllocationRecord } from '../core/baremetal/records.js';
+import { internalErrorText } from '../core/baremetal/errors.js';
 import { config } from '../config.js';
 import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';
 import { RETRY, sleep, withRetries } from '../store/ddb/retry.js';
 import { log } from '../observability/log.js';
-import { causeText } from './node-actions.js';
 
 /** a node to try: its UUID and creation sequence (which its index key needs) */
 export type Candidate = [string, number];
@@ -176,10 +176,22 @@ function settled(spec: AllocationSpec, state: 'active' | 'error') {
   count(state === 'active' ? 'AllocationsActive' : 'AllocationsFailed');
 }
 
-/** FailAllocation / FailUnexpected: state error with Ironic's last_error. */
+/**
+ * FailAllocation / FailUnexpected: state error with Ironic's last_error. An expected
+ * failure (FailAllocation) carries Ironic's text; an error Step Functions caught
+ * (FailUnexpected) is logged with its detail, and last_error names only the execution.
+ */
 export async function fail(input: AllocationStepInput): Promise<AllocationStepOutput> {
   reserveStats.failed++;
-  const reason = input.reason ?? unexpectedFailureText(causeText(input.error));
+  if (input.reason === undefined) {
+    log.error('allocation failed unexpectedly', {
+      allocation: input.allocation,
+      execution: input.execution,
+      error: input.error?.Error,
+      cause: input.error?.Cause,
+    });
+  }
+  const reason = input.reason ?? unexpectedFailureText(internalErrorText('Execution', input.execution));
   // 'stale': the write was not applied (a concurrent transaction): try again
   const recorded = await withRetries(async () => {
     const r = await failAllocation(input.spec, input.execution, reason);

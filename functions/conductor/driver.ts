@@ -11,6 +11,15 @@ import { config } from '../config.js';
 
 export type InterfaceName = (typeof INTERFACES)[number];
 
+/**
+ * An error a driver raises for the node's user (a BMC that refused, a timeout): its
+ * message becomes the node's last_error. Any other error in a node action is logged
+ * under the execution id, and last_error says only that (core/baremetal/errors.ts).
+ */
+export class HardwareError extends Error {
+  override name = 'HardwareError';
+}
+
 export interface HardwareDriver {
   name: string;
   /** default interface per kind for new nodes */

@@ -16,6 +16,16 @@ export class IronicError extends Error {
   }
 }
 
+/**
+ * What a caller is told about a failure nobody expected (a 500's faultstring, an
+ * allocation's or a node's last_error): only that it happened and under which request
+ * or execution id the service logged the detail. Never the error's own text: an AWS
+ * error names the account, the role ARN and the table.
+ */
+export function internalErrorText(kind: 'Request' | 'Execution', id: string): string {
+  return `An unexpected error occurred. ${kind} id: ${id}`;
+}
+
 // ---- Ironic's exception classes, as constructors of IronicError ----
 
 export const Err = {
