@@ -269,7 +269,7 @@ export const BAREMETAL_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Create an allocation (asynchronous: allocating → active or error)',
     ok: [201],
     since: '1.52',
-    body: BMA.createAllocation,
+    body: BMA.ALLOCATION_DOC_JSON,
     returnsJson: true,
   },
   'GET /v1/allocations/{allocation}': {

@@ -25,6 +25,8 @@ export interface NodeActionInput {
   /** the node's state when the action was accepted */
   from?: string;
   error?: { Error?: string; Cause?: string };
+  /** FailNodeAction called by orphan recovery: last_error's reason (no error was caught) */
+  reason?: string;
 }
 
 export type NodeActionResult = { node: string; execution: string; outcome: 'done' | 'gone' };
@@ -152,7 +154,7 @@ export async function failNodeAction(input: NodeActionInput): Promise<NodeAction
   for (let attempt = 0; attempt < 5; attempt++) {
     const node = await getNode(input.node);
     if (!node || node.lock !== input.execution) return { node: input.node, execution: input.execution, outcome: 'gone' };
-    const reason = failureText(input.error, input.execution);
+    const reason = input.reason ?? failureText(input.error, input.execution);
     const next: NodeRecord = { ...node, lock: null, updated_at: isoNow() };
     if (input.action === 'power') {
       next.target_power_state = null;

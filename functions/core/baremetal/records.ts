@@ -110,6 +110,8 @@ export interface NodeLockAction {
   from: string;
   /** when the lock was taken (ms epoch) */
   at: number;
+  /** how many times orphan recovery resumed this action (absent: never) */
+  resumes?: number;
 }
 
 /** Fields that hold a dict (empty dict when unset). */
@@ -143,6 +145,8 @@ export interface AllocationRecord {
   exec: string | null;
   /** when `exec` was assigned (ms epoch) */
   exec_at: number;
+  /** how many times orphan recovery resumed the allocation (absent: never) */
+  resumes?: number;
   seq: number;
 }
 
