@@ -26,6 +26,8 @@ export interface HardwareDriver {
   defaults: Record<InterfaceName, string>;
   /** the interface implementations a node of this type may use */
   enabled: Record<InterfaceName, readonly string[]>;
+  /** the driver_info properties the type reads, with a description (GET /v1/drivers/{name}/properties) */
+  properties: Record<string, string>;
   verify(node: NodeRecord): Promise<void>;
   clean(node: NodeRecord): Promise<void>;
   deploy(node: NodeRecord): Promise<void>;
@@ -79,6 +81,8 @@ export const FAKE_HARDWARE: HardwareDriver = {
     storage: ['noop'],
     vendor: ['fake', 'no-vendor'],
   },
+  // there is no hardware to reach: no driver_info is read
+  properties: {},
   verify: noop,
   clean: noop,
   deploy: noop,

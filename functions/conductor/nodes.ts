@@ -19,6 +19,7 @@ import {
   provisionProgram,
 } from '../core/baremetal/states.js';
 import { INTERFACES, isoNow, type NodeRecord } from '../core/baremetal/records.js';
+import { MAX_VIFS_PER_NODE, isUnsupported } from '../core/baremetal/interfaces.js';
 import { config } from '../config.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';
@@ -281,6 +282,62 @@ export async function setMaintenance(load: Load<NodeRecord>, on: boolean, reason
     const next: NodeRecord = { ...node, maintenance: on, maintenance_reason: on ? (reason ?? null) : null, updated_at: isoNow() };
     if (!on) next.fault = null;
     const out = await saveNode(node, next);
+    return 'ok' in out ? out.node : RETRY;
+  }, w.exhausted);
+}
+
+// ------------------------------------------------------------------ RAID, VIFs
+
+/**
+ * set_target_raid_config: a non-empty configuration must suit the node's RAID interface
+ * (none for no-raid: 404, as the API answers UnsupportedDriverExtension here) and pass
+ * `validate` (the interface's schema); an empty one clears the target. One versioned
+ * write of the node, which must not be locked.
+ */
+export async function setTargetRaidConfig(
+  load: Load<NodeRecord>,
+  target: Record<string, unknown>,
+  validate: (config: Record<string, unknown>) => void,
+): Promise<NodeRecord> {
+  const w = watchNode(load);
+  return retrying(async () => {
+    const node = await w.load();
+    refuseLocked(node);
+    if (Object.keys(target).length) {
+      if (isUnsupported(node.raid_interface)) throw Err.unsupportedDriverExtension(node.driver, 'raid', 404);
+      validate(target);
+    }
+    const out = await saveNode(node, { ...node, target_raid_config: target, updated_at: isoNow() });
+    return 'ok' in out ? out.node : RETRY;
+  }, w.exhausted);
+}
+
+/**
+ * vif_attach: the VIF is kept on the node (Ironic binds it to a free port; Berth has no
+ * ports, so a node holds at most MAX_VIFS_PER_NODE and names no port). One versioned
+ * write; the node must not be locked. The node's updated_at stays: its fields do not change.
+ */
+export async function attachVif(load: Load<NodeRecord>, vif: { id: string; port_uuid?: unknown; portgroup_uuid?: unknown }): Promise<NodeRecord> {
+  const w = watchNode(load);
+  return retrying(async () => {
+    const node = await w.load();
+    refuseLocked(node);
+    if (node.vifs.includes(vif.id)) throw Err.vifAlreadyAttached(vif.id, node.uuid);
+    // no port or port group can be named or found
+    if ('port_uuid' in vif || 'portgroup_uuid' in vif || node.vifs.length >= MAX_VIFS_PER_NODE) throw Err.noFreePhysicalPorts(vif.id);
+    const out = await saveNode(node, { ...node, vifs: [...node.vifs, vif.id] });
+    return 'ok' in out ? out.node : RETRY;
+  }, w.exhausted);
+}
+
+/** vif_detach: one versioned write; the node must not be locked */
+export async function detachVif(load: Load<NodeRecord>, vifId: string): Promise<NodeRecord> {
+  const w = watchNode(load);
+  return retrying(async () => {
+    const node = await w.load();
+    refuseLocked(node);
+    if (!node.vifs.includes(vifId)) throw Err.vifNotAttached(vifId, node.uuid);
+    const out = await saveNode(node, { ...node, vifs: node.vifs.filter((v) => v !== vifId) });
     return 'ok' in out ? out.node : RETRY;
   }, w.exhausted);
 }

@@ -78,6 +78,8 @@ export interface NodeRecord {
   inspection_started_at: string | null;
   inspection_finished_at: string | null;
   traits: string[];
+  /** the VIFs attached to the node (Ironic keeps them on its ports; Berth has none) */
+  vifs: string[];
   bios_interface: string | null;
   boot_interface: string | null;
   console_interface: string | null;

@@ -64,6 +64,7 @@ const DEFAULTS: Omit<NodeRecord, 'uuid' | 'driver' | 'created_at' | 'seq'> = {
   inspection_started_at: null,
   inspection_finished_at: null,
   traits: [],
+  vifs: [],
   bios_interface: null,
   boot_interface: null,
   console_interface: null,
