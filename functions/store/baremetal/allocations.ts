@@ -17,7 +17,7 @@ import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
 import { isoNow, type AllocationRecord, type NodeRecord } from '../../core/baremetal/records.js';
 import { S } from '../../core/baremetal/states.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { BK, BM_INDEX_SHARDS, BM_TX } from './keys.js';
+import { BK, BM_INDEX_SHARDS, BM_TX, refuseOversized } from './keys.js';
 import { nodeUuidForInstance } from './nodes.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 
@@ -104,7 +104,9 @@ async function conditionalUpdate(update: Omit<NonNullable<TxItem['Update']>, 'Ta
  */
 export async function createAllocation(a: StoredAllocation): Promise<{ ok: true } | AllocationWriteFailure> {
   const T = tableName();
-  const items: TxItem[] = [{ Put: { TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const item = allocationToItem(a);
+  refuseOversized(item, 'allocation', a.uuid);
+  const items: TxItem[] = [{ Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];
   let nameIdx = -1;
   if (a.name) {
     nameIdx = items.length;
@@ -127,11 +129,13 @@ export async function saveAllocation(
 ): Promise<{ ok: true; allocation: StoredAllocation } | AllocationWriteFailure> {
   const T = tableName();
   const rec = { ...next, ver: cur.ver + 1 };
+  const item = { ...allocationToItem(rec), ver: rec.ver };
+  refuseOversized(item, 'allocation', rec.uuid);
   const items: TxItem[] = [
     {
       Put: {
         TableName: T,
-        Item: { ...allocationToItem(rec), ver: rec.ver },
+        Item: item,
         ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
         ExpressionAttributeNames: { '#ver': 'ver' },
         ExpressionAttributeValues: { ':v': cur.ver },
@@ -376,7 +380,9 @@ export type BackfillOutcome = { ok: true } | AllocationWriteFailure;
  */
 export async function backfillAllocation(a: StoredAllocation, node: NodeRecord): Promise<BackfillOutcome> {
   const T = tableName();
-  const items: TxItem[] = [{ Put: { TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const item = allocationToItem(a);
+  refuseOversized(item, 'allocation', a.uuid);
+  const items: TxItem[] = [{ Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];
   let nameIdx = -1;
   if (a.name) {
     nameIdx = items.length;

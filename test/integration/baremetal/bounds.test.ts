@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { availableNode, startBaremetal, waitFor, type BmApi } from './harness.js';
 import { ALLOCATION_LIMITS } from '../../../functions/core/baremetal/allocations.js';
 import { createAllocation, getAllocation, type StoredAllocation } from '../../../functions/store/baremetal/allocations.js';
-import { nextBmSeq } from '../../../functions/store/baremetal/keys.js';
+import { MAX_ITEM_BYTES, nextBmSeq } from '../../../functions/store/baremetal/keys.js';
 import { reserve, type Candidate } from '../../../functions/conductor/allocate.js';
 import { recoverOrphanAllocations, recoverStaleNodeActions } from '../../../functions/maintenance/orphans.js';
 import { setExecutor, type Executor } from '../../../functions/conductor/executor.js';
@@ -99,6 +99,28 @@ describe('allocation request bounds', () => {
     const topped = await reserve({ allocation: a.uuid, execution: a.exec!, spec, candidates: carried, more: true });
     expect(topped).toMatchObject({ outcome: 'reserved', node: nodes[3]!.uuid });
     expect((await getAllocation(a.uuid))?.node_uuid).toBe(nodes[3]!.uuid);
+  });
+});
+
+describe('records too large to store', () => {
+  it('a node or allocation DynamoDB could not hold is a 400, nothing stored (was a 500)', async () => {
+    const big = 'x'.repeat(MAX_ITEM_BYTES + 1);
+    const before = (await api.req('GET', '/v1/nodes')).json.nodes.length;
+    const n = await api.req('POST', '/v1/nodes', { body: { driver: 'fake-hardware', extra: { a: big } } });
+    expect(n.status, n.text.slice(0, 300)).toBe(400);
+    expect(n.fault).toMatch(/^The node [0-9a-f-]+ would take \d+ bytes to store, more than the 358400 a node may take/);
+    expect((await api.req('GET', '/v1/nodes')).json.nodes.length).toBe(before);
+    const a = await api.req('POST', '/v1/allocations', { body: { resource_class: 'big-rc', extra: { a: big } } });
+    expect(a.status, a.text.slice(0, 300)).toBe(400);
+    expect(a.fault).toContain('more than the 358400 an allocation may take');
+    // an existing node: a patch, and a deploy's config drive, that would not fit change nothing
+    const ok = await availableNode(api, { resource_class: 'big-rc', name: 'big-node' });
+    const patch = await api.req('PATCH', '/v1/nodes/big-node', { body: [{ op: 'add', path: '/instance_info/image', value: big }] });
+    expect(patch.status).toBe(400);
+    const deploy = await api.req('PUT', '/v1/nodes/big-node/states/provision', { body: { target: 'active', configdrive: big } });
+    expect(deploy.status).toBe(400);
+    const node = (await api.req('GET', `/v1/nodes/${ok.uuid}`)).json;
+    expect(node).toMatchObject({ provision_state: 'available', reservation: null, instance_info: {} });
   });
 });
 
