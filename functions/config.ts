@@ -54,6 +54,8 @@ export interface BaremetalSettings {
   indexRetries?: number;
   /** how long a new allocation may wait for its execution before orphan recovery takes over (s) */
   orphanGraceS: number;
+  /** how many times orphan recovery resumes one allocation or node action before failing it */
+  maxResumes: number;
   allocationStateMachineArn?: string;
   nodeActionStateMachineArn?: string;
 }
@@ -240,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
       fakeDelayMs: Math.max(0, num(env.BAREMETAL_FAKE_DELAY_MS, 0)),
       indexRetries: indexRetries >= 0 ? indexRetries : undefined,
       orphanGraceS: orphanGrace >= 0 ? orphanGrace : 30,
+      maxResumes: Math.max(0, int(env.BAREMETAL_MAX_RESUMES, 3)),
       allocationStateMachineArn: optional(env[STATE_MACHINE_ARN_ENV.allocation]),
       nodeActionStateMachineArn: optional(env[STATE_MACHINE_ARN_ENV['node-action']]),
     },

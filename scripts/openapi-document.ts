@@ -29,6 +29,7 @@ import * as RS from '../schemas/placement/reshaper.js';
 import * as NODES from '../schemas/baremetal/nodes.js';
 import * as BMA from '../schemas/baremetal/allocations.js';
 import * as BMT from '../schemas/baremetal/traits.js';
+import * as RAID from '../schemas/baremetal/raid.js';
 
 type Json = Record<string, unknown>;
 
@@ -201,6 +202,38 @@ export const BAREMETAL_OPERATIONS: Record<string, OperationDoc> = {
     returnsJson: true,
   },
   'DELETE /v1/nodes/{node}': { summary: 'Delete a node', ok: [204] },
+  'GET /v1/nodes/{node}/validate': {
+    summary: "Each driver interface's verdict on the node ({result, reason})",
+    ok: [200],
+    query: { node_uuid: 'validate this node instead (a UUID)' },
+    returnsJson: true,
+  },
+  'PUT /v1/nodes/{node}/states/raid': {
+    summary: "Set the node's target RAID configuration ({} clears it)",
+    ok: [204],
+    since: '1.12',
+    body: RAID.raidConfig,
+  },
+  'GET /v1/nodes/{node}/vifs': { summary: 'The VIFs attached to a node', ok: [200], since: '1.28', returnsJson: true },
+  'POST /v1/nodes/{node}/vifs': { summary: 'Attach a VIF (kept on the node: Berth has no ports)', ok: [204], since: '1.28', body: RAID.vifAttach },
+  'DELETE /v1/nodes/{node}/vifs/{vif}': { summary: 'Detach a VIF', ok: [204], since: '1.28' },
+  'GET /v1/drivers': {
+    summary: 'The enabled hardware types',
+    ok: [200],
+    query: {
+      type: 'classic or dynamic (1.30)',
+      detail: 'true: default and enabled interfaces (1.30)',
+      fields: 'comma-separated fields to return (1.77)',
+    },
+    returnsJson: true,
+  },
+  'GET /v1/drivers/{driver}': {
+    summary: 'A hardware type with its default and enabled interfaces',
+    ok: [200],
+    query: { fields: 'comma-separated fields to return (1.77)' },
+    returnsJson: true,
+  },
+  'GET /v1/drivers/{driver}/properties': { summary: 'The driver_info properties a hardware type reads', ok: [200], returnsJson: true },
   'GET /v1/nodes/{node}/traits': { summary: "A node's traits", ok: [200], since: '1.37', returnsJson: true },
   'PUT /v1/nodes/{node}/traits': { summary: "Replace a node's traits", ok: [204], since: '1.37', body: BMT.nodeTraitsBody },
   'DELETE /v1/nodes/{node}/traits': { summary: "Remove all of a node's traits", ok: [204], since: '1.37' },
@@ -269,7 +302,7 @@ export const BAREMETAL_OPERATIONS: Record<string, OperationDoc> = {
     summary: 'Create an allocation (asynchronous: allocating → active or error)',
     ok: [201],
     since: '1.52',
-    body: BMA.createAllocation,
+    body: BMA.ALLOCATION_DOC_JSON,
     returnsJson: true,
   },
   'GET /v1/allocations/{allocation}': {
@@ -342,7 +375,7 @@ const API = {
   baremetal: {
     routes: BAREMETAL_ROUTES,
     ops: BAREMETAL_OPERATIONS,
-    title: 'Berth — bare-metal API (Ironic-compatible nodes and allocations)',
+    title: 'Berth — bare-metal API (Ironic-compatible nodes, drivers and allocations)',
     min: IRONIC_MIN,
     max: IRONIC_MAX,
     server: 'http://127.0.0.1:6385',

@@ -51,6 +51,12 @@ export const OPTIONAL_PACKAGES = [
     present: () => existsSync('/usr/bin/baremetal') && python('ironicclient'),
   },
   {
+    id: 'openstacksdk',
+    packages: ['python3-openstacksdk'],
+    tests: "openstacksdk's bare-metal calls (test/integration/clients/openstacksdk.test.ts)",
+    present: () => existsSync('/usr/bin/python3') && python('openstack/baremetal/v1/_proxy.py'),
+  },
+  {
     id: 'nova',
     packages: ['python3-nova'],
     tests: "Nova's report client (test/integration/clients/nova-report.test.ts)",

@@ -40,7 +40,9 @@ const FAMILY_ACTIONS: Record<string, string[]> = {
   nodes: [...READ, ...WRITE],
   'node-traits': [...READ, 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
   'node-states': [...READ, ...WRITE],
+  'node-vifs': [...READ, 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
   allocations: [...READ, ...WRITE],
+  drivers: [],
 };
 const STEP_ACTIONS: Record<string, string[]> = {
   'find-candidates': ['dynamodb:Query'],

@@ -12,6 +12,7 @@ import type { APIGatewayRequestAuthorizerEventV2 } from 'aws-lambda';
 import { log } from '../observability/log.js';
 import { config, type KeystoneSettings } from '../config.js';
 import { KeystoneValidator, type KeystoneConfig } from './keystone-client.js';
+import type { Identity } from '../core/policy/identity.js';
 
 export interface SimpleAuthorizerResult {
   isAuthorized: boolean;
@@ -66,19 +67,25 @@ export function makeAuthorizer(v: () => Promise<KeystoneValidator> | KeystoneVal
       throw new Error('token validation unavailable');
     }
     if (!identity?.userId) return { isAuthorized: false };
-    return {
-      isAuthorized: true,
-      context: {
-        userId: identity.userId,
-        projectId: identity.projectId ?? '',
-        domainId: identity.domainId ?? '',
-        roles: identity.roles.join(','),
-        systemScope: identity.systemScope ?? '',
-        projectName: identity.projectName ?? '',
-        projectDomainId: identity.projectDomainId ?? '',
-        isAdminProject: identity.isAdminProject === undefined ? '' : String(identity.isAdminProject),
-      },
-    };
+    return { isAuthorized: true, context: authorizerContext({ ...identity, userId: identity.userId }) };
+  };
+}
+
+/**
+ * What the API functions receive (functions/http/identity.ts reads it back): strings
+ * only ('' = absent). The roles are a JSON list, so a role name may hold any character
+ * (a role named `ops,admin` stays one role, never `ops` and `admin`).
+ */
+export function authorizerContext(identity: Identity & { userId: string }): Record<string, string> {
+  return {
+    userId: identity.userId,
+    projectId: identity.projectId ?? '',
+    domainId: identity.domainId ?? '',
+    roles: JSON.stringify(identity.roles),
+    systemScope: identity.systemScope ?? '',
+    projectName: identity.projectName ?? '',
+    projectDomainId: identity.projectDomainId ?? '',
+    isAdminProject: identity.isAdminProject === undefined ? '' : String(identity.isAdminProject),
   };
 }
 

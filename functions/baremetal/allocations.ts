@@ -9,7 +9,7 @@
  */
 import { httpLambda } from '../http/apigw.js';
 import { Err, IronicError } from '../core/baremetal/errors.js';
-import { ALLOCATION_STATES } from '../core/baremetal/allocations.js';
+import { ALLOCATION_STATES, allocationLimitProblem } from '../core/baremetal/allocations.js';
 import { isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { newUuid } from '../core/compat/uuid.js';
 import { getAllocation, queryAllocations, type StoredAllocation } from '../store/baremetal/allocations.js';
@@ -87,6 +87,9 @@ async function create(r: BmRequest) {
   const body = r.body();
   if (body === null) throw Err.invalid("Schema error for allocation: None is not of type 'object'");
   validateSchema('allocation', body, ALLOCATION_JSON as never);
+  // what the request asks travels in its execution's state: bounded (ALLOCATION_LIMITS)
+  const tooLarge = allocationLimitProblem(body as Body);
+  if (tooLarge) throw Err.invalid(tooLarge);
   const a = { ...(body as Body) };
   if (a.uuid !== undefined) a.uuid = uuidArg('uuid', a.uuid) ?? null;
   authorizeCreate(r, a);

@@ -9,6 +9,8 @@ import * as nodes from './nodes.js';
 import * as nodeTraits from './node-traits.js';
 import * as nodeStates from './node-states.js';
 import * as allocations from './allocations.js';
+import * as nodeVifs from './node-vifs.js';
+import * as drivers from './drivers.js';
 
 export const BAREMETAL_FAMILY_MODULES: Record<string, LambdaFamily> = {
   root,
@@ -16,4 +18,6 @@ export const BAREMETAL_FAMILY_MODULES: Record<string, LambdaFamily> = {
   'node-traits': nodeTraits,
   'node-states': nodeStates,
   allocations,
+  'node-vifs': nodeVifs,
+  drivers,
 };

@@ -1,5 +1,5 @@
 /**
- * /v1/nodes/{node}/states, .../states/power, .../states/provision and
+ * /v1/nodes/{node}/states, .../states/power, .../states/provision, .../states/raid and
  * .../maintenance (NodeStatesController, NodeMaintenanceController): argument checks
  * here, the work in the conductor (functions/conductor/nodes.ts). Power and
  * provisioning answer 202 and finish asynchronously (functions/conductor/node-actions.ts).
@@ -7,8 +7,9 @@
 import { httpLambda } from '../http/apigw.js';
 import { Err } from '../core/baremetal/errors.js';
 import { ALLOWED_TARGET_POWER_STATES, MIN_VERB_VERSIONS, POWER, S } from '../core/baremetal/states.js';
-import { setMaintenance, setPowerState, setProvisionState } from '../conductor/nodes.js';
-import { accepted, baremetalApp, buildUrl, jsonResponse, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
+import { setMaintenance, setPowerState, setProvisionState, setTargetRaidConfig } from '../conductor/nodes.js';
+import { raidConfigProblem } from './raid-config.js';
+import { accepted, baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
 import { booleanArg, integerArg, pyStr, stringArg } from './framework/args.js';
 import { V } from './framework/versions.js';
 import { nodeIdent, nodeWithPolicy } from './lookup.js';
@@ -133,6 +134,29 @@ async function provision(r: BmRequest) {
   return accepted();
 }
 
+// ------------------------------------------------------------------ RAID
+
+/** PUT .../states/raid: the body is the target RAID configuration ({} clears it) */
+async function raid(r: BmRequest) {
+  const ident = nodeIdent(r);
+  queryArgs(r, []);
+  const target = r.body();
+  typesArg('target_raid_config', target, ['dict']);
+  await setTargetRaidConfig(
+    async () => {
+      const node = await nodeWithPolicy(r, 'baremetal:node:set_raid_state', ident);
+      if (r.minor < V.RAID_CONFIG) throw Err.notAcceptable();
+      return node;
+    },
+    target as Record<string, unknown>,
+    (config) => {
+      const problem = raidConfigProblem(config);
+      if (problem) throw Err.invalid(problem);
+    },
+  );
+  return noContent();
+}
+
 // ------------------------------------------------------------------ maintenance
 
 async function maintenance(r: BmRequest, on: boolean) {
@@ -147,6 +171,7 @@ export const routes: FamilyRoutes = {
   '/v1/nodes/{node}/states': { GET: getStates },
   '/v1/nodes/{node}/states/power': { PUT: power },
   '/v1/nodes/{node}/states/provision': { PUT: provision },
+  '/v1/nodes/{node}/states/raid': { PUT: raid },
   '/v1/nodes/{node}/maintenance': { PUT: (r) => maintenance(r, true), DELETE: (r) => maintenance(r, false) },
 };
 export const handler = httpLambda(baremetalApp(routes), 'baremetal-node-states');

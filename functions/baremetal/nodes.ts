@@ -1,5 +1,5 @@
 /**
- * /v1/nodes, /v1/nodes/detail and /v1/nodes/{node}
+ * /v1/nodes, /v1/nodes/detail, /v1/nodes/{node} and /v1/nodes/{node}/validate
  * (ironic/api/controllers/v1/node.py NodesController, plus the conductor's
  * update_node / destroy_node rules). Bookkeeping only: no conductor, no hardware.
  */
@@ -7,6 +7,8 @@ import { httpLambda } from '../http/apigw.js';
 import { Err, IronicError } from '../core/baremetal/errors.js';
 import { ALL_STATES, S, UPDATE_ALLOWED_STATES } from '../core/baremetal/states.js';
 import { INTERFACES, type NodeRecord } from '../core/baremetal/records.js';
+import { validateInterfaces } from '../core/baremetal/interfaces.js';
+import { raidConfigProblem } from './raid-config.js';
 import { isUuidLike, newUuid } from '../core/compat/uuid.js';
 import { config } from '../config.js';
 import { getAllocation } from '../store/baremetal/allocations.js';
@@ -373,9 +375,22 @@ async function remove(r: BmRequest) {
   return noContent();
 }
 
+// ------------------------------------------------------------------ validate
+
+/** NodesController.validate: each driver interface's verdict on the node (a read) */
+async function validate(r: BmRequest) {
+  const ident = nodeIdent(r);
+  const q = queryArgs(r, ['node_uuid']);
+  const nodeUuid = uuidArg('node_uuid', q.node_uuid);
+  if (r.minor < V.NODE_NAME && !isUuidLike(ident)) throw Err.notAcceptable();
+  const node = await nodeWithPolicy(r, 'baremetal:node:validate', nodeUuid ?? ident);
+  return jsonResponse(200, validateInterfaces(node, raidConfigProblem));
+}
+
 export const routes: FamilyRoutes = {
   '/v1/nodes': { GET: (r) => listNodes(r, false), POST: create },
   '/v1/nodes/detail': { GET: (r) => listNodes(r, true) },
   '/v1/nodes/{node}': { GET: show, PATCH: update, DELETE: remove },
+  '/v1/nodes/{node}/validate': { GET: validate },
 };
 export const handler = httpLambda(baremetalApp(routes), 'baremetal-nodes');

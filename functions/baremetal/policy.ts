@@ -1,5 +1,5 @@
 /**
- * Ironic's policy defaults (ironic/common/policy.py, 21.4) for the node and
+ * Ironic's policy defaults (ironic/common/policy.py, 21.4) for the node, driver and
  * allocation APIs Berth serves, on the shared engine (functions/core/policy/engine.ts).
  *
  * Modes (BAREMETAL_POLICY_MODE):
@@ -108,9 +108,17 @@ export const BAREMETAL_RULES: RuleDefault[] = [
   rule('baremetal:node:get_states', SYSTEM_OR_PROJECT_READER, ADMIN_OR_OBSERVER),
   rule('baremetal:node:set_power_state', SYSTEM_OR_PROJECT_MEMBER, IS_ADMIN),
   rule('baremetal:node:set_provision_state', SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN, IS_ADMIN),
+  rule('baremetal:node:validate', SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN, IS_ADMIN),
+  rule('baremetal:node:set_raid_state', SYSTEM_MEMBER_OR_OWNER_MEMBER, IS_ADMIN),
+  rule('baremetal:node:vif:list', SYSTEM_OR_PROJECT_READER, IS_ADMIN),
+  rule('baremetal:node:vif:attach', SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN, IS_ADMIN),
+  rule('baremetal:node:vif:detach', SYSTEM_OR_OWNER_MEMBER_AND_LESSEE_ADMIN, IS_ADMIN),
   rule('baremetal:node:traits:list', SYSTEM_OR_PROJECT_READER, ADMIN_OR_OBSERVER),
   rule('baremetal:node:traits:set', SYSTEM_MEMBER_OR_OWNER_ADMIN, IS_ADMIN),
   rule('baremetal:node:traits:delete', SYSTEM_MEMBER_OR_OWNER_ADMIN, IS_ADMIN),
+
+  rule('baremetal:driver:get', SYSTEM_READER, ADMIN_OR_OBSERVER, ['system']),
+  rule('baremetal:driver:get_properties', SYSTEM_READER, ADMIN_OR_OBSERVER, ['system']),
 
   rule('baremetal:allocation:get', ALLOCATION_READER, ADMIN_OR_OBSERVER),
   rule('baremetal:allocation:list', API_READER, 'rule:baremetal:allocation:get'),

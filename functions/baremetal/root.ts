@@ -28,6 +28,7 @@ async function v1(r: BmRequest) {
     ],
     media_types: { base: 'application/json', type: 'application/vnd.openstack.ironic.v1+json' },
     nodes: res('nodes'),
+    drivers: res('drivers'),
     version: versionObject(r),
   };
   if (r.minor >= V.ALLOCATION) doc.allocations = res('allocations');

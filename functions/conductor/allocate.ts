@@ -13,6 +13,7 @@
 import { count, millis } from '../observability/powertools.js';
 import {
   AllocationFailed,
+  MAX_CANDIDATES,
   allocationFailedText,
   chooseCandidates,
   stillSuitable,
@@ -20,12 +21,12 @@ import {
   type AllocationRequest,
 } from '../core/baremetal/allocations.js';
 import type { AllocationRecord } from '../core/baremetal/records.js';
+import { internalErrorText } from '../core/baremetal/errors.js';
 import { config } from '../config.js';
 import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';
 import { RETRY, sleep, withRetries } from '../store/ddb/retry.js';
 import { log } from '../observability/log.js';
-import { causeText } from './node-actions.js';
 
 /** a node to try: its UUID and creation sequence (which its index key needs) */
 export type Candidate = [string, number];
@@ -43,6 +44,8 @@ export interface AllocationStepInput {
   findAttempt?: number;
   /** ReserveNode: the nodes to try, in order, as [uuid, seq] */
   candidates?: Candidate[];
+  /** ReserveNode: more nodes fitted than `candidates` carries (MAX_CANDIDATES): top up from the index */
+  more?: boolean;
   /** ReserveNode: passes made over nodes another transaction held */
   reserveAttempt?: number;
   /** FailAllocation: Ironic's last_error text */
@@ -77,8 +80,6 @@ export function resetReserveStats(): void {
   for (const k of Object.keys(reserveStats) as Array<keyof typeof reserveStats>) reserveStats[k] = 0;
 }
 
-/** at most this many candidates travel in the execution state (payloads are capped at 256 KB) */
-export const MAX_CANDIDATES = 2000;
 /** ReserveNode passes (Ironic: node_locked_retry_attempts) */
 export const RESERVE_ATTEMPTS = 3;
 
@@ -99,7 +100,8 @@ export async function findCandidates(input: AllocationStepInput): Promise<Alloca
   const nodes = await allocatableNodes(req.resource_class);
   try {
     const chosen = chooseCandidates(nodes, req);
-    return { ...input, outcome: 'candidates', candidates: chosen.slice(0, MAX_CANDIDATES).map((n) => [n.uuid, n.seq] as Candidate) };
+    const candidates = chosen.slice(0, MAX_CANDIDATES).map((n) => [n.uuid, n.seq] as Candidate);
+    return { ...input, outcome: 'candidates', candidates, ...(chosen.length > MAX_CANDIDATES ? { more: true } : {}) };
   } catch (e) {
     if (!(e instanceof AllocationFailed)) throw e;
     const attempt = input.findAttempt ?? 0;
@@ -114,8 +116,11 @@ export async function findCandidates(input: AllocationStepInput): Promise<Alloca
  * the node must satisfy, so the candidate list may be stale. After a lost race the
  * list is intersected with a fresh look at the allocatable index (shared with the
  * other executions of this process), so nodes others took meanwhile are not even
- * tried; no node is tried twice. A node another transaction held at that instant
- * (Ironic's NodeLocked) is retried after a short pause, then in a later pass.
+ * tried; no node is tried twice. When the execution carries only the first
+ * MAX_CANDIDATES of the nodes that fitted (`more`), that fresh look also tops the list up
+ * with fitting nodes not tried yet, so a bounded state never makes a free node
+ * unreachable. A node another transaction held at that instant (Ironic's NodeLocked) is
+ * retried after a short pause, then in a later pass.
  */
 export async function reserve(input: AllocationStepInput): Promise<AllocationStepOutput> {
   reserveStats.reserveCalls++;
@@ -123,11 +128,13 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
   let pending: Candidate[] = input.candidates ?? [];
   let busy: Candidate[] = [];
   const lost = new Set<string>();
+  const tried = new Set<string>();
   for (let pass = 0; pass < RESERVE_ATTEMPTS && pending.length; pass++) {
     busy = [];
     let queue = pending.filter(([u]) => !lost.has(u));
     while (queue.length) {
       const [uuid, seq] = queue.shift()!;
+      tried.add(uuid);
       const out = await reserveNode(req, input.execution, { uuid, seq });
       reserveStats.attempts++;
       if ('ok' in out) {
@@ -152,10 +159,12 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
       // taken: others are winning nodes right now; keep only what is still allocatable
       reserveStats.taken++;
       lost.add(uuid);
-      if (queue.length) {
+      if (queue.length || input.more) {
         reserveStats.refreshes++;
-        const still = new Set((await allocatableNodes(req.resource_class)).filter((n) => stillSuitable(n, req)).map((n) => n.uuid));
+        const fresh = await allocatableNodes(req.resource_class);
+        const still = new Set(fresh.filter((n) => stillSuitable(n, req)).map((n) => n.uuid));
         queue = queue.filter(([u]) => still.has(u) && !lost.has(u));
+        if (input.more) queue.push(...topUp(fresh, req, queue, tried));
       }
     }
     pending = busy;
@@ -170,16 +179,44 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
   return { ...input, outcome: 'failed', reason: allocationFailedText(req.uuid, reason) };
 }
 
+/** Fitting nodes of a fresh look that are neither queued nor tried yet, up to MAX_CANDIDATES queued in all. */
+function topUp(fresh: Awaited<ReturnType<typeof allocatableNodes>>, req: AllocationSpec, queue: Candidate[], tried: Set<string>): Candidate[] {
+  const queued = new Set(queue.map(([u]) => u));
+  let fitting: typeof fresh;
+  try {
+    fitting = chooseCandidates(fresh, req);
+  } catch (e) {
+    if (e instanceof AllocationFailed) return [];
+    throw e;
+  }
+  return fitting
+    .filter((n) => !queued.has(n.uuid) && !tried.has(n.uuid))
+    .slice(0, Math.max(0, MAX_CANDIDATES - queue.length))
+    .map((n) => [n.uuid, n.seq] as Candidate);
+}
+
 /** Metrics: how long an allocation took from POST to its final state (seq is its creation time in µs). */
 function settled(spec: AllocationSpec, state: 'active' | 'error') {
   if (spec.seq > 0) millis('AllocationSettleTime', Math.max(0, Date.now() - Math.floor(spec.seq / 1000)));
   count(state === 'active' ? 'AllocationsActive' : 'AllocationsFailed');
 }
 
-/** FailAllocation / FailUnexpected: state error with Ironic's last_error. */
+/**
+ * FailAllocation / FailUnexpected: state error with Ironic's last_error. An expected
+ * failure (FailAllocation) carries Ironic's text; an error Step Functions caught
+ * (FailUnexpected) is logged with its detail, and last_error names only the execution.
+ */
 export async function fail(input: AllocationStepInput): Promise<AllocationStepOutput> {
   reserveStats.failed++;
-  const reason = input.reason ?? unexpectedFailureText(causeText(input.error));
+  if (input.reason === undefined) {
+    log.error('allocation failed unexpectedly', {
+      allocation: input.allocation,
+      execution: input.execution,
+      error: input.error?.Error,
+      cause: input.error?.Cause,
+    });
+  }
+  const reason = input.reason ?? unexpectedFailureText(internalErrorText('Execution', input.execution));
   // 'stale': the write was not applied (a concurrent transaction): try again
   const recorded = await withRetries(async () => {
     const r = await failAllocation(input.spec, input.execution, reason);

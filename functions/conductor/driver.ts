@@ -11,12 +11,23 @@ import { config } from '../config.js';
 
 export type InterfaceName = (typeof INTERFACES)[number];
 
+/**
+ * An error a driver raises for the node's user (a BMC that refused, a timeout): its
+ * message becomes the node's last_error. Any other error in a node action is logged
+ * under the execution id, and last_error says only that (core/baremetal/errors.ts).
+ */
+export class HardwareError extends Error {
+  override name = 'HardwareError';
+}
+
 export interface HardwareDriver {
   name: string;
   /** default interface per kind for new nodes */
   defaults: Record<InterfaceName, string>;
   /** the interface implementations a node of this type may use */
   enabled: Record<InterfaceName, readonly string[]>;
+  /** the driver_info properties the type reads, with a description (GET /v1/drivers/{name}/properties) */
+  properties: Record<string, string>;
   verify(node: NodeRecord): Promise<void>;
   clean(node: NodeRecord): Promise<void>;
   deploy(node: NodeRecord): Promise<void>;
@@ -27,6 +38,11 @@ export interface HardwareDriver {
   unrescue(node: NodeRecord): Promise<void>;
   /** perform a power action; returns the resulting power state */
   setPower(node: NodeRecord, target: string): Promise<string>;
+  /**
+   * true when setPower has nothing to wait for: the conductor then applies it within the
+   * API request, so its result is stored before the 202 (a real driver answers false)
+   */
+  instantPower(): boolean;
 }
 
 const noop = async () => {
@@ -65,6 +81,8 @@ export const FAKE_HARDWARE: HardwareDriver = {
     storage: ['noop'],
     vendor: ['fake', 'no-vendor'],
   },
+  // there is no hardware to reach: no driver_info is read
+  properties: {},
   verify: noop,
   clean: noop,
   deploy: noop,
@@ -77,6 +95,8 @@ export const FAKE_HARDWARE: HardwareDriver = {
     await noop();
     return powerResult(target);
   },
+  // fake hardware made slow on purpose (BAREMETAL_FAKE_DELAY_MS) behaves like real hardware
+  instantPower: () => config().baremetal.fakeDelayMs === 0,
 };
 
 const DRIVERS = new Map<string, HardwareDriver>([[FAKE_HARDWARE.name, FAKE_HARDWARE]]);

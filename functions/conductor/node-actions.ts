@@ -6,6 +6,7 @@
  * events. Every write of the execution is conditioned on still holding the lock.
  */
 import { isActionable, processEvent, provisionProgram, VERBS } from '../core/baremetal/states.js';
+import { internalErrorText } from '../core/baremetal/errors.js';
 import { isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { getNode, saveNode } from '../store/baremetal/nodes.js';
 import type { TxItem } from '../store/ddb/tx.js';
@@ -24,11 +25,13 @@ export interface NodeActionInput {
   /** the node's state when the action was accepted */
   from?: string;
   error?: { Error?: string; Cause?: string };
+  /** FailNodeAction called by orphan recovery: last_error's reason (no error was caught) */
+  reason?: string;
 }
 
 export type NodeActionResult = { node: string; execution: string; outcome: 'done' | 'gone' };
 
-function driverOf(node: NodeRecord): HardwareDriver {
+export function driverOf(node: NodeRecord): HardwareDriver {
   return driverFor(node.driver) ?? FAKE_HARDWARE;
 }
 
@@ -55,7 +58,15 @@ export async function launchNodeAction(
     try {
       await advanceNode(input);
     } catch (err) {
-      await failNodeAction({ ...input, error: { Error: 'Error', Cause: String((err as Error)?.message ?? err) } });
+      // as Step Functions hands a step's error to NodeActionFailed
+      const error = err as Error;
+      await failNodeAction({
+        ...input,
+        error: {
+          Error: error?.name ?? 'Error',
+          Cause: JSON.stringify({ errorType: error?.name, errorMessage: String(error?.message ?? err), trace: String(error?.stack ?? '') }),
+        },
+      });
     }
   }
   return { ok: true, node: saved.node };
@@ -143,7 +154,7 @@ export async function failNodeAction(input: NodeActionInput): Promise<NodeAction
   for (let attempt = 0; attempt < 5; attempt++) {
     const node = await getNode(input.node);
     if (!node || node.lock !== input.execution) return { node: input.node, execution: input.execution, outcome: 'gone' };
-    const reason = causeText(input.error);
+    const reason = input.reason ?? failureText(input.error, input.execution);
     const next: NodeRecord = { ...node, lock: null, updated_at: isoNow() };
     if (input.action === 'power') {
       next.target_power_state = null;
@@ -163,6 +174,18 @@ export async function failNodeAction(input: NodeActionInput): Promise<NodeAction
     if ('ok' in out) return { node: node.uuid, execution: input.execution, outcome: 'done' };
   }
   throw new Error(`could not record the failure of ${input.execution} on node ${input.node}`);
+}
+
+/**
+ * What last_error says about an error Step Functions caught: a driver's HardwareError
+ * in its own words; anything else — an AWS error naming the account, role and table,
+ * a timeout, a bug — only that it happened, under which execution id the detail is
+ * logged (here, with the detail).
+ */
+export function failureText(error: NodeActionInput['error'], execution: string): string {
+  if (error?.Error === 'HardwareError') return causeText(error);
+  log.error('node action failed unexpectedly', { execution, error: error?.Error, cause: error?.Cause });
+  return internalErrorText('Execution', execution);
 }
 
 /** the message of a Step Functions error (Lambda puts a JSON document in Cause) */

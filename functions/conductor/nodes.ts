@@ -19,13 +19,14 @@ import {
   provisionProgram,
 } from '../core/baremetal/states.js';
 import { INTERFACES, isoNow, type NodeRecord } from '../core/baremetal/records.js';
+import { MAX_VIFS_PER_NODE, isUnsupported } from '../core/baremetal/interfaces.js';
 import { config } from '../config.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';
 import { completeNode, createNode as storeNode, deleteNodeItems, saveNode } from '../store/baremetal/nodes.js';
 import { RETRY } from '../store/ddb/retry.js';
 import { driverFor, type HardwareDriver } from './driver.js';
-import { launchNodeAction } from './node-actions.js';
+import { driverOf, launchNodeAction } from './node-actions.js';
 import { nodeBusy, refuseLocked, retrying, watchNode, type Load } from './retries.js';
 
 const MAX_TRAITS_PER_NODE = 50;
@@ -285,11 +286,70 @@ export async function setMaintenance(load: Load<NodeRecord>, on: boolean, reason
   }, w.exhausted);
 }
 
+// ------------------------------------------------------------------ RAID, VIFs
+
+/**
+ * set_target_raid_config: a non-empty configuration must suit the node's RAID interface
+ * (none for no-raid: 404, as the API answers UnsupportedDriverExtension here) and pass
+ * `validate` (the interface's schema); an empty one clears the target. One versioned
+ * write of the node, which must not be locked.
+ */
+export async function setTargetRaidConfig(
+  load: Load<NodeRecord>,
+  target: Record<string, unknown>,
+  validate: (config: Record<string, unknown>) => void,
+): Promise<NodeRecord> {
+  const w = watchNode(load);
+  return retrying(async () => {
+    const node = await w.load();
+    refuseLocked(node);
+    if (Object.keys(target).length) {
+      if (isUnsupported(node.raid_interface)) throw Err.unsupportedDriverExtension(node.driver, 'raid', 404);
+      validate(target);
+    }
+    const out = await saveNode(node, { ...node, target_raid_config: target, updated_at: isoNow() });
+    return 'ok' in out ? out.node : RETRY;
+  }, w.exhausted);
+}
+
+/**
+ * vif_attach: the VIF is kept on the node (Ironic binds it to a free port; Berth has no
+ * ports, so a node holds at most MAX_VIFS_PER_NODE and names no port). One versioned
+ * write; the node must not be locked. The node's updated_at stays: its fields do not change.
+ */
+export async function attachVif(load: Load<NodeRecord>, vif: { id: string; port_uuid?: unknown; portgroup_uuid?: unknown }): Promise<NodeRecord> {
+  const w = watchNode(load);
+  return retrying(async () => {
+    const node = await w.load();
+    refuseLocked(node);
+    if (node.vifs.includes(vif.id)) throw Err.vifAlreadyAttached(vif.id, node.uuid);
+    // no port or port group can be named or found
+    if ('port_uuid' in vif || 'portgroup_uuid' in vif || node.vifs.length >= MAX_VIFS_PER_NODE) throw Err.noFreePhysicalPorts(vif.id);
+    const out = await saveNode(node, { ...node, vifs: [...node.vifs, vif.id] });
+    return 'ok' in out ? out.node : RETRY;
+  }, w.exhausted);
+}
+
+/** vif_detach: one versioned write; the node must not be locked */
+export async function detachVif(load: Load<NodeRecord>, vifId: string): Promise<NodeRecord> {
+  const w = watchNode(load);
+  return retrying(async () => {
+    const node = await w.load();
+    refuseLocked(node);
+    if (!node.vifs.includes(vifId)) throw Err.vifNotAttached(vifId, node.uuid);
+    const out = await saveNode(node, { ...node, vifs: node.vifs.filter((v) => v !== vifId) });
+    return 'ok' in out ? out.node : RETRY;
+  }, w.exhausted);
+}
+
 // ------------------------------------------------------------------ power and provisioning
 
 /**
  * change_node_power_state: `validate` holds the API's checks on the node just read;
- * then the node is locked and a node-action execution performs the change.
+ * then the node is locked and a node-action execution performs the change. A driver
+ * with nothing to wait for (fake-hardware) powers the node within this write instead,
+ * so what the 202 announces is already stored: a client that powers a node off and
+ * then allocates it at once finds it allocatable, as it does with Ironic's fake power.
  */
 export async function setPowerState(load: Load<NodeRecord>, target: string, validate: (node: NodeRecord) => void): Promise<void> {
   const w = watchNode(load);
@@ -303,6 +363,11 @@ export async function setPowerState(load: Load<NodeRecord>, target: string, vali
       last_error: null,
       updated_at: isoNow(),
     };
+    const driver = driverOf(node);
+    if (driver.instantPower()) {
+      const out = await saveNode(node, { ...next, power_state: await driver.setPower(node, target), target_power_state: null });
+      return 'ok' in out ? out.node : RETRY;
+    }
     const out = await launchNodeAction(node, next, 'power', target);
     return 'ok' in out ? out.node : RETRY;
   }, w.exhausted);

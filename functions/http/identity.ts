@@ -7,6 +7,7 @@
 import type { HttpRequest } from './types.js';
 import { identityFromClaims, parseClaimMapping, type ClaimMapping, type Identity } from '../core/policy/identity.js';
 import type { Config } from '../config.js';
+import { log } from '../observability/log.js';
 
 /** Placement's NoAuthMiddleware + oslo.context, as the conformance README spells out. */
 export function noauthIdentity(headers: Record<string, string>): Identity | undefined {
@@ -43,11 +44,9 @@ export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record
     const l = a.lambda;
     const userId = str(l.userId);
     if (!userId) return undefined;
-    const roles = Array.isArray(l.roles)
-      ? (l.roles as unknown[]).map(String)
-      : String(l.roles ?? '')
-          .split(',')
-          .filter(Boolean);
+    const roles = contextRoles(l.roles);
+    // roles that are not a JSON list of strings identify nobody: no separator is guessed
+    if (!roles) return undefined;
     const systemScope = str(l.systemScope);
     const projectId = systemScope ? undefined : str(l.projectId);
     return {
@@ -71,6 +70,24 @@ export function authorizerIdentity(req: HttpRequest, mapClaims?: (claims: Record
   return undefined;
 }
 
+/**
+ * The roles of a Lambda authorizer's context: a JSON list of strings
+ * (functions/authorizer/keystone.ts authorizerContext), or such a list itself.
+ * Anything else — a comma-joined string included — is undefined.
+ */
+export function contextRoles(v: unknown): string[] | undefined {
+  let list = v;
+  if (typeof v === 'string') {
+    try {
+      list = JSON.parse(v);
+    } catch {
+      return undefined;
+    }
+  }
+  if (!Array.isArray(list) || !list.every((r) => typeof r === 'string')) return undefined;
+  return list.filter((r) => r !== '');
+}
+
 let mapping: { text: string | undefined; mapping: ClaimMapping } | undefined;
 
 /** The configured JWT claim mapping (parsed once per setting). */
@@ -84,5 +101,63 @@ export function claimMapping(cfg: Pick<Config, 'jwtClaimMapping'>): ClaimMapping
  * the request carries none that names a user and a project or the system scope.
  */
 export function verifiedIdentity(req: HttpRequest, cfg: Pick<Config, 'jwtClaimMapping'>): Identity | undefined {
-  return authorizerIdentity(req, (claims) => identityFromClaims(claims, claimMapping(cfg)));
+  const m = claimMapping(cfg);
+  return authorizerIdentity(req, (rendered) => {
+    const claims = mappedClaims(rendered, req.headers.authorization, m);
+    return claims && identityFromClaims(claims, m);
+  });
+}
+
+/** The claims of `Authorization: Bearer <JWT>` (not verified here: API Gateway did). */
+export function bearerClaims(authorization: string | undefined): Record<string, unknown> | undefined {
+  const m = /^Bearer ([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]+)\.([A-Za-z0-9_-]*)$/.exec(authorization?.trim() ?? '');
+  if (!m) return undefined;
+  try {
+    const payload = JSON.parse(Buffer.from(m[2]!, 'base64url').toString('utf8')) as unknown;
+    return payload && typeof payload === 'object' && !Array.isArray(payload) ? (payload as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** How an HTTP API JWT authorizer renders a claim in requestContext.authorizer.jwt.claims. */
+export function renderedClaim(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(renderedClaim).join(' ')}]`;
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+function sameClaim(rendered: unknown, actual: unknown): boolean {
+  if (rendered === undefined || actual === undefined) return rendered === actual;
+  if (typeof rendered !== 'string') return JSON.stringify(rendered) === JSON.stringify(actual);
+  return rendered === renderedClaim(actual) || (typeof actual !== 'object' && rendered === String(actual));
+}
+
+/**
+ * The claims the mapping reads, with their JSON types. An HTTP API JWT authorizer hands
+ * claims to the function as strings, a list as "[a b c]": a group "ops admin" and the
+ * two groups "ops" and "admin" look the same. So the values are read from the token the
+ * authorizer verified — the request's Authorization header, its only identity source —
+ * and used only if each renders exactly as the authorizer passed it; a token that does
+ * not (or no token) identifies nobody.
+ */
+export function mappedClaims(
+  rendered: Record<string, unknown>,
+  authorization: string | undefined,
+  m: ClaimMapping,
+): Record<string, unknown> | undefined {
+  const token = bearerClaims(authorization);
+  if (!token) {
+    log.warn('JWT claims without a bearer token: refused');
+    return undefined;
+  }
+  const out: Record<string, unknown> = {};
+  for (const key of new Set([m.user, m.project, m.roles, m.systemScope].filter((k): k is string => k !== undefined))) {
+    const actual = Object.hasOwn(token, key) ? token[key] : undefined;
+    if (!sameClaim(rendered[key], actual)) {
+      log.warn('JWT claims differ from the bearer token: refused', { claim: key });
+      return undefined;
+    }
+    if (actual !== undefined) out[key] = actual;
+  }
+  return out;
 }

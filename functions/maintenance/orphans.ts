@@ -8,11 +8,12 @@
  * several recoverers racing for the same allocation exactly one succeeds; every step
  * of the old execution is conditioned on exec = <old>, so it can no longer write.
  */
-import { ALLOCATION_STATES } from '../core/baremetal/allocations.js';
-import { queryAllocations, takeOverAllocation } from '../store/baremetal/allocations.js';
+import { ALLOCATION_STATES, allocationFailedText, resumeLimitText } from '../core/baremetal/allocations.js';
+import { failAllocation, queryAllocations, takeOverAllocation } from '../store/baremetal/allocations.js';
 import { getNode, queryNodes, saveNode } from '../store/baremetal/nodes.js';
 import { executionName, executor, executorConfigured } from '../conductor/executor.js';
 import { executionInput } from '../conductor/allocate.js';
+import { failNodeAction } from '../conductor/node-actions.js';
 import { log } from '../observability/log.js';
 import { config } from '../config.js';
 
@@ -25,7 +26,11 @@ export interface OrphanReport {
   skipped: number;
   /** takeovers whose new execution failed to start (retried next run) */
   failedStarts: number;
+  /** resumed BAREMETAL_MAX_RESUMES times already: failed instead of resumed again */
+  abandoned: number;
 }
+
+const emptyReport = (): OrphanReport => ({ checked: 0, resumed: 0, lost: 0, skipped: 0, failedStarts: 0, abandoned: 0 });
 
 /** how long a freshly created allocation may wait for its execution to show up */
 export function orphanGraceMs(): number {
@@ -33,7 +38,7 @@ export function orphanGraceMs(): number {
 }
 
 export async function recoverOrphanAllocations(opts: { deadline?: number; graceMs?: number } = {}): Promise<OrphanReport> {
-  const report: OrphanReport = { checked: 0, resumed: 0, lost: 0, skipped: 0, failedStarts: 0 };
+  const report = emptyReport();
   if (!executorConfigured()) return report;
   const grace = opts.graceMs ?? orphanGraceMs();
   const stuck = await queryAllocations({ state: ALLOCATION_STATES.ALLOCATING });
@@ -47,6 +52,17 @@ export async function recoverOrphanAllocations(opts: { deadline?: number; graceM
     const status = a.exec ? await executor().status('allocation', a.exec) : 'unknown';
     if (status === 'running') {
       report.skipped++;
+      continue;
+    }
+    // an allocation whose executions keep dying (a state Step Functions refuses, a
+    // start that always fails) is not resumed for ever: it fails, saying so
+    const resumes = a.resumes ?? 0;
+    if (resumes >= config().baremetal.maxResumes) {
+      const text = allocationFailedText(a.uuid, resumeLimitText(resumes));
+      if ((await failAllocation(a, a.exec, text)) === true) {
+        report.abandoned++;
+        log.warn('allocation failed after too many resumes', { allocation: a.uuid, execution: a.exec, resumes });
+      } else report.lost++;
       continue;
     }
     const next = executionName('a', a.uuid);
@@ -76,7 +92,7 @@ export async function recoverOrphanAllocations(opts: { deadline?: number; graceM
  * schedule, not per request.
  */
 export async function recoverStaleNodeActions(opts: { deadline?: number; graceMs?: number } = {}): Promise<OrphanReport> {
-  const report: OrphanReport = { checked: 0, resumed: 0, lost: 0, skipped: 0, failedStarts: 0 };
+  const report = emptyReport();
   if (!executorConfigured()) return report;
   const grace = opts.graceMs ?? orphanGraceMs();
   const locked = (await queryNodes()).filter((n) => n.lock);
@@ -92,15 +108,31 @@ export async function recoverStaleNodeActions(opts: { deadline?: number; graceMs
       report.skipped++;
       continue;
     }
+    const { action, target, from } = n.lock_action;
+    const resumes = n.lock_action.resumes ?? 0;
+    if (resumes >= config().baremetal.maxResumes) {
+      // the node's failure transition and last_error, the lock released (if still this one's)
+      try {
+        const out = await failNodeAction({ node: n.uuid, execution: n.lock, action, target, from, reason: resumeLimitText(resumes) });
+        if (out.outcome === 'done') {
+          report.abandoned++;
+          log.warn('node action failed after too many resumes', { node: n.uuid, execution: n.lock, resumes });
+        } else report.lost++;
+      } catch (e) {
+        // the node kept changing: the next run looks again
+        report.lost++;
+        log.warn('could not fail node action', { node: n.uuid, error: String((e as Error)?.message ?? e) });
+      }
+      continue;
+    }
     const next = executionName('n', n.uuid);
-    const out = await saveNode(n, { ...n, lock: next, lock_action: { ...n.lock_action, at: Date.now() } });
+    const out = await saveNode(n, { ...n, lock: next, lock_action: { ...n.lock_action, at: Date.now(), resumes: resumes + 1 } });
     if (!('ok' in out)) {
       report.lost++;
       continue;
     }
     log.info('taking over node action', { node: n.uuid, from: n.lock, to: next });
     try {
-      const { action, target, from } = n.lock_action;
       await executor().start('node-action', next, { node: n.uuid, execution: next, action, target, from });
       report.resumed++;
     } catch (e) {

@@ -2,6 +2,7 @@
 import * as z from 'zod';
 import { exact } from '../json-schema.js';
 import { TRAIT_JSON } from './traits.js';
+import { ALLOCATION_LIMITS } from '../../functions/core/baremetal/allocations.js';
 
 const nullable = (t: string) => ({ type: [t, 'null'] });
 
@@ -34,6 +35,20 @@ export const createAllocation = exact(
   ALLOCATION_JSON,
 );
 export type CreateAllocation = z.infer<typeof createAllocation>;
+
+/**
+ * POST /v1/allocations as published (OpenAPI): Ironic's schema plus Berth's bounds
+ * (ALLOCATION_LIMITS), which the handler checks after the schema, with its own text.
+ */
+export const ALLOCATION_DOC_JSON = {
+  ...ALLOCATION_JSON,
+  properties: {
+    ...ALLOCATION_JSON.properties,
+    candidate_nodes: { ...ALLOCATION_JSON.properties.candidate_nodes, maxItems: ALLOCATION_LIMITS.candidateNodes },
+    owner: { ...ALLOCATION_JSON.properties.owner, maxLength: ALLOCATION_LIMITS.owner },
+    traits: { ...ALLOCATION_JSON.properties.traits, maxItems: ALLOCATION_LIMITS.traits },
+  },
+};
 
 /** the fields PATCH may change */
 export const ALLOCATION_PATCH_FIELDS = ['name', 'extra'] as const;

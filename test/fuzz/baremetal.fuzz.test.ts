@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { availableNode, startBaremetal, type BmApi } from '../integration/baremetal/harness.js';
 import { NODE_JSON, NODE_PATCH_FIELDS } from '../../schemas/baremetal/nodes.js';
 import { ALLOCATION_JSON } from '../../schemas/baremetal/allocations.js';
+import { RAID_CONFIG_JSON, VIF_JSON } from '../../schemas/baremetal/raid.js';
 import { BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
 import { calls, denied, installRecorder } from '../integration/security/ddb-recorder.js';
 import { baremetalRules } from '../../cdk/lib/permissions.js';
@@ -117,6 +118,10 @@ function bodiesFor(method: string, path: string): fc.Arbitrary<unknown> | undefi
       );
     case 'PUT /v1/nodes/{node}/maintenance':
       return fc.record({ reason: fc.oneof(nastyString, anyJson) }, { requiredKeys: [] });
+    case 'PUT /v1/nodes/{node}/states/raid':
+      return bodyDoc([RAID_CONFIG_JSON], pools);
+    case 'POST /v1/nodes/{node}/vifs':
+      return bodyDoc([VIF_JSON], pools);
     case 'POST /v1/allocations':
       return bodyDoc([ALLOCATION_JSON], pools);
     case 'PATCH /v1/allocations/{allocation}':
@@ -182,7 +187,16 @@ const queryValue = () =>
     { weight: 1, arbitrary: nastyString },
   );
 const queryKeys = (path: string): Record<string, fc.Arbitrary<string>> => {
-  const names = path === '/v1/nodes' || path === '/v1/nodes/detail' ? NODE_LIST_KEYS : path === '/v1/allocations' ? ALLOC_LIST_KEYS : ['fields'];
+  const names =
+    path === '/v1/nodes' || path === '/v1/nodes/detail'
+      ? NODE_LIST_KEYS
+      : path === '/v1/allocations'
+        ? ALLOC_LIST_KEYS
+        : path === '/v1/drivers'
+          ? ['type', 'detail', 'fields']
+          : path.endsWith('/validate')
+            ? ['node_uuid']
+            : ['fields'];
   return Object.fromEntries(names.map((k) => [k, queryValue()]));
 };
 
@@ -204,11 +218,13 @@ function caseFor(route: { path: string; methods: readonly string[] }): fc.Arbitr
   const path = fc
     .tuple(
       ...segs.map((s) =>
-        s === '{node}' || s === '{allocation}'
+        s === '{node}' || s === '{allocation}' || s === '{vif}'
           ? pathSegment(identPool())
           : s === '{trait}'
             ? pathSegment(fc.constantFrom(...TRAITS, 'lower'))
-            : fc.constant(s),
+            : s === '{driver}'
+              ? pathSegment(fc.oneof(fc.constantFrom('fake-hardware', 'ipmi', 'FAKE-HARDWARE'), nastyString))
+              : fc.constant(s),
       ),
     )
     .map((xs) => `/${xs.join('/')}`);

@@ -19,7 +19,7 @@ import type { Credentials } from '../../core/policy/engine.js';
 import { BAREMETAL_ROUTES } from '../routes.js';
 import { baremetalPolicy, type BaremetalPolicy } from '../policy.js';
 import { WebobError, faultResponse, webobResponse } from './errors.js';
-import { Err, IronicError } from '../../core/baremetal/errors.js';
+import { Err, IronicError, internalErrorText } from '../../core/baremetal/errors.js';
 import { pyDumps } from './pyjson.js';
 import { HEADER, checkVersion, parseVersionHeader, rangeHeaders, type ApiVersion } from './versions.js';
 
@@ -136,7 +136,7 @@ function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
  */
 export function internalError(req: HttpRequest, message: string, e: unknown, headers: Record<string, string> = {}): HttpResponse {
   log.error(message, { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
-  return requestIdHeaders(faultResponse(new IronicError(500, `An unexpected error occurred. Request id: ${req.requestId}`), headers), req.requestId);
+  return requestIdHeaders(faultResponse(new IronicError(500, internalErrorText('Request', req.requestId)), headers), req.requestId);
 }
 
 /** Build the pipeline for one resource family (or all of them, locally and in tests). */

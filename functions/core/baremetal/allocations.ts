@@ -4,6 +4,47 @@ import { S } from './states.js';
 
 export const ALLOCATION_STATES = { ALLOCATING: 'allocating', ACTIVE: 'active', ERROR: 'error' } as const;
 
+/**
+ * Bounds on what an allocation request may ask for. What it asks travels in its
+ * execution's state, which Step Functions caps at 256 KB (a larger input fails
+ * StartExecution; a larger task output fails the execution with States.DataLimitExceeded,
+ * which no Catch sees): with these bounds, and at most MAX_CANDIDATES nodes carried
+ * between the steps, an execution's state stays under 96 KB however the request is made
+ * (test/unit/baremetal/execution-state.test.ts builds the largest one). Ironic has none
+ * of these bounds (owner: its database column holds 255 characters).
+ */
+export const ALLOCATION_LIMITS = {
+  /** candidate_nodes entries */
+  candidateNodes: 250,
+  /** traits entries (a node holds at most 50 traits: more could never match) */
+  traits: 50,
+  /** characters of owner */
+  owner: 255,
+} as const;
+
+/** at most this many candidate nodes travel between an execution's steps */
+export const MAX_CANDIDATES = 250;
+
+/** Why an allocation request exceeds ALLOCATION_LIMITS (Ironic-style 400 text), or undefined. */
+export function allocationLimitProblem(a: { candidate_nodes?: unknown; traits?: unknown; owner?: unknown }): string | undefined {
+  const over = (field: string, n: number, max: number, what: string) =>
+    `Invalid input for field/attribute ${field}. ${n} ${what} given, at most ${max} are allowed.`;
+  if (Array.isArray(a.candidate_nodes) && a.candidate_nodes.length > ALLOCATION_LIMITS.candidateNodes) {
+    return over('candidate_nodes', a.candidate_nodes.length, ALLOCATION_LIMITS.candidateNodes, 'nodes');
+  }
+  if (Array.isArray(a.traits) && a.traits.length > ALLOCATION_LIMITS.traits)
+    return over('traits', a.traits.length, ALLOCATION_LIMITS.traits, 'traits');
+  if (typeof a.owner === 'string' && [...a.owner].length > ALLOCATION_LIMITS.owner) {
+    return `Invalid input for field/attribute owner. ${[...a.owner].length} characters given, at most ${ALLOCATION_LIMITS.owner} are allowed.`;
+  }
+  return undefined;
+}
+
+/** last_error's reason when orphan recovery gives up on an allocation or node action */
+export function resumeLimitText(resumes: number): string {
+  return `its processing stopped before it finished ${resumes + 1} times (resumed ${resumes} times by orphan recovery); giving up`;
+}
+
 /** What the candidate search needs to know about a node. */
 export interface CandidateNode {
   uuid: string;

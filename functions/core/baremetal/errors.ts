@@ -16,6 +16,21 @@ export class IronicError extends Error {
   }
 }
 
+/**
+ * What a caller is told about a failure nobody expected (a 500's faultstring, an
+ * allocation's or a node's last_error): only that it happened and under which request
+ * or execution id the service logged the detail. Never the error's own text: an AWS
+ * error names the account, the role ARN and the table.
+ */
+export function internalErrorText(kind: 'Request' | 'Execution', id: string): string {
+  return `An unexpected error occurred. ${kind} id: ${id}`;
+}
+
+/** UnsupportedDriverExtension's text (also a validation result's reason) */
+export function unsupportedExtensionText(driver: string, extension: string): string {
+  return `Driver ${driver} does not support ${extension} (disabled or not implemented).`;
+}
+
 // ---- Ironic's exception classes, as constructors of IronicError ----
 
 export const Err = {
@@ -43,6 +58,16 @@ export const Err = {
   allocationAlreadyExists: (uuid: string) => new IronicError(409, `An allocation with UUID ${uuid} already exists.`),
   nodeTraitNotFound: (node: string, trait: string) => new IronicError(404, `Node ${node} doesn't have a trait '${trait}'`),
   nodeProtected: (node: string) => new IronicError(403, `Node ${node} is protected and cannot be undeployed, rebuilt or deleted`),
+  driverNotFound: (name: string) => new IronicError(404, `Could not find the following driver(s) or hardware type(s): ${name}.`),
+  driverUnknown: (name: string) => new IronicError(404, `The driver '${name}' is unknown.`),
+  /** UnsupportedDriverExtension (the API answers it 404 where the interface is optional, as for RAID) */
+  unsupportedDriverExtension: (driver: string, extension: string, status = 400) =>
+    new IronicError(status, unsupportedExtensionText(driver, extension)),
+  vifAlreadyAttached: (vif: string, node: string) =>
+    new IronicError(409, `Unable to attach VIF because VIF ${vif} is already attached to Ironic Node ${node}`),
+  vifNotAttached: (vif: string, node: string) =>
+    new IronicError(400, `Unable to detach VIF ${vif} from node ${node} because it is not attached to it.`),
+  noFreePhysicalPorts: (vif: string) => new IronicError(400, `Unable to attach VIF ${vif}, not enough free physical ports.`),
   /** retries exhausted on a busy item: the client may simply retry */
   busy: (what: string) => new IronicError(409, `${what} is being changed by another request at the same time, please retry.`),
 };

@@ -78,6 +78,8 @@ export interface NodeRecord {
   inspection_started_at: string | null;
   inspection_finished_at: string | null;
   traits: string[];
+  /** the VIFs attached to the node (Ironic keeps them on its ports; Berth has none) */
+  vifs: string[];
   bios_interface: string | null;
   boot_interface: string | null;
   console_interface: string | null;
@@ -110,6 +112,8 @@ export interface NodeLockAction {
   from: string;
   /** when the lock was taken (ms epoch) */
   at: number;
+  /** how many times orphan recovery resumed this action (absent: never) */
+  resumes?: number;
 }
 
 /** Fields that hold a dict (empty dict when unset). */
@@ -143,6 +147,8 @@ export interface AllocationRecord {
   exec: string | null;
   /** when `exec` was assigned (ms epoch) */
   exec_at: number;
+  /** how many times orphan recovery resumed the allocation (absent: never) */
+  resumes?: number;
   seq: number;
 }
 

@@ -160,6 +160,17 @@ function keyword(k: string, v: any, instance: unknown, schema: { [k: string]: un
       }
       break;
     }
+    case 'dependencies': {
+      // draft 4-7: a present property needs others (a list) or its object to match (a schema)
+      if (!isType(instance, 'object')) break;
+      for (const [prop, dep] of Object.entries(v as Record<string, unknown>)) {
+        if (!Object.hasOwn(instance as object, prop)) continue;
+        if (Array.isArray(dep)) {
+          for (const each of dep) if (!Object.hasOwn(instance as object, each)) push(`${pyRepr(each)} is a dependency of ${pyRepr(prop)}`);
+        } else errs.push(...descend(instance, dep as JsonSchema, undefined, prop));
+      }
+      break;
+    }
     case 'propertyNames': {
       if (!isType(instance, 'object')) break;
       for (const key of Object.keys(instance as object)) errs.push(...descend(key, v as JsonSchema, undefined, undefined));

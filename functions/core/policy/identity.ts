@@ -83,11 +83,11 @@ export interface ClaimMapping {
   project: string;
   roles: string;
   /**
-   * roles given as one string are split on exactly this separator: ' ' (the default)
-   * splits on whitespace, anything else on that string only. API Gateway hands an array
-   * claim over as "[a b c]", which is always split on whitespace.
+   * a roles claim that is one string is one role, unless this is set: then it is split
+   * on exactly this separator (' ' splits on any whitespace). The elements of a list
+   * claim are roles as they are, never split.
    */
-  rolesSeparator: string;
+  rolesSeparator?: string;
   /** a claim whose value "all" marks a system-scoped caller */
   systemScope?: string;
   /** prefix stripped from role names (e.g. "placement-" for groups named placement-admin); other values are dropped */
@@ -98,7 +98,6 @@ export const DEFAULT_CLAIM_MAPPING: ClaimMapping = {
   user: 'sub',
   project: 'custom:project_id',
   roles: 'cognito:groups',
-  rolesSeparator: ' ',
 };
 
 const MAPPING_KEYS = ['user', 'project', 'roles', 'rolesSeparator', 'systemScope', 'rolePrefix'] as const;
@@ -120,17 +119,24 @@ export function parseClaimMapping(json: string | undefined): ClaimMapping {
   return { ...DEFAULT_CLAIM_MAPPING, ...(m as Partial<ClaimMapping>) };
 }
 
-function claimValues(v: unknown, sep: string): string[] {
+/**
+ * The roles a claim holds: each element of a list, whole; a string is one role unless a
+ * separator is configured. (API Gateway's rendering of a list claim, "[a b]", cannot
+ * tell ["a b"] from ["a", "b"]: functions/http/identity.ts reads list claims from the
+ * verified token itself, so they arrive here as lists.)
+ */
+function claimValues(v: unknown, sep: string | undefined): string[] {
   if (v === undefined || v === null) return [];
-  if (Array.isArray(v)) return v.map(String).filter(Boolean);
-  const s = String(v).trim();
-  // API Gateway passes array claims as "[a b c]" (its elements separated by one space)
-  if (s.startsWith('[') && s.endsWith(']')) return s.slice(1, -1).split(/\s+/).filter(Boolean);
+  if (Array.isArray(v)) return v.filter((x) => typeof x === 'string' && x !== '') as string[];
+  if (typeof v !== 'string') return [];
+  const s = v.trim();
+  if (sep === undefined) return s === '' ? [] : [s];
   return (sep === ' ' ? s.split(/\s+/) : s.split(sep)).map((x) => x.trim()).filter(Boolean);
 }
 
+/** a claim naming one thing (user, project, scope): a string or a number, never a list or an object */
 function claimString(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string' && typeof v !== 'number') return undefined;
   const s = String(v).trim();
   return s === '' ? undefined : s;
 }

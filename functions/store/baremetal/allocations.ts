@@ -17,7 +17,7 @@ import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
 import { isoNow, type AllocationRecord, type NodeRecord } from '../../core/baremetal/records.js';
 import { S } from '../../core/baremetal/states.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { BK, BM_INDEX_SHARDS, BM_TX } from './keys.js';
+import { BK, BM_INDEX_SHARDS, BM_TX, refuseOversized } from './keys.js';
 import { nodeUuidForInstance } from './nodes.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 
@@ -50,6 +50,7 @@ export function allocationFromItem(it: Record<string, unknown>): StoredAllocatio
   out.ver = Number(it.ver ?? 0);
   out.seq = Number(out.seq ?? 0);
   out.exec_at = Number(out.exec_at ?? 0);
+  out.resumes = Number(out.resumes ?? 0);
   return out as unknown as StoredAllocation;
 }
 
@@ -103,7 +104,9 @@ async function conditionalUpdate(update: Omit<NonNullable<TxItem['Update']>, 'Ta
  */
 export async function createAllocation(a: StoredAllocation): Promise<{ ok: true } | AllocationWriteFailure> {
   const T = tableName();
-  const items: TxItem[] = [{ Put: { TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const item = allocationToItem(a);
+  refuseOversized(item, 'allocation', a.uuid);
+  const items: TxItem[] = [{ Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];
   let nameIdx = -1;
   if (a.name) {
     nameIdx = items.length;
@@ -126,11 +129,13 @@ export async function saveAllocation(
 ): Promise<{ ok: true; allocation: StoredAllocation } | AllocationWriteFailure> {
   const T = tableName();
   const rec = { ...next, ver: cur.ver + 1 };
+  const item = { ...allocationToItem(rec), ver: rec.ver };
+  refuseOversized(item, 'allocation', rec.uuid);
   const items: TxItem[] = [
     {
       Put: {
         TableName: T,
-        Item: { ...allocationToItem(rec), ver: rec.ver },
+        Item: item,
         ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
         ExpressionAttributeNames: { '#ver': 'ver' },
         ExpressionAttributeValues: { ':v': cur.ver },
@@ -323,12 +328,15 @@ export async function reserveNode(a: ReservationRequest, exec: string, node: { u
   return { error: 'busy' };
 }
 
-/** _allocation_failed: state error + last_error, only while this execution owns it ('stale': try again). */
-export async function failAllocation(a: { uuid: string; seq: number }, exec: string, lastError: string): Promise<boolean | 'stale'> {
+/**
+ * _allocation_failed: state error + last_error, only while the execution `exec` owns it
+ * (null: an allocation no execution was ever assigned to). 'stale': try again.
+ */
+export async function failAllocation(a: { uuid: string; seq: number }, exec: string | null, lastError: string): Promise<boolean | 'stale'> {
   return conditionalUpdate({
     Key: BK.allocation(a.uuid),
     UpdateExpression: 'SET #st = :error, last_error = :e, #upd = :now, gsi2sk = :sk, #ver = #ver + :one REMOVE node_uuid',
-    ConditionExpression: '#st = :allocating AND #ex = :ex',
+    ConditionExpression: exec === null ? '#st = :allocating AND attribute_not_exists(#ex)' : '#st = :allocating AND #ex = :ex',
     ExpressionAttributeNames: { '#st': 'state', '#upd': 'updated_at', '#ex': 'exec', '#ver': 'ver' },
     ExpressionAttributeValues: {
       ':error': ALLOCATION_STATES.ERROR,
@@ -336,27 +344,28 @@ export async function failAllocation(a: { uuid: string; seq: number }, exec: str
       ':e': lastError,
       ':now': isoNow(),
       ':sk': BK.allocationIndex(a.uuid, ALLOCATION_STATES.ERROR, a.seq).gsi2sk,
-      ':ex': exec,
       ':one': 1,
+      ...(exec === null ? {} : { ':ex': exec }),
     },
   });
 }
 
 /**
  * take_over_allocation: move an allocating allocation from the execution `from` to
- * `to`. Exactly one of several concurrent recoverers succeeds ('stale': neither won
- * nor lost, look again next run).
+ * `to`, counting the resume. Exactly one of several concurrent recoverers succeeds
+ * ('stale': neither won nor lost, look again next run).
  */
 export async function takeOverAllocation(a: AllocationRecord, from: string | null, to: string): Promise<boolean | 'stale'> {
   return conditionalUpdate({
     Key: BK.allocation(a.uuid),
-    UpdateExpression: 'SET #ex = :to, exec_at = :at, #ver = #ver + :one',
+    UpdateExpression: 'SET #ex = :to, exec_at = :at, resumes = if_not_exists(resumes, :zero) + :one, #ver = #ver + :one',
     ConditionExpression: from === null ? '#st = :allocating AND attribute_not_exists(#ex)' : '#st = :allocating AND #ex = :from',
     ExpressionAttributeNames: { '#st': 'state', '#ex': 'exec', '#ver': 'ver' },
     ExpressionAttributeValues: {
       ':allocating': ALLOCATION_STATES.ALLOCATING,
       ':to': to,
       ':at': Date.now(),
+      ':zero': 0,
       ':one': 1,
       ...(from === null ? {} : { ':from': from }),
     },
@@ -371,7 +380,9 @@ export type BackfillOutcome = { ok: true } | AllocationWriteFailure;
  */
 export async function backfillAllocation(a: StoredAllocation, node: NodeRecord): Promise<BackfillOutcome> {
   const T = tableName();
-  const items: TxItem[] = [{ Put: { TableName: T, Item: allocationToItem(a), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const item = allocationToItem(a);
+  refuseOversized(item, 'allocation', a.uuid);
+  const items: TxItem[] = [{ Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];
   let nameIdx = -1;
   if (a.name) {
     nameIdx = items.length;

@@ -10,6 +10,7 @@
  * queries that read only matching rows.
  */
 import { shardOf } from '../ddb/keys.js';
+import { Err } from '../../core/baremetal/errors.js';
 
 /**
  * Index partitions per item kind. Each lookup reads every shard, each write lands in
@@ -61,4 +62,21 @@ let seqCounter = 0;
 export function nextBmSeq(): number {
   seqCounter = (seqCounter + 1) % 1000;
   return Date.now() * 1000 + seqCounter;
+}
+
+/**
+ * DynamoDB refuses an item over 400 KB (a ValidationException: a 500 to the caller). A
+ * node or allocation whose fields (extra, properties, instance_info, driver_info, …)
+ * would not fit is bad input: refused with a 400 before anything is written. The bound
+ * is on the item's JSON, which is never smaller than DynamoDB's measure of it.
+ */
+export const MAX_ITEM_BYTES = 350 * 1024;
+
+export function refuseOversized(item: Record<string, unknown>, what: 'node' | 'allocation', uuid: string): void {
+  const bytes = Buffer.byteLength(JSON.stringify(item), 'utf8');
+  if (bytes > MAX_ITEM_BYTES) {
+    throw Err.invalid(
+      `The ${what} ${uuid} would take ${bytes} bytes to store, more than the ${MAX_ITEM_BYTES} ${what === 'node' ? 'a node' : 'an allocation'} may take (all its fields together: extra, properties, instance_info, driver_info and the rest).`,
+    );
+  }
 }

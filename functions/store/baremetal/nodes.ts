@@ -8,7 +8,7 @@ import { batchGet } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
 import { isAllocatable, type NodeRecord } from '../../core/baremetal/records.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { BK, BM_INDEX_SHARDS, BM_TX } from './keys.js';
+import { BK, BM_INDEX_SHARDS, BM_TX, refuseOversized } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 
 const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type']);
@@ -64,6 +64,7 @@ const DEFAULTS: Omit<NodeRecord, 'uuid' | 'driver' | 'created_at' | 'seq'> = {
   inspection_started_at: null,
   inspection_finished_at: null,
   traits: [],
+  vifs: [],
   bios_interface: null,
   boot_interface: null,
   console_interface: null,
@@ -273,7 +274,9 @@ function uniqueness(prev: NodeRecord | undefined, next: NodeRecord | undefined, 
 }
 
 export async function createNode(n: NodeRecord): Promise<NodeWrite> {
-  const items: TxItem[] = [{ Put: { TableName: tableName(), Item: nodeToItem(n), ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const item = nodeToItem(n);
+  refuseOversized(item, 'node', n.uuid);
+  const items: TxItem[] = [{ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];
   const u = uniqueness(undefined, n, 1);
   items.push(...u.actions);
   const out = await transact(items, BM_TX);
@@ -295,11 +298,13 @@ export async function createNode(n: NodeRecord): Promise<NodeWrite> {
  */
 export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[] = []): Promise<NodeWrite> {
   const rec: NodeRecord = { ...next, ver: cur.ver + 1 };
+  const item = nodeToItem(rec);
+  refuseOversized(item, 'node', rec.uuid);
   const items: TxItem[] = [
     {
       Put: {
         TableName: tableName(),
-        Item: nodeToItem(rec),
+        Item: item,
         ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
         ExpressionAttributeNames: { '#ver': 'ver' },
         ExpressionAttributeValues: { ':v': cur.ver },

@@ -108,7 +108,7 @@ export async function availableNode(
   if (opts.power !== false) {
     const p = await api.req('PUT', `/v1/nodes/${uuid}/states/power`, { body: { target: 'power off' } });
     if (p.status !== 202) throw new Error(`power failed: ${p.status} ${p.text}`);
-    // the node stays locked (Ironic's reservation) until the power action has run
+    // fake power lands with the 202; a slowed fake driver would hold the node's lock until its action ran
     await api.settle();
   }
   if (opts.traits?.length) {

@@ -69,11 +69,26 @@ describe('npm run invoke', () => {
     }
   });
 
+  it('runs the bare-metal drivers function (no table access) as API Gateway would', () => {
+    const r = invoke('baremetal-drivers', '--method', 'GET', '--path', '/v1/drivers', '--header', 'x-openstack-ironic-api-version: 1.80');
+    expect(r.code, r.stderr).toBe(0);
+    const res = JSON.parse(r.stdout);
+    expect(res.statusCode).toBe(200);
+    expect(JSON.parse(res.body).drivers.map((d: { name: string; type: string }) => [d.name, d.type])).toEqual([['fake-hardware', 'dynamic']]);
+  });
+
   it('lists the functions and refuses a name it does not know', () => {
     const list = invoke('--list');
     expect(list.code).toBe(0);
     expect(list.stdout.split('\n')).toEqual(
-      expect.arrayContaining(['placement-allocation-candidates', 'baremetal-nodes', 'baremetal-step-reserve-node', 'maintenance']),
+      expect.arrayContaining([
+        'placement-allocation-candidates',
+        'baremetal-nodes',
+        'baremetal-drivers',
+        'baremetal-node-vifs',
+        'baremetal-step-reserve-node',
+        'maintenance',
+      ]),
     );
     const bad = invoke('placement-nope', '--method', 'GET', '--path', '/');
     expect(bad.code).toBe(2);

@@ -16,10 +16,12 @@ import { cli, installed, reportTimings, type Cli } from './cli.js';
 import { needs } from '../../optional.js';
 
 const ironic = needs('baremetal-cli');
+const openstack = needs('openstack-cli');
 
 let server: Server;
 let url: string;
 let bm: Cli;
+let osc: Cli | undefined;
 let idle: () => Promise<void>;
 
 beforeAll(async () => {
@@ -37,6 +39,7 @@ beforeAll(async () => {
 afterAll(async () => {
   reportTimings('baremetal (ironicclient)', bm);
   bm?.close();
+  osc?.close();
   await idle?.();
   server?.closeAllConnections?.();
   await new Promise((r) => server?.close(r));
@@ -147,6 +150,57 @@ ironic.describe('baremetal CLI (python3-ironicclient)', () => {
     expect((await get(`/v1/allocations/${a1.uuid}`)).json).toMatchObject({ name: 'alloc-gold-2', extra: { team: 'blue', ticket: 42 } });
     await bm.ok('allocation', 'unset', 'alloc-gold-2', '--extra', 'team', '--name');
     expect((await get(`/v1/allocations/${a1.uuid}`)).json).toMatchObject({ name: null, extra: { ticket: 42 } });
+  });
+
+  it('lists and shows drivers, validates a node, sets its RAID target, attaches VIFs', async () => {
+    const drivers = await bm.json('driver', 'list');
+    expect(drivers).toEqual([{ 'Supported driver(s)': 'fake-hardware', 'Active host(s)': 'berth' }]);
+    const d = await bm.json('driver', 'show', 'fake-hardware');
+    expect(d).toMatchObject({ name: 'fake-hardware', default_deploy_interface: 'fake', enabled_raid_interfaces: 'fake, no-raid' });
+    expect(await bm.json('driver', 'property', 'list', 'fake-hardware')).toEqual([]);
+    const missing = await bm.run('driver', 'show', 'ipmi');
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('Could not find the following driver(s) or hardware type(s): ipmi.');
+
+    const validated = await bm.json('node', 'validate', 'plain-1');
+    expect(validated.map((v: any) => [v.Interface, v.Result])).toEqual(
+      ['bios', 'boot', 'console', 'deploy', 'inspect', 'management', 'network', 'power', 'raid', 'rescue', 'storage'].map((i) => [i, true]),
+    );
+
+    const raid = { logical_disks: [{ size_gb: 100, raid_level: '1', is_root_volume: true }] };
+    await bm.ok('node', 'set', 'plain-1', '--target-raid-config', JSON.stringify(raid));
+    expect((await get(`/v1/nodes/${nodes['plain-1']}`)).json.target_raid_config).toEqual(raid);
+    const bad = await bm.run('node', 'set', 'plain-1', '--target-raid-config', '{"logical_disks": []}');
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('RAID config validation error: [] is too short');
+
+    await bm.ok('node', 'vif', 'attach', 'plain-1', 'vif-one');
+    await bm.ok('node', 'vif', 'attach', 'plain-1', 'vif-two');
+    expect(await bm.json('node', 'vif', 'list', 'plain-1')).toEqual([{ ID: 'vif-one' }, { ID: 'vif-two' }]);
+    await bm.ok('node', 'vif', 'detach', 'plain-1', 'vif-one');
+    expect(await bm.json('node', 'vif', 'list', 'plain-1')).toEqual([{ ID: 'vif-two' }]);
+    const again = await bm.run('node', 'vif', 'detach', 'plain-1', 'vif-one');
+    expect(again.code).not.toBe(0);
+    expect(again.stderr).toContain(`Unable to detach VIF vif-one from node ${nodes['plain-1']} because it is not attached to it.`);
+  });
+
+  openstack.describe('the openstackclient plugin', () => {
+    it('the same through `openstack baremetal`', async () => {
+      osc = cli('openstack', url, { OS_BAREMETAL_API_VERSION: 'latest' });
+      expect(await osc.json('baremetal', 'driver', 'list')).toEqual([{ 'Supported driver(s)': 'fake-hardware', 'Active host(s)': 'berth' }]);
+      expect(await osc.json('baremetal', 'driver', 'show', 'fake-hardware', '-c', 'name', '-c', 'hosts')).toEqual({
+        name: 'fake-hardware',
+        hosts: 'berth',
+      });
+      const v = await osc.json('baremetal', 'node', 'validate', 'gpu-1');
+      expect(v.filter((x: any) => x.Result !== true)).toEqual([]);
+      await osc.ok('baremetal', 'node', 'set', 'gpu-1', '--target-raid-config', '{"logical_disks": [{"size_gb": "MAX", "raid_level": "5"}]}');
+      expect((await get(`/v1/nodes/${nodes['gpu-1']}`)).json.target_raid_config).toEqual({ logical_disks: [{ size_gb: 'MAX', raid_level: '5' }] });
+      await osc.ok('baremetal', 'node', 'vif', 'attach', 'gpu-1', 'osc-vif');
+      expect(await osc.json('baremetal', 'node', 'vif', 'list', 'gpu-1')).toEqual([{ ID: 'osc-vif' }]);
+      await osc.ok('baremetal', 'node', 'vif', 'detach', 'gpu-1', 'osc-vif');
+      expect(await osc.json('baremetal', 'node', 'vif', 'list', 'gpu-1')).toEqual([]);
+    });
   });
 
   it('deletes allocations, which frees their nodes', async () => {

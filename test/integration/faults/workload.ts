@@ -372,10 +372,15 @@ export async function largeChanges(
     return r;
   };
   ok(await h.req('POST', '/resource_providers', { name: `large-${root}`, uuid: root }, '1.38'), 'root');
-  ok(await h.req('PUT', `/resource_providers/${root}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 1000 } } }), 'inventory');
+  ok(
+    await h.req('PUT', `/resource_providers/${root}/inventories`, { resource_provider_generation: 0, inventories: { VCPU: { total: 1000 } } }),
+    'inventory',
+  );
   const consumers = Array.from({ length: opts.instances }, () => randomUUID());
   for (let i = 0; i < consumers.length; i += 50) {
-    const body = Object.fromEntries(consumers.slice(i, i + 50).map((c) => [c, { allocations: { [root]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null }]));
+    const body = Object.fromEntries(
+      consumers.slice(i, i + 50).map((c) => [c, { allocations: { [root]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null }]),
+    );
     ok(await h.req('POST', '/allocations', body, '1.38'), 'consumers');
   }
   ok(await h.req('POST', '/resource_providers', { name: `large-${child}`, uuid: child, parent_provider_uuid: root }, '1.38'), 'child');
@@ -390,7 +395,9 @@ export async function largeChanges(
       [root]: { resource_provider_generation: rootGen, inventories: {} },
       [child]: { resource_provider_generation: 0, inventories: { VCPU: { total: 1000 } } },
     },
-    allocations: Object.fromEntries(consumers.map((c) => [c, { allocations: { [child]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: 1 }])),
+    allocations: Object.fromEntries(
+      consumers.map((c) => [c, { allocations: { [child]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: 1 }]),
+    ),
   };
   // sent again after a 5xx, as a client would; a 2xx or a 4xx ends it
   const untilStored = async (send: () => Promise<Res>, what: string) => {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { randomUUID } from 'node:crypto';
 import { useTable } from '../harness.js';
+import { authorizerContext } from '../../../functions/authorizer/keystone.js';
 
 type Who = { userId?: string; projectId?: string; roles: string[]; systemScope?: string; projectName?: string; isAdminProject?: string };
 const SYSTEM_ADMIN: Who = { userId: 'sa', roles: ['admin', 'member', 'reader'], systemScope: 'all' };
@@ -63,15 +64,16 @@ async function call(
       http: { method, path, protocol: 'HTTP/1.1', sourceIp: '127.0.0.1', userAgent: 't' },
       // what the Keystone Lambda authorizer puts in the context (functions/authorizer/keystone.ts)
       authorizer: {
-        lambda: {
+        lambda: authorizerContext({
           userId: who.userId ?? '',
-          projectId: who.projectId ?? '',
-          roles: who.roles.join(','),
-          systemScope: who.systemScope ?? '',
-          projectName: who.projectName ?? '',
+          projectId: who.projectId,
+          roles: who.roles,
+          systemScope: who.systemScope,
+          projectName: who.projectName,
           projectDomainId: 'default',
-          isAdminProject: who.isAdminProject ?? '',
-        },
+          isAdminProject: who.isAdminProject === undefined || who.isAdminProject === '' ? undefined : who.isAdminProject === 'true',
+          source: 'keystone',
+        }),
       },
     },
     body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,

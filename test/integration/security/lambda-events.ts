@@ -5,6 +5,8 @@
  * exposes (claims), so the persona tests drive exactly the deployed identity path.
  */
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
+import { authorizerContext } from '../../../functions/authorizer/keystone.js';
+import { renderedClaim } from '../../../functions/http/identity.js';
 
 /** A Keystone token as the authorizer passes it on (all strings; '' = absent). */
 export interface KeystoneWho {
@@ -19,23 +21,33 @@ export interface KeystoneWho {
 export type Who = { keystone: KeystoneWho } | { jwt: Record<string, unknown> } | { none: true };
 
 export const ks = (w: KeystoneWho): Who => ({ keystone: w });
+/** a JWT with these claims (their JSON types, as the token holds them) */
 export const jwt = (claims: Record<string, unknown>): Who => ({ jwt: claims });
+
+/** An (unsigned) JWT carrying `claims`: what the client sends; API Gateway verified the signature. */
+export function bearerToken(claims: Record<string, unknown>): string {
+  const part = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
+  return `Bearer ${part({ alg: 'RS256', typ: 'JWT' })}.${part(claims)}.c2lnbmF0dXJl`;
+}
 
 export function authorizerOf(who: Who): Record<string, unknown> | undefined {
   if ('none' in who) return undefined;
-  if ('jwt' in who) return { jwt: { claims: who.jwt, scopes: null } };
+  // an HTTP API JWT authorizer passes every claim as a string, a list as "[a b c]"
+  if ('jwt' in who) return { jwt: { claims: Object.fromEntries(Object.entries(who.jwt).map(([k, v]) => [k, renderedClaim(v)])), scopes: null } };
   const w = who.keystone;
+  // exactly what the Keystone authorizer returns for such a token
   return {
-    lambda: {
+    lambda: authorizerContext({
       userId: w.userId,
-      projectId: w.projectId ?? '',
-      domainId: w.domainId ?? '',
-      roles: w.roles.join(','),
-      systemScope: w.systemScope ?? '',
-      projectName: w.projectName ?? '',
-      projectDomainId: w.projectId ? 'default' : '',
-      isAdminProject: w.isAdminProject ?? '',
-    },
+      projectId: w.projectId,
+      domainId: w.domainId,
+      roles: w.roles,
+      systemScope: w.systemScope,
+      projectName: w.projectName,
+      projectDomainId: w.projectId ? 'default' : undefined,
+      isAdminProject: w.isAdminProject === undefined || w.isAdminProject === '' ? undefined : w.isAdminProject === 'true',
+      source: 'keystone',
+    }),
   };
 }
 
@@ -57,6 +69,7 @@ export function lambdaEvent(who: Who, method: string, path: string, opts: CallOp
     rawQueryString: opts.query ?? '',
     headers: {
       host: domain,
+      ...('jwt' in who ? { authorization: bearerToken(who.jwt) } : {}),
       ...(opts.body !== undefined || opts.raw !== undefined ? { 'content-type': 'application/json' } : {}),
       ...opts.headers,
     },

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { useTable } from '../harness.js';
 import { tableState } from '../../fuzz/harness.js';
-import { deployedApi, jwt, ks, type CallOptions, type Res, type Who } from './lambda-events.js';
+import { bearerToken, deployedApi, jwt, ks, type CallOptions, type Res, type Who } from './lambda-events.js';
 import type { LocalRunner } from '../../../local/state-machines.js';
 
 const SYSTEM_ADMIN = ks({ userId: 'sa', roles: ['admin', 'member', 'reader'], systemScope: 'all' });
@@ -25,10 +25,10 @@ const OTHER_ADMIN = ks({ userId: 'xa', projectId: 'proj-other', roles: ['admin',
 const DOMAIN_MEMBER = ks({ userId: 'dm', domainId: 'dom', roles: ['member', 'reader'] });
 const DOMAIN_ADMIN = ks({ userId: 'da', domainId: 'dom', roles: ['admin', 'member', 'reader'] });
 const UNSCOPED_ADMIN = ks({ userId: 'ua', roles: ['admin', 'member', 'reader'] });
-const JWT_OWNER = jwt({ sub: 'j-owner', 'custom:project_id': 'proj-owner', 'cognito:groups': '[member reader]' });
-const JWT_OTHER = jwt({ sub: 'j-other', 'custom:project_id': 'proj-other', 'cognito:groups': '[member reader]' });
+const JWT_OWNER = jwt({ sub: 'j-owner', 'custom:project_id': 'proj-owner', 'cognito:groups': ['member', 'reader'] });
+const JWT_OTHER = jwt({ sub: 'j-other', 'custom:project_id': 'proj-other', 'cognito:groups': ['member', 'reader'] });
 // an access token, or an ID token of a user without the attribute: no project claim
-const JWT_NO_PROJECT = jwt({ sub: 'j-none', 'cognito:groups': '[admin member reader]' });
+const JWT_NO_PROJECT = jwt({ sub: 'j-none', 'cognito:groups': ['admin', 'member', 'reader'] });
 
 const OUTSIDERS: Record<string, Who> = {
   'member of another project': OTHER_MEMBER,
@@ -200,13 +200,55 @@ describe('Placement: scopes and the verified identity', () => {
     expect(usage.status).toBe(403);
   });
 
+  it('Keystone: a role named "ops,admin" is that role, not admin, in both APIs', async () => {
+    const odd = ks({ userId: 'oa', projectId: 'proj-a', roles: ['ops,admin', 'reader'] });
+    const p = await placement(odd, 'GET', '/resource_providers');
+    expect(p.status, p.text).toBe(403);
+    const sys = ks({ userId: 'os', roles: ['ops,admin', 'reader'], systemScope: 'all' });
+    // creating a node takes a system admin
+    const b = await bm(sys, 'POST', '/v1/nodes', { body: { driver: 'fake-hardware', resource_class: RC } });
+    expect(b.status, b.text).toBe(403);
+    await ok(placement(ks({ userId: 'pa', projectId: 'proj-a', roles: ['admin'] }), 'GET', '/resource_providers'), 200);
+  });
+
   it('JWT: the project claim is required (401 without), roles split only on the separator', async () => {
-    await ok(placement(jwt({ sub: 'j', 'custom:project_id': 'proj-a', 'cognito:groups': '[admin]' }), 'PUT', `/traits/${trait()}`), 201);
+    await ok(placement(jwt({ sub: 'j', 'custom:project_id': 'proj-a', 'cognito:groups': ['admin'] }), 'PUT', `/traits/${trait()}`), 201);
+    await ok(placement(jwt({ sub: 'j', 'custom:project_id': 'proj-a', 'cognito:groups': ['reader', 'admin'] }), 'GET', '/resource_providers'), 200);
     const none = await placement(JWT_NO_PROJECT, 'PUT', `/traits/${trait()}`);
     expect(none.status, none.text).toBe(401);
     // a group named "ops,admin" is that group, not admin
-    const comma = await placement(jwt({ sub: 'j', 'custom:project_id': 'proj-a', 'cognito:groups': '[ops,admin]' }), 'PUT', `/traits/${trait()}`);
+    const comma = await placement(jwt({ sub: 'j', 'custom:project_id': 'proj-a', 'cognito:groups': ['ops,admin'] }), 'PUT', `/traits/${trait()}`);
     expect(comma.status, comma.text).toBe(403);
+  });
+
+  it('JWT: a group or string claim "ops admin" is one role, though API Gateway renders ["ops admin"] as "[ops admin]"', async () => {
+    for (const groups of [['ops admin'], 'ops admin', ['reader', 'ops admin']]) {
+      const who = jwt({ sub: 'j', 'custom:project_id': 'proj-a', 'cognito:groups': groups });
+      const p = await placement(who, 'GET', '/resource_providers');
+      expect(p.status, `${JSON.stringify(groups)}: ${p.text}`).toBe(403);
+      // a project admin may create a node it owns (1.80); "ops admin" may not
+      const b = await bm(who, 'POST', '/v1/nodes', { body: { driver: 'fake-hardware', resource_class: RC } });
+      expect(b.status, `${JSON.stringify(groups)}: ${b.text}`).toBe(403);
+    }
+    const admin = jwt({ sub: 'j', 'custom:project_id': 'proj-a', 'cognito:groups': ['admin'] });
+    const made = await ok(bm(admin, 'POST', '/v1/nodes', { body: { driver: 'fake-hardware', resource_class: RC } }), 201);
+    expect(made.json.owner).toBe('proj-a');
+  });
+
+  it('JWT: claims are read from the token API Gateway verified, and must render as it passed them', async () => {
+    const claims = { sub: 'j', 'custom:project_id': 'proj-a', 'cognito:groups': ['ops admin'] };
+    // a bearer token that is not the one the context came from identifies nobody: other roles...
+    const r2 = await placement(jwt(claims), 'GET', '/resource_providers', {
+      headers: { authorization: bearerToken({ ...claims, 'cognito:groups': ['admin'] }) },
+    });
+    expect(r2.status, r2.text).toBe(401);
+    // ...another project, or no single token at all
+    const r3 = await placement(jwt(claims), 'GET', '/resource_providers', {
+      headers: { authorization: bearerToken({ ...claims, 'custom:project_id': 'proj-b' }) },
+    });
+    expect(r3.status, r3.text).toBe(401);
+    const r4 = await placement(jwt(claims), 'GET', '/resource_providers', { headers: { authorization: 'Bearer x,Bearer y' } });
+    expect(r4.status, r4.text).toBe(401);
   });
 
   it('request headers add nothing to the verified identity', async () => {

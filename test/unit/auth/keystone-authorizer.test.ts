@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { KeystoneValidator, NEGATIVE_TTL_S, type KeystoneConfig } from '../../../functions/authorizer/keystone-client.js';
 import { checkKeystoneUrl, keystoneConfig, makeAuthorizer } from '../../../functions/authorizer/keystone.js';
 import { loadConfig } from '../../../functions/config.js';
+import { authorizerIdentity } from '../../../functions/http/identity.js';
 
 const CFG: KeystoneConfig = {
   url: 'https://keystone.example.com/v3',
@@ -66,10 +67,20 @@ describe('Keystone authorizer', () => {
     const auth = makeAuthorizer(() => new KeystoneValidator(CFG, ks.fetchFn));
     const dom = await auth({ headers: { 'X-Auth-Token': 'dom' } } as never);
     expect(dom.isAuthorized).toBe(true);
-    expect(dom.context).toMatchObject({ userId: 'u1', projectId: '', domainId: 'default', systemScope: '', roles: 'admin' });
+    expect(dom.context).toMatchObject({ userId: 'u1', projectId: '', domainId: 'default', systemScope: '', roles: '["admin"]' });
     const proj = await auth({ headers: { 'X-Auth-Token': 'proj' } } as never);
     expect(proj.context).toMatchObject({ projectId: 'p1', domainId: '', projectName: 'p' });
     expect((await auth({ headers: { 'X-Auth-Token': 'nope' } } as never)).isAuthorized).toBe(false);
+  });
+
+  it('passes roles as a JSON list: a role named "ops,admin" reaches the APIs whole, and is not admin', async () => {
+    const token = { token: { ...PROJECT_TOKEN.token, roles: [{ name: 'ops,admin' }, { name: 'reader' }] } };
+    const auth = makeAuthorizer(() => new KeystoneValidator(CFG, keystone({ odd: token }).fetchFn));
+    const r = await auth({ headers: { 'X-Auth-Token': 'odd' } } as never);
+    expect(r.context?.roles).toBe('["ops,admin","reader"]');
+    const id = authorizerIdentity({ authorizer: { lambda: r.context } } as never);
+    expect(id?.roles).toEqual(['ops,admin', 'reader']);
+    expect(id?.roles).not.toContain('admin');
   });
 
   it('a Keystone outage is an error (API Gateway: 500, not cached), never a deny it would cache', async () => {

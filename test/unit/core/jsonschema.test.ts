@@ -35,6 +35,13 @@ describe('JSON Schema validation with Python jsonschema messages', () => {
   it('prefers the shallowest error (best_match)', () => {
     expect(message({ uuid: 'nope' }, create)).toMatch(/^'name' is a required property/);
   });
+  it('checks dependencies (draft 4-7): a present property needs the ones it names', () => {
+    const schema = { type: 'object', dependencies: { physical_disks: ['controller'], b: { required: ['c'] } } };
+    expect(message({ physical_disks: [] }, schema)).toMatch(/^'controller' is a dependency of 'physical_disks'/);
+    expect(message({ physical_disks: [], controller: 'x' }, schema)).toBe('valid');
+    expect(message({ b: 1 }, schema)).toMatch(/^'c' is a required property/);
+    expect(message({ controller: 'x' }, schema)).toBe('valid');
+  });
   it('describes anyOf failures', () => {
     expect(message({ name: 'x', parent_provider_uuid: 5 }, create)).toMatch(/^5 is not valid under any of the given schemas/);
   });
