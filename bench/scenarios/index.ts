@@ -5,6 +5,7 @@ import { perfHarnessCandidatesScenario, perfHarnessScenario } from './perf-harne
 import { baremetalRaceScenario } from './baremetal.js';
 import { candidatesScenarios } from './candidates.js';
 import { coldstartScenario } from './coldstart.js';
+import { capacityScenario } from './capacity.js';
 
 export const SCENARIOS: Scenario[] = [
   ...claimScenarios,
@@ -13,4 +14,5 @@ export const SCENARIOS: Scenario[] = [
   ...candidatesScenarios,
   perfHarnessCandidatesScenario,
   coldstartScenario,
+  capacityScenario,
 ];
