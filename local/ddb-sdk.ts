@@ -8,7 +8,13 @@
  *    loader (scripts/berth/load.ts) reports its units with no proxy, against AWS too.
  */
 import { ACCT_HEADER, encodeAttribution, type Attribution } from './ddb-ledger.js';
+import { GSIS, TABLE_KEYS } from '../functions/store/ddb/table.js';
 import { indexWrites, itemSize, itemWriteUnits, type TableSchema, type WireItem } from './ddb-units.js';
+
+/** Berth's table as the unit rules see it (functions/store/ddb/table.ts: both indexes project ALL) */
+export function berthSchema(name: string): TableSchema {
+  return { name, pk: TABLE_KEYS.pk, sk: TABLE_KEYS.sk, indexes: GSIS.map((g) => ({ name: g.name, pk: g.pk, sk: g.sk, projection: 'ALL' as const })) };
+}
 
 /** the part of a client's middleware stack these hooks use */
 export interface Stack {
@@ -39,6 +45,13 @@ export function attributeCalls(stack: Stack, who: () => Attribution): void {
   );
 }
 
+/** a serialized request body as text (the SDK's JSON serializer hands over bytes) */
+function bodyText(b: unknown): string | undefined {
+  if (typeof b === 'string') return b;
+  if (b instanceof Uint8Array) return new TextDecoder().decode(b);
+  return undefined;
+}
+
 export interface BatchWriteUnits {
   calls: number;
   items: number;
@@ -60,9 +73,10 @@ export function meterBatchWrites(stack: Stack, schemaOf: (table: string) => Tabl
     (next) => async (args) => {
       const req = args.request as WireRequest;
       const target = req?.headers?.['x-amz-target'] ?? '';
-      if (target.endsWith('.BatchWriteItem') && typeof req.body === 'string') {
+      const body = bodyText(req.body);
+      if (target.endsWith('.BatchWriteItem') && body !== undefined) {
         const out = (await next(args)) as { output?: { UnprocessedItems?: Record<string, unknown[]> } };
-        const input = JSON.parse(req.body) as { RequestItems?: Record<string, Array<{ PutRequest?: { Item: WireItem }; DeleteRequest?: unknown }>> };
+        const input = JSON.parse(body) as { RequestItems?: Record<string, Array<{ PutRequest?: { Item: WireItem }; DeleteRequest?: unknown }>> };
         u.calls++;
         for (const [table, reqs] of Object.entries(input.RequestItems ?? {})) {
           const schema = schemaOf(table);
