@@ -1,11 +1,12 @@
 /**
  * `npm run accountant -- [--hosts N] [--containers 1,2,4,8] [--rates CLAIMS:CANDIDATES]
  *                        [--duration S] [--refresh S] [--validate K1,K2@C1,C2 | --no-validate]
- *                        [--quick] [--json out.jsonl]`
+ *                        [--quick] [--json out.jsonl] [--profile saved.jsonl]`
  * The accountant (bench/capacity/accountant.ts): per request type the DynamoDB units AWS
  * would bill, the hottest keys, the projection model validated against runs at other
  * container counts and write rates, and the three cloud sizes of docs/cost.md with their
- * monthly cost. Also `npm run bench -- --scenario capacity`.
+ * monthly cost. Also `npm run bench -- --scenario capacity`. --profile projects again from the
+ * profile an earlier run saved in its --json file, without measuring.
  */
 import './env.js';
 import { appendFileSync } from 'node:fs';
@@ -46,6 +47,7 @@ export function parseAccountantArgs(argv: string[]): { o: AccountantOptions; jso
     } else if (a === '--no-validate') o.validate = undefined;
     else if (a === '--quick') Object.assign(o, { hosts: 40, containers: [1, 2], durationS: 20, lifetimeS: 8, validate: undefined });
     else if (a === '--json') json = val();
+    else if (a === '--profile') o.profileFrom = val();
     else if (a === '--scenario') val();
     else throw new Error(`unknown option ${a}`);
   }

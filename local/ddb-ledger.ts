@@ -204,9 +204,9 @@ export function keyLoads(records: Iterable<CallRecord>): KeyLoad[] {
 
 /**
  * How many partition keys a family's units spread over at once: within each window, the
- * inverse Herfindahl index of the units per key (n keys with equal shares -> n), averaged
- * over windows weighted by their units. The hottest key of a family carries about
- * 1/fan-out of its units.
+ * family's units over those of its busiest key (n keys with equal shares -> n; one key
+ * taking everything -> 1), averaged over windows weighted by their units. The hottest key
+ * of a family carries 1/fan-out of its units.
  */
 export function fanOut(records: Iterable<CallRecord>, kind: 'read' | 'write', windowMs = 10_000): Map<string, number> {
   const cells = new Map<string, Map<number, Map<string, number>>>();
@@ -228,10 +228,10 @@ export function fanOut(records: Iterable<CallRecord>, kind: 'read' | 'write', wi
     let weight = 0;
     let acc = 0;
     for (const byKey of windows.values()) {
-      const total = [...byKey.values()].reduce((a, b) => a + b, 0);
-      const h = [...byKey.values()].reduce((a, b) => a + (b / total) ** 2, 0);
-      // this window's fan-out (1/h), weighted by its units
-      acc += total / h;
+      const units = [...byKey.values()];
+      const total = units.reduce((a, b) => a + b, 0);
+      // this window's spread (total / busiest), weighted by its units
+      acc += (total / Math.max(...units)) * total;
       weight += total;
     }
     out.set(fam, weight ? acc / weight : 1);

@@ -9,6 +9,7 @@
  * with their monthly cost.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { familyId, keyFamily, type CallRecord } from '../../local/ddb-ledger.js';
 import { table } from '../../local/ddb-report.js';
 import { startDynamoDbLocal, freePort, type DdbLocal } from '../../local/ddb-local.js';
@@ -46,6 +47,8 @@ export interface AccountantOptions {
   validate?: { containers: number[]; claimsPerS: number[] };
   maintenanceIntervalS: number;
   seed: number;
+  /** project from a profile saved by an earlier run (its --json file) instead of measuring */
+  profileFrom?: string;
 }
 
 export const DEFAULTS: AccountantOptions = {
@@ -54,7 +57,7 @@ export const DEFAULTS: AccountantOptions = {
   claimsPerS: 2,
   candidatesPerS: 4,
   refreshPeriodS: 30,
-  durationS: 45,
+  durationS: 60,
   lifetimeS: 10,
   baremetalPerS: 0.1,
   validate: { containers: [2, 8], claimsPerS: [1, 4] },
@@ -521,9 +524,12 @@ export function reportProjections(rep: Reporter, profile: Profile, a: Assumption
           ]),
       )}`,
     );
-    rep.say(
-      `  first key to saturate: ${p.hottest.family} at ${Math.round(p.hottest.utilisation * 100)} % of its limit; ceiling: the scheduler's rates x ${Number.isFinite(cap.multiple) ? r2(cap.multiple) : '>1000'} (${Number.isFinite(cap.multiple) ? Math.round(s.claimsPerS * cap.multiple) : '-'} claims/s, ${cap.family || 'none'})`,
-    );
+    const ceilingText = !Number.isFinite(cap.multiple)
+      ? 'no key reaches its limit below 1000x these rates'
+      : cap.multiple < 1e-6
+        ? `${cap.family} is over its limit from the hosts' refresh alone, before any claim`
+        : `the scheduler's rates x ${r2(cap.multiple)} = ${Math.round(s.claimsPerS * cap.multiple)} claims/s (${cap.family} at its limit)`;
+    rep.say(`  first key to saturate: ${p.hottest.family} at ${Math.round(p.hottest.utilisation * 100)} % of its limit; ceiling: ${ceilingText}`);
     rep.say(
       `  monthly (${PRICES.region}, prices of ${PRICES.asOf}): DynamoDB ${money(p.cost.dynamodbRead + p.cost.dynamodbWrite)} (reads ${money(p.cost.dynamodbRead)}, writes ${money(p.cost.dynamodbWrite)}), Lambda ${money(p.cost.lambda)}, API Gateway ${money(p.cost.apiGateway)}, logs ${money(p.cost.logs)}: total ${money(p.cost.total)}`,
     );
@@ -572,9 +578,21 @@ export async function runAccountant(
   o: AccountantOptions,
   rep: Reporter,
 ): Promise<{ runs: RunResult[]; validation: RunResult[]; projections: Projection[] }> {
-  const ddb = await startDynamoDbLocal({ heapMb: 2048 });
   const { design } = await logDesign();
   rep.say(`change log: overlap ${design.overlapS} s, bucket ${design.bucketS} s, ${design.shards} shards (from the code)`);
+  if (o.profileFrom) {
+    const saved = readFileSync(o.profileFrom, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind?: string; profile?: Profile; containers?: number; claims_per_s?: number })
+      .filter((r) => r.kind === 'profile')
+      .pop();
+    if (!saved?.profile) throw new Error(`${o.profileFrom}: no profile record (an accountant run writes one with --json)`);
+    const a = await defaultAssumptions();
+    rep.say(`\nprojections (saved profile of K=${saved.containers} at ${saved.claims_per_s} claims/s, ${o.profileFrom})`);
+    return { runs: [], validation: [], projections: reportProjections(rep, saved.profile, a, design) };
+  }
+  const ddb = await startDynamoDbLocal({ heapMb: 2048 });
   try {
     const runs: RunResult[] = [];
     for (const k of o.containers) {
@@ -601,6 +619,7 @@ export async function runAccountant(
       reportValidation(rep, validation[0]!, validation, design);
     }
     const calibration = validation[0] ?? runs.find((r) => r.containers === 2) ?? runs[0]!;
+    rep.emit({ kind: 'profile', containers: calibration.containers, claims_per_s: calibration.claimsPerS, profile: calibration.profile });
     const a = await defaultAssumptions();
     rep.say(
       `\nprojections (profile of K=${calibration.containers} at ${calibration.claimsPerS} claims/s; warm containers = ${a.warmFactor} x concurrency, at least ${a.minWarm}; DynamoDB round trip ${a.ddbRttMs} ms; busiest project ${a.hotProjectShare * 100} % of claims; Nova refresh every 300 s; deletes at the claim rate)`,

@@ -6,6 +6,7 @@ import { baremetalRaceScenario } from './baremetal.js';
 import { candidatesScenarios } from './candidates.js';
 import { coldstartScenario } from './coldstart.js';
 import { capacityScenario } from './capacity.js';
+import { loadRateScenario } from './loadrate.js';
 
 export const SCENARIOS: Scenario[] = [
   ...claimScenarios,
@@ -15,4 +16,5 @@ export const SCENARIOS: Scenario[] = [
   perfHarnessCandidatesScenario,
   coldstartScenario,
   capacityScenario,
+  loadRateScenario,
 ];
