@@ -230,6 +230,8 @@ export async function startStack(o: Options): Promise<RunningStack> {
           DDB_ENDPOINT: handlerEndpoint,
           TABLE_NAME: tableName,
           AWS_REGION: process.env.AWS_REGION,
+          // the children listen on 127.0.0.1 behind the front: the name the front was bound to stays allowed
+          BERTH_ALLOWED_HOSTS: [process.env.BERTH_ALLOWED_HOSTS, o.host].filter(Boolean).join(','),
           // a child's output is a pipe: keep the readable lines a terminal shows
           ...(process.stdout.isTTY && !process.env.LOG_FORMAT ? { LOG_FORMAT: 'text' } : {}),
           ...(o.containerEnv ?? {}),
