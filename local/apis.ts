@@ -5,7 +5,7 @@
  * Used by `npm start`, the integration tests and the benchmarks.
  */
 import type { Server } from 'node:http';
-import { handlersOf } from '../functions/http/family.js';
+import { handlersOf, type LambdaHandler } from '../functions/http/family.js';
 import { PLACEMENT_FAMILY_MODULES } from '../functions/placement/index.js';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_ROUTES } from '../functions/placement/routes.js';
 import { placementMalformed } from '../functions/placement/framework/malformed.js';
@@ -21,12 +21,20 @@ function responseLimit(): number {
   return config().maxResponseBytes === 0 ? 0 : LAMBDA_RESPONSE_LIMIT;
 }
 
-export function servePlacement(port: number, host = '127.0.0.1'): Promise<Server> {
+/** wraps each family's handler (a local container measures and labels every request: ./container.ts) */
+export type HandlerWrapper = (api: string, family: string, handler: LambdaHandler) => LambdaHandler;
+
+function wrapAll(api: string, handlers: Record<string, LambdaHandler>, wrap?: HandlerWrapper): Record<string, LambdaHandler> {
+  if (!wrap) return handlers;
+  return Object.fromEntries(Object.entries(handlers).map(([family, h]) => [family, wrap(api, family, h)]));
+}
+
+export function servePlacement(port: number, host = '127.0.0.1', wrap?: HandlerWrapper): Promise<Server> {
   return serve(
     {
       name: 'placement',
       routes: PLACEMENT_ROUTES,
-      handlers: handlersOf(PLACEMENT_FAMILY_MODULES),
+      handlers: wrapAll('placement', handlersOf(PLACEMENT_FAMILY_MODULES), wrap),
       defaultFamily: PLACEMENT_DEFAULT_FAMILY,
       malformed: placementMalformed,
       responseLimit: responseLimit(),
@@ -36,10 +44,15 @@ export function servePlacement(port: number, host = '127.0.0.1'): Promise<Server
   );
 }
 
-export function serveBaremetal(port: number, host = '127.0.0.1'): Promise<Server> {
+export function serveBaremetal(port: number, host = '127.0.0.1', wrap?: HandlerWrapper): Promise<Server> {
   localRunner();
   return serve(
-    { name: 'baremetal', routes: BAREMETAL_ROUTES, handlers: handlersOf(BAREMETAL_FAMILY_MODULES), defaultFamily: BAREMETAL_DEFAULT_FAMILY },
+    {
+      name: 'baremetal',
+      routes: BAREMETAL_ROUTES,
+      handlers: wrapAll('baremetal', handlersOf(BAREMETAL_FAMILY_MODULES), wrap),
+      defaultFamily: BAREMETAL_DEFAULT_FAMILY,
+    },
     port,
     host,
   );

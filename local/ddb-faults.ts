@@ -35,6 +35,7 @@
  */
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { keyId, LagView, tableKey, type WireItem } from './ddb-lag.js';
+import { SIDE_CALL_HEADER } from './ddb-ledger.js';
 
 export const FAULT_KINDS = ['throttle', 'conflict', 'inprogress', 'error', 'lost', 'latency'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -217,10 +218,13 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
       r.end(body);
     });
 
-  /** a side call to the upstream, signed like the request that caused it (DynamoDB Local keys its databases by credentials) */
+  /**
+   * a side call to the upstream, signed like the request that caused it (DynamoDB Local keys
+   * its databases by credentials); marked so a metering proxy behind (./ddb-meter.ts) does not bill it
+   */
   const call = async (req: IncomingMessage, op: string, input: Json): Promise<Json> => {
     const r = await forward(
-      { url: req.url, method: 'POST', headers: { ...req.headers, 'x-amz-target': `DynamoDB_20120810.${op}` } },
+      { url: req.url, method: 'POST', headers: { ...req.headers, 'x-amz-target': `DynamoDB_20120810.${op}`, [SIDE_CALL_HEADER]: 'faults' } },
       Buffer.from(JSON.stringify(input)),
     );
     if (r.status !== 200) throw new Error(`${op} failed upstream: ${r.status} ${r.body.toString()}`);

@@ -41,13 +41,25 @@ export function localClient(endpoint: string, region = 'local'): DynamoDBClient 
   });
 }
 
-export async function startDynamoDbLocal(opts: { port?: number; dataDir?: string; heapMb?: number } = {}): Promise<DdbLocal> {
+export interface DdbLocalOptions {
+  port?: number;
+  /** on disk here; in memory (-inMemory) without */
+  dataDir?: string;
+  heapMb?: number;
+  /** more JVM options (before -jar) */
+  jvm?: string[];
+  /** more DynamoDB Local options (-optimizeDbBeforeStartup, -delayTransientStatuses, ...) */
+  args?: string[];
+}
+
+export async function startDynamoDbLocal(opts: DdbLocalOptions = {}): Promise<DdbLocal> {
   if (!existsSync(join(JAR_DIR, 'DynamoDBLocal.jar'))) {
     throw new Error(`DynamoDB Local not found in ${JAR_DIR}: run 'npm install' (or node local/fetch-dynamodb-local.mjs)`);
   }
   const port = opts.port ?? (await freePort());
   const args = [
     `-Xmx${opts.heapMb ?? 1024}m`,
+    ...(opts.jvm ?? []),
     `-Djava.library.path=${join(JAR_DIR, 'DynamoDBLocal_lib')}`,
     '-jar',
     join(JAR_DIR, 'DynamoDBLocal.jar'),
@@ -62,6 +74,7 @@ export async function startDynamoDbLocal(opts: { port?: number; dataDir?: string
   } else {
     args.push('-inMemory');
   }
+  args.push(...(opts.args ?? []));
   // DynamoDB Local writes dynamodb-local-metadata.json into its working directory: keep
   // it out of the repository (telemetry is off: -disableTelemetry)
   const cwd = join(tmpdir(), 'berth-dynamodb-local');

@@ -7,8 +7,14 @@
  *   Placement's Lambda handlers behind the payload-v2 HTTP adapter (127.0.0.1:8778)
  *   the bare-metal API's handlers (127.0.0.1:6385), the allocation state machine run
  *   locally from its ASL file, the scheduled maintenance function on a timer.
+ *   With --containers K (K > 1) the handlers run in K child processes, each like a Lambda
+ *   container (own module state, own provider snapshot), behind a round-robin front on
+ *   the same ports (./containers.ts); container 0 runs the maintenance timer.
+ *   Optionally the metering proxy (--ddb-meter, ./ddb-meter.ts): every DynamoDB call and
+ *   the units AWS would bill, summed per request type when the stack stops.
  * Options: --fresh, --placement-port N, --baremetal-port N, --dashboard-port N, --ddb-port N,
- *          --ddb-endpoint URL, --table NAME, --ddb-faults SPEC,
+ *          --ddb-endpoint URL, --table NAME, --ddb-faults SPEC, --ddb-meter,
+ *          --containers K, --container-concurrency N (requests one container takes at a time; 0: any),
  *          --host H, --maintenance-interval SECONDS (0 disables),
  *          --no-response-limit (lift Lambda's 6 MB answer limit, which applies by default as in AWS)
  * SIGINT / SIGTERM stop every child.
@@ -19,6 +25,9 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDynamoDbLocal, ensureTable, type DdbLocal } from './ddb-local.js';
 import { describeFaults, parseFaults, startFaultProxy, type FaultProxy, type FaultSpec } from './ddb-faults.js';
+import { startMeterProxy, type MeterProxy } from './ddb-meter.js';
+import { meterSummary } from './ddb-report.js';
+import type { ContainerSet } from './containers.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -40,6 +49,18 @@ interface Options {
   dashboardPort?: number | null;
   /** lift Lambda's 6 MB response limit (local only; AWS cannot) */
   noResponseLimit?: boolean;
+  /** serve the handlers from this many child processes ("containers"); 1 (default): in this process, as before */
+  containers?: number;
+  /** child processes even for one container (the accountant measures every container alike) */
+  childProcesses?: boolean;
+  /** requests one container takes at a time (default 1, as a Lambda container; 0: no limit) */
+  containerConcurrency?: number;
+  /** environment for the containers, on top of the stack's */
+  containerEnv?: Record<string, string | undefined>;
+  /** drop the containers' output */
+  quietContainers?: boolean;
+  /** put the metering proxy between the handlers (or the fault injector) and DynamoDB */
+  ddbMeter?: boolean;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -74,13 +95,20 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--dashboard-port') o.dashboardPort = Number(val());
     else if (a === '--no-dashboard') o.dashboardPort = null;
     else if (a === '--no-response-limit') o.noResponseLimit = true;
+    else if (a === '--containers') o.containers = count(a, val(), 1);
+    else if (a === '--container-concurrency') o.containerConcurrency = count(a, val(), 0);
+    else if (a === '--ddb-meter') o.ddbMeter = true;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
         [
           'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--host H] [--maintenance-interval S] [--no-response-limit]',
-          '                    [--ddb-port N | --ddb-endpoint URL] [--table NAME] [--ddb-faults SPEC]',
+          '                    [--ddb-port N | --ddb-endpoint URL] [--table NAME] [--ddb-faults SPEC] [--ddb-meter]',
+          '                    [--containers K] [--container-concurrency N]',
           '  --ddb-endpoint URL   use an existing DynamoDB (LocalStack, DynamoDB Local in a container, ...); the table is created if missing',
           '  --ddb-faults SPEC    DynamoDB fault and lag injector, e.g. rate=0.05,lag=500,seed=7 (see local/ddb-faults.ts)',
+          '  --ddb-meter          record every DynamoDB call and the units AWS would bill; a summary per request type at exit',
+          '  --containers K       K processes serve the handlers (each like a Lambda container) behind a round-robin front',
+          '  --container-concurrency N  requests one container takes at a time (default 1, as Lambda; 0: no limit)',
           '',
         ].join('\n'),
       );
@@ -92,6 +120,12 @@ export function parseArgs(argv: string[]): Options {
   if (o.ddbEndpoint && o.fresh)
     throw new Error('--fresh empties the DynamoDB Local that npm start runs; with --ddb-endpoint use a new --table instead');
   return o;
+}
+
+function count(flag: string, v: string, min: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${flag} ${v}: a whole number >= ${min} expected`);
+  return n;
 }
 
 function port(flag: string, v: string): number {
@@ -138,10 +172,13 @@ export interface RunningStack {
   ddb?: DdbLocal;
   /** the DynamoDB the table lives in */
   ddbEndpoint: string;
-  /** the endpoint the handlers talk to: the fault injector's when it runs, else ddbEndpoint */
+  /** the endpoint the handlers talk to: the fault injector's when it runs, else the meter's, else ddbEndpoint */
   handlerEndpoint: string;
   tableName: string;
   faults?: FaultProxy;
+  meter?: MeterProxy;
+  /** the child processes serving the handlers (with --containers K) */
+  containers?: ContainerSet;
   servers: Server[];
   placementUrl: string;
   baremetalUrl: string;
@@ -165,29 +202,68 @@ export async function startStack(o: Options): Promise<RunningStack> {
   // CloudWatch EMF metric lines are for Lambda; locally they would only be noise
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   let faults: FaultProxy | undefined;
+  let meter: MeterProxy | undefined;
+  let containers: ContainerSet | undefined;
   try {
     await ensureTable(ddbEndpoint, tableName, process.env.AWS_REGION);
-    if (o.ddbFaults) faults = await startFaultProxy(ddbEndpoint, o.ddbFaults);
-    const handlerEndpoint = faults?.endpoint ?? ddbEndpoint;
+    // handlers -> fault injector -> meter -> DynamoDB: the meter bills what reaches DynamoDB
+    if (o.ddbMeter) meter = await startMeterProxy(ddbEndpoint);
+    if (o.ddbFaults) faults = await startFaultProxy(meter?.endpoint ?? ddbEndpoint, o.ddbFaults);
+    const handlerEndpoint = faults?.endpoint ?? meter?.endpoint ?? ddbEndpoint;
     process.env.DDB_ENDPOINT = handlerEndpoint;
-    // handlers read their environment when first used: import them only now
-    const { resetConfig } = await import('../functions/config.js');
-    resetConfig();
-    const { servePlacement, serveBaremetal } = await import('./apis.js');
     const servers: Server[] = [];
     const stopServers = () => Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
     let placementUrl: string;
     let baremetalUrl: string;
-    try {
-      const p = await servePlacement(o.placementPort, o.host);
-      servers.push(p);
-      placementUrl = `http://${o.host}:${(p.address() as { port: number }).port}`;
-      const b = await serveBaremetal(o.baremetalPort, o.host);
-      servers.push(b);
-      baremetalUrl = `http://${o.host}:${(b.address() as { port: number }).port}`;
-    } catch (e) {
-      await stopServers();
-      throw e;
+    let timer: NodeJS.Timeout | undefined;
+    if ((o.containers ?? 1) > 1 || o.childProcesses) {
+      const { startContainers } = await import('./containers.js');
+      const { placementMalformed } = await import('../functions/placement/framework/malformed.js');
+      containers = await startContainers({
+        count: o.containers ?? 1,
+        concurrency: o.containerConcurrency ?? 1,
+        host: o.host,
+        placementPort: o.placementPort,
+        baremetalPort: o.baremetalPort,
+        maintenanceInterval: o.maintenanceInterval,
+        env: {
+          DDB_ENDPOINT: handlerEndpoint,
+          TABLE_NAME: tableName,
+          AWS_REGION: process.env.AWS_REGION,
+          // the children listen on 127.0.0.1 behind the front: the name the front was bound to stays allowed
+          BERTH_ALLOWED_HOSTS: [process.env.BERTH_ALLOWED_HOSTS, o.host].filter(Boolean).join(','),
+          // a child's output is a pipe: keep the readable lines a terminal shows
+          ...(process.stdout.isTTY && !process.env.LOG_FORMAT ? { LOG_FORMAT: 'text' } : {}),
+          ...(o.containerEnv ?? {}),
+        },
+        quiet: o.quietContainers,
+        malformed: { placement: placementMalformed },
+      });
+      placementUrl = containers.placementUrl;
+      baremetalUrl = containers.baremetalUrl;
+    } else {
+      // handlers read their environment when first used: import them only now
+      const { resetConfig } = await import('../functions/config.js');
+      resetConfig();
+      const { servePlacement, serveBaremetal } = await import('./apis.js');
+      try {
+        const p = await servePlacement(o.placementPort, o.host);
+        servers.push(p);
+        placementUrl = `http://${o.host}:${(p.address() as { port: number }).port}`;
+        const b = await serveBaremetal(o.baremetalPort, o.host);
+        servers.push(b);
+        baremetalUrl = `http://${o.host}:${(b.address() as { port: number }).port}`;
+      } catch (e) {
+        await stopServers();
+        throw e;
+      }
+      if (o.maintenanceInterval > 0) {
+        const { runMaintenance } = await import('../functions/maintenance/handler.js');
+        timer = setInterval(() => {
+          runMaintenance().catch((e: Error) => process.stderr.write(`[berth] maintenance failed: ${e.stack ?? e}\n`));
+        }, o.maintenanceInterval * 1000);
+        timer.unref();
+      }
     }
     let dashboardUrl = '';
     // default: 8780 next to the default ports; any free port when the API ports were chosen
@@ -197,14 +273,6 @@ export async function startStack(o: Options): Promise<RunningStack> {
       const d = await serveDashboard({ port: dashPort, host: o.host, placementUrl, baremetalUrl });
       servers.push(d);
       dashboardUrl = `http://${o.host}:${(d.address() as { port: number }).port}`;
-    }
-    let timer: NodeJS.Timeout | undefined;
-    if (o.maintenanceInterval > 0) {
-      const { runMaintenance } = await import('../functions/maintenance/handler.js');
-      timer = setInterval(() => {
-        runMaintenance().catch((e: Error) => process.stderr.write(`[berth] maintenance failed: ${e.stack ?? e}\n`));
-      }, o.maintenanceInterval * 1000);
-      timer.unref();
     }
     const stop = async () => {
       if (timer) clearInterval(timer);
@@ -217,12 +285,29 @@ export async function startStack(o: Options): Promise<RunningStack> {
             }),
         ),
       );
+      await containers?.stop();
       await faults?.stop();
+      await meter?.stop();
       await ddb?.stop();
     };
-    return { ddb, ddbEndpoint, handlerEndpoint, tableName, faults, servers, placementUrl, baremetalUrl, dashboardUrl, stop };
+    return {
+      ddb,
+      ddbEndpoint,
+      handlerEndpoint,
+      tableName,
+      faults,
+      meter,
+      containers,
+      servers: [...(containers?.servers ?? []), ...servers],
+      placementUrl,
+      baremetalUrl,
+      dashboardUrl,
+      stop,
+    };
   } catch (e) {
+    await containers?.stop();
     await faults?.stop();
+    await meter?.stop();
     await ddb?.stop();
     throw e;
   }
@@ -240,6 +325,12 @@ async function main() {
       ? `[berth] DynamoDB Local  ${stack.ddb.endpoint}  table ${stack.tableName}  (${o.fresh ? 'in memory, fresh' : `data in ${o.dataDir}`})`
       : `[berth] DynamoDB        ${stack.ddbEndpoint}  table ${stack.tableName}  (existing endpoint)`,
     ...(stack.faults ? [`[berth] fault injector  ${stack.faults.endpoint}  ${describeFaults(stack.faults.spec)}`] : []),
+    ...(stack.meter ? [`[berth] DynamoDB meter   ${stack.meter.endpoint}  (units per request type at exit)`] : []),
+    ...(stack.containers
+      ? [
+          `[berth] containers      ${stack.containers.containers.map((c) => `${c.id}`).join(' ')}  (round robin, ${o.containerConcurrency ?? 1} request(s) each at a time)`,
+        ]
+      : []),
     `[berth] ready in ${((Date.now() - t0) / 1000).toFixed(1)} s; Ctrl-C stops everything`,
   ];
   process.stdout.write(lines.join('\n') + '\n');
@@ -248,12 +339,18 @@ async function main() {
     if (stopping) return;
     stopping = true;
     process.stdout.write(`[berth] ${sig}: stopping\n`);
+    if (stack.meter) process.stdout.write(meterSummary(stack.meter.records));
     await stack.stop().catch(() => undefined);
     process.exit(0);
   };
   process.on('SIGINT', () => void shutdown('SIGINT'));
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGHUP', () => void shutdown('SIGHUP'));
+  for (const c of stack.containers?.containers ?? []) {
+    c.child.once('exit', (code, signal) => {
+      if (!stopping) process.stderr.write(`[berth] container ${c.id} exited (${code ?? signal}); the others serve on\n`);
+    });
+  }
   stack.ddb?.child.once('exit', (code) => {
     if (!stopping) {
       process.stderr.write(`[berth] DynamoDB Local exited unexpectedly (${code}); stopping\n`);

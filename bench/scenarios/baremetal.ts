@@ -14,7 +14,7 @@ import type { BenchContext, Scenario } from '../run.js';
 
 const V = '1.80';
 
-function bmClient(base: string) {
+export function bmClient(base: string) {
   return async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
     const r = await fetch(base + path, {
       method,
@@ -28,7 +28,7 @@ function bmClient(base: string) {
 
 type Client = ReturnType<typeof bmClient>;
 
-async function until(what: string, check: () => Promise<boolean>, ms = 60_000, every = 20): Promise<void> {
+export async function until(what: string, check: () => Promise<boolean>, ms = 60_000, every = 20): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
@@ -36,7 +36,7 @@ async function until(what: string, check: () => Promise<boolean>, ms = 60_000, e
   }
 }
 
-async function availableNodes(api: Client, rc: string, count: number): Promise<string[]> {
+export async function availableNodes(api: Client, rc: string, count: number): Promise<string[]> {
   const uuids: string[] = [];
   for (let i = 0; i < count; i += 10) {
     const batch = await Promise.all(

@@ -10,7 +10,7 @@
  *                     full answer, of limit=5 and of limit=1000, throughput at
  *                     concurrency 10, response size, and the DynamoDB reads a warm
  *                     request makes (snapshot refresh: change-log queries + provider
- *                     re-reads) with their capacity units.
+ *                     re-reads) with the read units AWS would bill (the accountant's meter).
  *                     --sizes 1000,10000 to choose; --quick = 1000 only.
  *  candidates-nested  1,000 compute trees of upstream's nested perfload
  *                     (gate/gabbits/nested-perfload.yaml: compute DISK_GB +
@@ -23,9 +23,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import type { BenchContext, Scenario } from '../run.js';
 import { client, pct, pool } from './claims.js';
+import { metered, unitsOf } from '../capacity/inprocess.js';
 
 const r1 = (x: number) => Math.round(x * 10) / 10;
 const AGGS = [randomUUID(), randomUUID(), randomUUID()];
@@ -150,51 +150,41 @@ async function throughput(ctx: BenchContext, label: string, qs: string, n: numbe
 /**
  * What a warm request reads from DynamoDB: the snapshot's refresh (change-log queries
  * over minute buckets x shards, plus a consistent re-read of every provider named
- * there). Counted from the snapshot's own statistics over `n` requests; capacity
- * units from DynamoDB's ReturnConsumedCapacity on the same reads.
+ * there). Counted from the snapshot's own statistics over `n` requests; the read units
+ * AWS would bill, by key family, from the accountant's metering proxy (local/ddb-meter.ts).
  */
 async function steadyStateReads(ctx: BenchContext, label: string, qs: string, n: number) {
   const { snapshot } = await import('../../functions/store/placement/snapshot.js');
   const { config } = await import('../../functions/config.js');
-  const { ddb, tableName } = await import('../../functions/store/ddb/client.js');
-  const { K } = await import('../../functions/store/placement/keys.js');
-  const { overlapMs } = await import('../../functions/store/placement/changelog.js');
-  const s = snapshot().stats;
-  const before = { ...s };
-  for (let i = 0; i < n; i++) await get(ctx.stack.placementUrl, qs, '1.39');
-  const refreshes = s.refreshes - before.refreshes;
-  const logQueries = (s.logQueries - before.logQueries) / n;
-  const providerReads = (s.providerReads - before.providerReads) / n;
-  // one change-log partition query, as refresh issues it (strongly consistent)
-  const probe = await ddb().send(
-    new QueryCommand({
-      TableName: tableName(),
-      KeyConditionExpression: 'pk = :pk AND sk >= :from',
-      ExpressionAttributeValues: {
-        ':pk': K.changeLog(0),
-        ':from': String(Date.now() - overlapMs()).padStart(13, '0'),
-      },
-      ConsistentRead: true,
-      ReturnConsumedCapacity: 'TOTAL',
-    }),
-  );
-  const perQuery = Number(probe.ConsumedCapacity?.CapacityUnits ?? 0);
-  // DynamoDB Local reports 0 for a query that returns nothing; AWS bills every
-  // strongly consistent read at least 1 RCU (4 KB), a provider item (< 4 KB) 1 RCU
-  const rcu = r1(logQueries * Math.max(1, perQuery) + providerReads * 1);
+  const { value } = await metered(ctx.stack, async (meter) => {
+    // the handlers reconnect through the meter (a new snapshot: one cold request, not counted)
+    await get(ctx.stack.placementUrl, qs, '1.39');
+    meter.reset();
+    const s = snapshot().stats;
+    const before = { ...s };
+    for (let i = 0; i < n; i++) await get(ctx.stack.placementUrl, qs, '1.39');
+    return {
+      refreshes: s.refreshes - before.refreshes,
+      logQueries: (s.logQueries - before.logQueries) / n,
+      providerReads: (s.providerReads - before.providerReads) / n,
+      units: unitsOf(meter.records),
+    };
+  });
+  const perRequest = value.units.read / n;
+  const byFamily = Object.fromEntries(Object.entries(value.units.byFamily).map(([f, u]) => [f, r1((u.read / n) * 100) / 100]));
   ctx.emit({
     kind: 'capacity',
     key: `${label}/steady-state-reads`,
     requests: n,
-    refreshes_per_request: r1(refreshes / n),
-    log_queries_per_request: r1(logQueries),
-    provider_reads_per_request: r1(providerReads),
-    rcu_per_log_query_reported: perQuery,
+    refreshes_per_request: r1(value.refreshes / n),
+    log_queries_per_request: r1(value.logQueries),
+    provider_reads_per_request: r1(value.providerReads),
     change_log_shards: config().changeLogShards,
-    rcu_per_request_aws: rcu,
+    read_units_per_request: r1(perRequest * 100) / 100,
+    read_units_by_family: byFamily,
   });
   ctx.say(
-    `${label}: a warm request reads ${r1(logQueries)} change-log partitions (strongly consistent; DynamoDB Local reports ${perQuery} RCU each, AWS bills >= 1) and re-reads ${r1(providerReads)} providers: ~${rcu} RCU per request on AWS, nothing proportional to the number of providers`,
+    `${label}: a warm request reads ${r1(value.logQueries)} change-log partitions and re-reads ${r1(value.providerReads)} providers: ${r1(perRequest * 100) / 100} read units per request on AWS (${JSON.stringify(byFamily)}), nothing proportional to the number of providers`,
   );
 }
 

@@ -4,9 +4,8 @@
  *  claims      PUT /allocations/{new consumer} (1.28, consumer_generation null) at
  *              c = 1 / 10 / 50 over many providers and on one hot provider: claims/s,
  *              latency p50/p95/p99, transaction attempts per claim; then the DynamoDB
- *              capacity units one claim consumes (ReturnConsumedCapacity, which
- *              DynamoDB Local reports, plus what the written item sizes cost on AWS),
- *              and what GET /usages costs.
+ *              units one claim consumes on AWS and what GET /usages costs (the
+ *              accountant's metering proxy, local/ddb-meter.ts).
  *  contention  one provider VCPU total 100, 1000 claims of 1 VCPU from 50 parallel
  *              clients: PASS iff exactly 100 succeed and usage ends at 100; then the
  *              same load with room for everyone (all must succeed). Both run with each
@@ -15,12 +14,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BenchContext, Scenario } from '../run.js';
-import { ddb, tableName } from '../../functions/store/ddb/client.js';
 import { claimStats } from '../../functions/store/placement/allocations.js';
-import { K } from '../../functions/store/placement/keys.js';
-import { usageShardOf } from '../../functions/store/placement/usage.js';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { resetConfig } from '../../functions/config.js';
+import { metered, unitsOf } from '../capacity/inprocess.js';
 
 // ------------------------------------------------------------------ helpers
 
@@ -97,88 +93,6 @@ function statsDelta(before: typeof claimStats) {
   };
 }
 
-// ------------------------------------------------------------------ capacity units
-
-interface Capacity {
-  read: number;
-  write: number;
-  /** of which index (GSI) units */
-  index: number;
-  requests: number;
-}
-
-// the document client reports the underlying command names
-const READS = new Set(['GetItemCommand', 'BatchGetItemCommand', 'QueryCommand', 'ScanCommand']);
-let meterOn = false;
-let meter: Capacity = { read: 0, write: 0, index: 0, requests: 0 };
-let meterInstalled = false;
-
-/** Ask DynamoDB for ConsumedCapacity on every call the process makes while measuring. */
-function installMeter() {
-  if (meterInstalled) return;
-  meterInstalled = true;
-  ddb().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (!meterOn) return next(args);
-      (args.input as Record<string, unknown>).ReturnConsumedCapacity = 'INDEXES';
-      const out = await next(args);
-      const cc = (out.output as { ConsumedCapacity?: unknown }).ConsumedCapacity;
-      const list = (Array.isArray(cc) ? cc : cc ? [cc] : []) as Array<{
-        CapacityUnits?: number;
-        GlobalSecondaryIndexes?: Record<string, { CapacityUnits?: number }>;
-      }>;
-      const isRead = READS.has(String(context.commandName));
-      meter.requests++;
-      for (const c of list) {
-        const units = Number(c.CapacityUnits ?? 0);
-        if (isRead) meter.read += units;
-        else meter.write += units;
-        for (const g of Object.values(c.GlobalSecondaryIndexes ?? {})) meter.index += Number(g.CapacityUnits ?? 0);
-      }
-      return out;
-    },
-    { step: 'initialize', name: 'benchCapacityMeter' },
-  );
-}
-
-async function measured<T>(fn: () => Promise<T>): Promise<{ value: T; cap: Capacity }> {
-  installMeter();
-  meter = { read: 0, write: 0, index: 0, requests: 0 };
-  meterOn = true;
-  try {
-    const value = await fn();
-    return { value, cap: { ...meter } };
-  } finally {
-    meterOn = false;
-  }
-}
-
-/** DynamoDB's item size (attribute names + values), as its capacity accounting counts it. */
-export function itemSize(v: unknown, isTop = true): number {
-  if (isTop && v && typeof v === 'object' && !Array.isArray(v)) {
-    let n = 0;
-    for (const [k, x] of Object.entries(v)) n += Buffer.byteLength(k) + itemSize(x, false);
-    return n;
-  }
-  if (v === null || typeof v === 'boolean') return 1;
-  if (typeof v === 'string') return Buffer.byteLength(v);
-  if (typeof v === 'number') {
-    const digits = String(Math.abs(v)).replace('.', '').replace(/^0+/, '').length || 1;
-    return Math.ceil(digits / 2) + 1;
-  }
-  if (Array.isArray(v)) return 3 + v.reduce((a: number, x) => a + 1 + itemSize(x, false), 0);
-  if (typeof v === 'object') {
-    let n = 3;
-    for (const [k, x] of Object.entries(v as object)) n += 1 + Buffer.byteLength(k) + itemSize(x, false);
-    return n;
-  }
-  return 0;
-}
-
-async function getItem(key: { pk: string; sk: string }) {
-  return (await ddb().send(new GetCommand({ TableName: tableName(), Key: key, ConsistentRead: true }))).Item;
-}
-
 // ------------------------------------------------------------------ claims
 
 async function claimsScenario(ctx: BenchContext) {
@@ -229,66 +143,55 @@ async function claimsScenario(ctx: BenchContext) {
     }
   }
 
-  // ---- capacity units of one claim (sequential, fresh consumers, an existing project)
+  // ---- units of one claim (sequential, fresh consumers, an existing project), by AWS's
+  // rules: the accountant's metering proxy (local/ddb-meter.ts) in front of DynamoDB
   const rp = rps[1]!;
   const samples = ctx.quick ? 10 : 30;
-  const per: Capacity[] = [];
-  let last = '';
-  for (let i = 0; i < samples; i++) {
-    last = randomUUID();
-    const { value, cap } = await measured(() => req('PUT', `/allocations/${last}`, claimBody(rp, { VCPU: 1, MEMORY_MB: 64 })));
-    if (value.status !== 204) throw new Error(`claim failed: ${value.status}`);
-    per.push(cap);
-  }
-  const avg = (f: (c: Capacity) => number) => r1((per.reduce((a, c) => a + f(c), 0) / per.length) * 10) / 10;
-  // what the written items cost on AWS: transactional writes 2 WCU per started KB; none
-  // of them is in an index (the provider's state item and new allocation rows are not)
-  const items = {
-    provider: await getItem(K.providerState(rp)),
-    row: await getItem(K.providerAllocation(rp, last)),
-    consumer: await getItem(K.consumer(last)),
-    usage: await getItem(K.usage('bench-project', usageShardOf(last), 'bench-user')),
-  };
-  const sizes = Object.fromEntries(Object.entries(items).map(([k, v]) => [k, itemSize(v)]));
-  const logSize = itemSize({
-    pk: 'LOG#0',
-    sk: '1800000000000#0123456789abcdef',
-    d: JSON.stringify([[rp, { VCPU: 1, MEMORY_MB: 64 }, 1, 1, new Date().toISOString()]]),
-    ttl: 1800000000,
+  const per: Array<ReturnType<typeof unitsOf>> = [];
+  await metered(ctx.stack, async (meter) => {
+    // the handlers reconnect to the meter: one claim first, not counted
+    await req('PUT', `/allocations/${randomUUID()}`, claimBody(rp, { VCPU: 1, MEMORY_MB: 64 }));
+    for (let i = 0; i < samples; i++) {
+      meter.reset();
+      const r = await req('PUT', `/allocations/${randomUUID()}`, claimBody(rp, { VCPU: 1, MEMORY_MB: 64 }));
+      if (r.status !== 204) throw new Error(`claim failed: ${r.status}`);
+      per.push(unitsOf(meter.records));
+    }
   });
-  const kb = (b: number) => Math.max(1, Math.ceil(b / 1024));
-  const tableWcu = 2 * (kb(sizes.provider!) + kb(sizes.row!) + kb(sizes.consumer!) + kb(sizes.usage!) + kb(logSize));
-  const indexWcu = 0;
-  const readRcu = Math.ceil(sizes.provider! / 4096) + 1; // consistent BatchGet: provider + (absent) consumer
+  const avg = (f: (c: ReturnType<typeof unitsOf>) => number) => r1((per.reduce((a, c) => a + f(c), 0) / per.length) * 10) / 10;
+  const families = [...new Set(per.flatMap((p) => Object.keys(p.byFamily)))].sort();
   const capRec = {
     kind: 'meta',
     key: 'claims/capacity-units',
-    source: 'ReturnConsumedCapacity (DynamoDB Local reports it)',
-    per_claim_reported: {
+    source: "the accountant's metering proxy (local/ddb-meter.ts), AWS's documented rules",
+    per_claim: {
+      ddb_calls: avg((c) => c.calls),
       read_units: avg((c) => c.read),
       write_units: avg((c) => c.write),
-      of_which_index_units: avg((c) => c.index),
-      requests: avg((c) => c.requests),
+      index_write_units: avg((c) => c.index),
     },
-    item_bytes: { ...sizes, log: logSize },
-    per_claim_on_aws_from_item_sizes: {
-      read_units: readRcu,
-      table_write_units: tableWcu,
-      index_write_units: indexWcu,
-      write_units: tableWcu + indexWcu,
-    },
+    by_family: Object.fromEntries(
+      families.map((f) => [
+        f,
+        { read: avg((c) => c.byFamily[f]?.read ?? 0), write: avg((c) => c.byFamily[f]?.write ?? 0), bytes: avg((c) => c.byFamily[f]?.bytes ?? 0) },
+      ]),
+    ),
   };
   ctx.emit(capRec);
   ctx.say(
-    `one claim (1 provider, new consumer): DynamoDB Local reports ${capRec.per_claim_reported.read_units} RCU + ${capRec.per_claim_reported.write_units} WCU (of which ${capRec.per_claim_reported.of_which_index_units} index) in ${capRec.per_claim_reported.requests} requests`,
-  );
-  ctx.say(
-    `  from item sizes (${JSON.stringify(capRec.item_bytes)} bytes): on AWS ${readRcu} RCU + ${tableWcu} WCU transactional + ${indexWcu} WCU index = ${tableWcu + indexWcu} WCU`,
+    `one claim (1 provider, new consumer), on AWS: ${capRec.per_claim.read_units} RCU + ${capRec.per_claim.write_units} WCU + ${capRec.per_claim.index_write_units} index WCU in ${capRec.per_claim.ddb_calls} DynamoDB calls; by key: ${families.map((f) => `${f} ${capRec.by_family[f]!.read}r/${capRec.by_family[f]!.write}w`).join(', ')}`,
   );
 
   // ---- GET /usages: reads whatever the number of consumers
-  const u = await measured(() => req('GET', '/usages?project_id=bench-project&user_id=bench-user', undefined, '1.9'));
-  const up = await measured(() => req('GET', '/usages?project_id=bench-project', undefined, '1.38'));
+  const u = await metered(ctx.stack, async (meter) => {
+    await req('GET', '/usages?project_id=bench-project&user_id=bench-user', undefined, '1.9');
+    meter.reset();
+    const a = await req('GET', '/usages?project_id=bench-project&user_id=bench-user', undefined, '1.9');
+    const pu = unitsOf(meter.records);
+    meter.reset();
+    await req('GET', '/usages?project_id=bench-project', undefined, '1.38');
+    return { json: a.json, pu, p: unitsOf(meter.records) };
+  });
   const consumers = u.value.json?.usages?.VCPU;
   const lat: number[] = [];
   for (let i = 0; i < (ctx.quick ? 20 : 100); i++)
@@ -298,11 +201,11 @@ async function claimsScenario(ctx: BenchContext) {
     key: 'usages/project-user',
     consumers,
     headline: { p50_ms: r1(pct(lat, 50)), p95_ms: r1(pct(lat, 95)) },
-    read_units: { project_user: u.cap.read, project_by_type: up.cap.read },
-    requests: { project_user: u.cap.requests, project_by_type: up.cap.requests },
+    read_units: { project_user: u.value.pu.read, project_by_type: u.value.p.read },
+    requests: { project_user: u.value.pu.calls, project_by_type: u.value.p.calls },
   });
   ctx.say(
-    `GET /usages over ${consumers} consumers: ${u.cap.requests} DynamoDB request, ${u.cap.read} RCU (project+user), ${up.cap.read} RCU (project, 1.38); p50 ${r1(pct(lat, 50))} ms`,
+    `GET /usages over ${consumers} consumers: ${u.value.pu.calls} DynamoDB request, ${u.value.pu.read} RCU (project+user), ${u.value.p.read} RCU (project, 1.38); p50 ${r1(pct(lat, 50))} ms`,
   );
 }
 

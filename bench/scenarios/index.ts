@@ -6,6 +6,8 @@ import { baremetalRaceScenario } from './baremetal.js';
 import { candidatesScenarios } from './candidates.js';
 import { coldstartScenario } from './coldstart.js';
 import { largeScenario } from './large.js';
+import { capacityScenario } from './capacity.js';
+import { loadRateScenario } from './loadrate.js';
 
 export const SCENARIOS: Scenario[] = [
   ...claimScenarios,
@@ -15,4 +17,6 @@ export const SCENARIOS: Scenario[] = [
   perfHarnessCandidatesScenario,
   coldstartScenario,
   largeScenario,
+  capacityScenario,
+  loadRateScenario,
 ];

@@ -28,7 +28,11 @@ async function req(t: Target, method: string, path: string, body?: unknown, vers
   const t0 = performance.now();
   const r = await fetch(`${t.url}${path}`, {
     method,
-    headers: { 'x-auth-token': 'admin', 'openstack-api-version': `placement ${version}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      'x-auth-token': 'admin',
+      'openstack-api-version': `placement ${version}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await r.text();
@@ -53,7 +57,14 @@ const owner = { project_id: 'bench-large', user_id: 'u', consumer_type: 'INSTANC
 async function consumersOn(t: Target, rp: string, n: number): Promise<string[]> {
   const all = Array.from({ length: n }, () => randomUUID());
   for (let i = 0; i < n; i += 50) {
-    await ok(t, 'POST', '/allocations', Object.fromEntries(all.slice(i, i + 50).map((c) => [c, { allocations: { [rp]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null }])));
+    await ok(
+      t,
+      'POST',
+      '/allocations',
+      Object.fromEntries(
+        all.slice(i, i + 50).map((c) => [c, { allocations: { [rp]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null }]),
+      ),
+    );
   }
   return all;
 }
@@ -68,7 +79,11 @@ function cases(small: boolean): Case[] {
       key: 'claim/1-provider',
       run: async (t) => {
         const rp = await provider(t, { VCPU: { total: 8 } });
-        const r = await ok(t, 'PUT', `/allocations/${randomUUID()}`, { allocations: { [rp]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null });
+        const r = await ok(t, 'PUT', `/allocations/${randomUUID()}`, {
+          allocations: { [rp]: { resources: { VCPU: 1 } } },
+          ...owner,
+          consumer_generation: null,
+        });
         return r.ms;
       },
     },
@@ -86,7 +101,9 @@ function cases(small: boolean): Case[] {
             [root]: { resource_provider_generation: gen, inventories: {} },
             [child]: { resource_provider_generation: 0, inventories: { VCPU: { total: 1000 } } },
           },
-          allocations: Object.fromEntries(consumers.map((c) => [c, { allocations: { [child]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: 1 }])),
+          allocations: Object.fromEntries(
+            consumers.map((c) => [c, { allocations: { [child]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: 1 }]),
+          ),
         });
         return r.ms;
       },
@@ -97,7 +114,13 @@ function cases(small: boolean): Case[] {
       key: `aggregates/${n}`,
       run: async (t) => {
         const rp = await provider(t);
-        const r = await ok(t, 'PUT', `/resource_providers/${rp}/aggregates`, { aggregates: Array.from({ length: n }, () => randomUUID()), resource_provider_generation: 0 }, '1.19');
+        const r = await ok(
+          t,
+          'PUT',
+          `/resource_providers/${rp}/aggregates`,
+          { aggregates: Array.from({ length: n }, () => randomUUID()), resource_provider_generation: 0 },
+          '1.19',
+        );
         return r.ms;
       },
     });
@@ -135,7 +158,17 @@ function cases(small: boolean): Case[] {
       key: `post-allocations/${n}-consumers`,
       run: async (t) => {
         const rp = await provider(t, { VCPU: { total: 1000 } });
-        const r = await ok(t, 'POST', '/allocations', Object.fromEntries(Array.from({ length: n }, () => [randomUUID(), { allocations: { [rp]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null }])));
+        const r = await ok(
+          t,
+          'POST',
+          '/allocations',
+          Object.fromEntries(
+            Array.from({ length: n }, () => [
+              randomUUID(),
+              { allocations: { [rp]: { resources: { VCPU: 1 } } }, ...owner, consumer_generation: null },
+            ]),
+          ),
+        );
         return r.ms;
       },
     });
@@ -184,7 +217,12 @@ export const largeScenario: Scenario = {
       for (const c of cases(ctx.quick || ctx.args['large-sizes'] === 'small')) {
         const ms: Record<string, number> = {};
         for (const t of targets) ms[t.label] = Math.round(await c.run(t));
-        ctx.emit({ kind: 'latency', key: `large/${c.key}`, ms, headline: { berth_ms: ms.berth, ...(ref ? { placement_ms: ms[ref.target.label] } : {}) } });
+        ctx.emit({
+          kind: 'latency',
+          key: `large/${c.key}`,
+          ms,
+          headline: { berth_ms: ms.berth, ...(ref ? { placement_ms: ms[ref.target.label] } : {}) },
+        });
         ctx.say(`${c.key.padEnd(30)} ${targets.map((t) => `${t.label} ${ms[t.label]} ms`).join('   ')}`);
       }
     } finally {

@@ -27,6 +27,16 @@ import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import type { BulkProvider } from '../../functions/store/placement/bulk.js';
 import { progressBar } from './progress.js';
+import { berthSchema, meterBatchWrites, sdkStack, type BatchWriteUnits } from '../../local/ddb-sdk.js';
+
+/** the loader's rate and the write units per provider it cost (units by AWS's rules, from the items written) */
+export function loadReport(providers: number, seconds: number, u: BatchWriteUnits, concurrency: number): string {
+  const per = (x: number) => (providers ? x / providers : 0).toFixed(2);
+  return (
+    `[berth load] ${(providers / Math.max(seconds, 1e-9)).toFixed(0)} providers/s (${seconds.toFixed(1)} s, ${concurrency} BatchWriteItem calls in flight); ` +
+    `${per(u.write + u.indexWrite)} write units per provider (table ${per(u.write)}, gsi1 ${per(u.indexWrite)}; ${u.items} items, ${(u.bytes / 1e6).toFixed(1)} MB in ${u.calls} calls)`
+  );
+}
 
 const UUID = /^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}$/;
 const NAME = /^[A-Z0-9_]+$/;
@@ -143,19 +153,32 @@ export async function loadCommand(args: string[]): Promise<number> {
   let created = 0;
   for (const rc of doc.resource_classes ?? []) if (await createCustomResourceClass(rc)) created++;
   for (const t of doc.traits ?? []) if ((await createCustomTrait(t)).created) created++;
+  // the write units AWS would bill for what the loader writes, from the items themselves
+  // (local/ddb-units.ts, the accountant's rules: each put a new item, its gsi1 entry too)
+  const { ddbRaw, tableName } = await import('../../functions/store/ddb/client.js');
+  const schema = berthSchema(tableName());
+  const units = meterBatchWrites(sdkStack(ddbRaw()), (t) => (t === schema.name ? schema : undefined));
   const bar = progressBar('[berth load] providers');
   bar.update(0, providers.length);
   try {
+    const t0 = performance.now();
     const r = await bulkLoadProviders(providers, { concurrency, onProgress: (done, total) => bar.update(done, total) });
+    const secs = (performance.now() - t0) / 1000;
+    const loaded = { ...units };
     bar.finish(`${r.batches} batches, ${r.retries} retries${created ? `, ${created} custom name(s) created` : ''}`);
     process.stdout.write(`[berth load] loaded ${r.providers} providers from ${file}\n`);
+    process.stdout.write(`${loadReport(r.providers, secs, loaded, concurrency ?? 32)}\n`);
     // running APIs catch up with the load from this image instead of re-reading every provider
     const { imageAfterBulkLoad } = await import('../../functions/store/placement/bulk-image.js');
+    const i0 = performance.now();
     const img = await imageAfterBulkLoad(r);
     const kind = img.manifest.base
       ? `a delta of ${(img.manifest.bytes / 1e6).toFixed(1)} MB to the image of ${(img.manifest.base.bytes / 1e6).toFixed(1)} MB before`
       : `${(img.manifest.bytes / 1e6).toFixed(1)} MB`;
-    process.stdout.write(`[berth load] forest image of ${img.manifest.providers} providers written (${kind})\n`);
+    const imageUnits = units.write + units.indexWrite - loaded.write - loaded.indexWrite;
+    process.stdout.write(
+      `[berth load] forest image of ${img.manifest.providers} providers written (${kind}) in ${((performance.now() - i0) / 1000).toFixed(1)} s, ${Math.round(imageUnits)} write units\n`,
+    );
     return 0;
   } catch (e) {
     if (e instanceof BulkInputError) throw new Error(`${file}: ${e.message}`);

@@ -1,0 +1,650 @@
+/**
+ * The accountant (`npm run accountant`, `npm run bench -- --scenario capacity`): K local
+ * containers over one DynamoDB Local behind the metering proxy, a Nova-like workload at
+ * given rates (./workload.ts), and per run: per request type the calls, DynamoDB calls,
+ * read / write / index units, handler CPU ms and log bytes; the hottest partition keys by
+ * family; the forest-served requests' polls. Then the projection model (./model.ts)
+ * calibrated on one run, validated against runs at other container counts and write
+ * rates (measured vs modelled), and projected to the three cloud sizes of docs/cost.md
+ * with their monthly cost.
+ */
+import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { familyId, keyFamily, type CallRecord } from '../../local/ddb-ledger.js';
+import { table } from '../../local/ddb-report.js';
+import { startDynamoDbLocal, freePort, type DdbLocal } from '../../local/ddb-local.js';
+import { attributeCalls, sdkStack } from '../../local/ddb-sdk.js';
+import { startStack, type RunningStack } from '../../local/start.js';
+import { availableNodes, bmClient } from '../scenarios/baremetal.js';
+import { accessLogLine, calibrate, measure, splitLoad, type RunMeasurement } from './measure.js';
+import { ceiling, pollUnits, project, sum, type Assumptions, type LogDesign, type Profile, type Projection } from './model.js';
+import { PRICES } from './prices.js';
+import {
+  CANDIDATES_QUERY,
+  Driver,
+  LIBVIRT_HOST_TRAITS,
+  labelRates,
+  runWorkload,
+  type Host,
+  type RequestRecord,
+  type WorkloadRates,
+} from './workload.js';
+
+export interface AccountantOptions {
+  hosts: number;
+  /** container counts to measure at the base rates */
+  containers: number[];
+  claimsPerS: number;
+  candidatesPerS: number;
+  /** Nova's refresh period, time-compressed (s) */
+  refreshPeriodS: number;
+  /** measured seconds per run (after the warm phase) */
+  durationS: number;
+  /** instance lifetime; also the warm phase before measuring (so deletes run at the claim rate) */
+  lifetimeS: number;
+  baremetalPerS: number;
+  /** validation: container counts x claim rates (the first pair calibrates the model) */
+  validate?: { containers: number[]; claimsPerS: number[] };
+  maintenanceIntervalS: number;
+  seed: number;
+  /** project from a profile saved by an earlier run (its --json file) instead of measuring */
+  profileFrom?: string;
+}
+
+export const DEFAULTS: AccountantOptions = {
+  hosts: 100,
+  containers: [1, 2, 4, 8],
+  claimsPerS: 2,
+  candidatesPerS: 4,
+  refreshPeriodS: 30,
+  durationS: 60,
+  lifetimeS: 10,
+  baremetalPerS: 0.1,
+  validate: { containers: [2, 8], claimsPerS: [1, 4] },
+  maintenanceIntervalS: 20,
+  seed: 7,
+};
+
+export interface Reporter {
+  say(line: string): void;
+  emit(record: Record<string, unknown>): void;
+}
+
+export interface RunResult {
+  containers: number;
+  claimsPerS: number;
+  m: RunMeasurement;
+  profile: Profile;
+  /** requests the run made, and those that failed (5xx) */
+  requests: number;
+  failures: string[];
+  dispatched: number[];
+}
+
+const r1 = (x: number) => Math.round(x * 10) / 10;
+const r2 = (x: number) => Math.round(x * 100) / 100;
+
+/**
+ * The containers run the change log as Lambda does (functions/config.ts's defaults there:
+ * its overlap window), so what is measured is what is projected.
+ */
+export async function useLambdaLogWindow(): Promise<void> {
+  const { loadConfig, resetConfig } = await import('../../functions/config.js');
+  const lambda = loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'accountant' });
+  process.env.CHANGE_LOG_LATE_MS ??= String(lambda.changeLogLateMs);
+  process.env.CLOCK_SKEW_MS ??= String(lambda.clockSkewMs);
+  resetConfig();
+}
+
+/** the change log's key family and constants, from the code (whatever they are when this runs) */
+export async function logDesign(): Promise<{ family: string; design: LogDesign }> {
+  await useLambdaLogWindow();
+  const { K } = await import('../../functions/store/placement/keys.js');
+  const { overlapMs } = await import('../../functions/store/placement/changelog.js');
+  const { config } = await import('../../functions/config.js');
+  return {
+    family: keyFamily(K.changeLog(0)),
+    // one partition per shard, no time buckets: a window meets each shard once
+    design: { overlapS: overlapMs() / 1000, bucketS: Number.POSITIVE_INFINITY, shards: config().changeLogShards },
+  };
+}
+
+function hostsFor(n: number, aggregates: string[]): Host[] {
+  return Array.from({ length: n }, (_, i) => ({
+    uuid: randomUUID(),
+    name: `compute-${i}`,
+    // half of the hosts in one aggregate each (Nova then also asks for sharing providers)
+    aggregates: i % 2 === 0 ? [aggregates[(i / 2) % aggregates.length]!] : [],
+  }));
+}
+
+async function setupCloud(stack: RunningStack, hosts: Host[]): Promise<void> {
+  // this process writes through the same meter (labelled setup, outside the measured window)
+  const { resetConfig } = await import('../../functions/config.js');
+  resetConfig();
+  const { ddbRaw } = await import('../../functions/store/ddb/client.js');
+  attributeCalls(sdkStack(ddbRaw()), () => ({ container: 'accountant', request: 'setup', label: 'setup', family: 'setup' }));
+  const { bulkLoadProviders } = await import('../../functions/store/placement/bulk.js');
+  const { imageAfterBulkLoad } = await import('../../functions/store/placement/bulk-image.js');
+  const r = await bulkLoadProviders(
+    hosts.map((h) => ({
+      uuid: h.uuid,
+      name: h.name,
+      inventories: {
+        VCPU: { total: 64, allocation_ratio: 16 },
+        MEMORY_MB: { total: 524288, reserved: 4096, allocation_ratio: 1.5 },
+        DISK_GB: { total: 4000, reserved: 100 },
+      },
+      traits: LIBVIRT_HOST_TRAITS,
+      aggregates: h.aggregates,
+    })),
+    { concurrency: 8 },
+  );
+  await imageAfterBulkLoad(r);
+  void stack;
+}
+
+/** One measured run: a fresh table, K containers, the cloud, a warm-up, the workload. */
+export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, claimsPerS: number, say: (s: string) => void): Promise<RunResult> {
+  const { family: logFamily } = await logDesign();
+  const stack = await startStack({
+    fresh: false,
+    ddbEndpoint: ddb.endpoint,
+    tableName: `acct_${randomUUID().replace(/-/g, '').slice(0, 12)}`,
+    placementPort: await freePort(),
+    baremetalPort: await freePort(),
+    host: '127.0.0.1',
+    maintenanceInterval: o.maintenanceIntervalS,
+    dataDir: '',
+    dashboardPort: null,
+    ddbMeter: true,
+    containers: k,
+    childProcesses: true,
+    containerConcurrency: 1,
+    quietContainers: true,
+    // as in AWS: JSON logs at the default level, CloudWatch metric lines on
+    containerEnv: { LOG_FORMAT: 'json', LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false', BAREMETAL_FAKE_DELAY_MS: '0' },
+  });
+  try {
+    const meter = stack.meter!;
+    const aggregates = [randomUUID(), randomUUID(), randomUUID(), randomUUID()];
+    const hosts = hostsFor(o.hosts, aggregates);
+    const t0 = performance.now();
+    await setupCloud(stack, hosts);
+    const rc = 'ACCT_METAL';
+    const nodes = o.baremetalPerS > 0 ? await availableNodes(bmClient(stack.baremetalUrl), rc, 4) : [];
+    say(`  K=${k} claims/s=${claimsPerS}: ${o.hosts} hosts loaded, ${nodes.length} bare-metal nodes in ${r1((performance.now() - t0) / 1000)} s`);
+    // warm-up: each container loads its snapshot once (cold), then a few warm rounds
+    const warm = new Driver(stack.placementUrl, stack.baremetalUrl);
+    const q = `/allocation_candidates?${CANDIDATES_QUERY}`;
+    for (let i = 0; i < k; i++) await warm.send('placement', 'cold', 'GET', q, { version: '1.36' });
+    for (let i = 0; i < 2 * k; i++) await warm.send('placement', 'warmup', 'GET', q, { version: '1.36' });
+    const rates: WorkloadRates = {
+      hosts: o.hosts,
+      providersPerHost: 1,
+      aggregatedShare: 0.5,
+      refreshPeriodS: o.refreshPeriodS,
+      claimsPerS,
+      candidatesPerS: Math.max(claimsPerS, (o.candidatesPerS * claimsPerS) / o.claimsPerS),
+      deletesPerS: claimsPerS,
+      usagesPerClaim: 2,
+      baremetalPerS: o.baremetalPerS,
+    };
+    const projects = Array.from({ length: 5 }, () => randomUUID().replace(/-/g, ''));
+    const start = Date.now();
+    const d = await runWorkload({
+      placementUrl: stack.placementUrl,
+      baremetalUrl: stack.baremetalUrl,
+      hosts,
+      rates,
+      durationS: o.lifetimeS + o.durationS,
+      lifetimeS: o.lifetimeS,
+      projects,
+      baremetalClass: nodes.length ? rc : undefined,
+      seed: o.seed,
+    });
+    const records = [...meter.records];
+    const requests: RequestRecord[] = [...warm.records, ...d.records];
+    const window = { from: start + o.lifetimeS * 1000, to: start + (o.lifetimeS + o.durationS) * 1000 };
+    const m = measure({ containers: k, records, requests, window, providers: o.hosts, changeLogFamily: logFamily });
+    // calibration extras: what the keys name, the cold loads, the access log lines
+    const entities = new Set<string>([...hosts.map((h) => h.uuid), ...nodes]);
+    for (const r of requests) for (const seg of r.path.split(/[/?=&,:]/)) if (/^[0-9a-f-]{32,36}$/.test(seg)) entities.add(seg);
+    const coldReads = coldLoadUnits(records, requests, m);
+    const accessLogBytes: Record<string, number> = {};
+    const counts: Record<string, number> = {};
+    for (const r of requests) {
+      accessLogBytes[r.label] = (accessLogBytes[r.label] ?? 0) + accessLogLine(r).length;
+      counts[r.label] = (counts[r.label] ?? 0) + 1;
+    }
+    for (const l of Object.keys(accessLogBytes)) accessLogBytes[l]! /= counts[l]!;
+    const profile = calibrate(m, logFamily, { entities, projects: new Set(projects), load: splitLoad(coldReads, o.hosts), accessLogBytes });
+    return {
+      containers: k,
+      claimsPerS,
+      m,
+      profile,
+      requests: d.records.length,
+      failures: [...warm.failures, ...d.failures],
+      dispatched: [...(stack.containers?.dispatched ?? [])],
+    };
+  } finally {
+    await stack.stop();
+  }
+}
+
+/** read units and bytes by family of one container's first (cold) request, less a warm request's units */
+function coldLoadUnits(records: CallRecord[], requests: RequestRecord[], m: RunMeasurement): Record<string, { units: number; bytes: number }> {
+  const cold = new Set(requests.filter((r) => r.label === 'cold').map((r) => r.id));
+  const out: Record<string, { units: number; bytes: number }> = {};
+  for (const rec of records) {
+    if (!rec.who || !cold.has(rec.who.request)) continue;
+    for (const k of rec.keys) {
+      if (!k.read) continue;
+      const f = (out[familyId(k)] ??= { units: 0, bytes: 0 });
+      f.units += k.read;
+      f.bytes += k.bytes;
+    }
+  }
+  const warm = m.labels['scheduler:candidates']?.readByFamily ?? {};
+  const n = Math.max(1, cold.size);
+  for (const [f, v] of Object.entries(out)) {
+    v.units = Math.max(0, v.units / n - (warm[f] ?? 0));
+    v.bytes /= n;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------ reports
+
+export function reportRun(rep: Reporter, run: RunResult, top = 12): void {
+  const { m } = run;
+  rep.say(
+    `K=${run.containers} containers, ${run.claimsPerS} claims/s: ${Object.values(m.labels).reduce((n, l) => n + l.requests, 0)} requests in ${r1(m.seconds)} s (dispatched per container ${run.dispatched.join('/')}), ${run.failures.length} failures`,
+  );
+  const labels = Object.values(m.labels).sort((a, b) => a.label.localeCompare(b.label));
+  rep.say(
+    `\n${table(
+      ['request type', 'lambda', 'req/s', 'ddb calls', 'read', 'write', 'index', 'round trips', 'cpu ms', 'log B', 'forest'],
+      labels.map((l) => [
+        l.label,
+        l.lambda.replace(/^placement-|^baremetal-/, ''),
+        r2(l.perS),
+        r2(l.calls),
+        r2(l.read),
+        r2(l.write),
+        r2(l.indexWrite),
+        r2(l.waves),
+        r1(l.cpuMs),
+        Math.round(l.logBytes),
+        l.polls ? 'polls' : '',
+      ]),
+    )}\n(units per request, AWS's rules; cpu: the container's CPU time while the handler ran)`,
+  );
+  for (const l of labels) {
+    rep.emit({
+      kind: 'request-type',
+      containers: run.containers,
+      claims_per_s: run.claimsPerS,
+      label: l.label,
+      lambda: l.lambda,
+      per_s: r2(l.perS),
+      requests: l.requests,
+      statuses: l.statuses,
+      ddb_calls: r2(l.calls),
+      read_units: r2(l.read),
+      write_units: r2(l.write),
+      index_units: r2(l.indexWrite),
+      round_trips: r2(l.waves),
+      cpu_ms: r1(l.cpuMs),
+      log_bytes: Math.round(l.logBytes),
+      polls: l.polls,
+      read_by_family: rounded(l.readByFamily),
+      write_by_family: rounded(l.writeByFamily),
+    });
+  }
+  for (const [label, b] of Object.entries(m.background))
+    rep.say(`background ${label}: ${b.runs} run(s), ${b.calls} calls, ${r1(b.read)} read, ${r1(b.write)} write, ${r1(b.indexWrite)} index units`);
+  // consistency: per-request sums + background = the meter's totals; per-key sums = per-call sums
+  const perLabel =
+    labels.reduce((n, l) => n + (l.read + l.write + l.indexWrite) * l.requests, 0) +
+    Object.values(m.background).reduce((n, b) => n + b.read + b.write + b.indexWrite, 0);
+  const keySum = m.keys.reduce((n, k) => n + k.read + k.write, 0);
+  const total = m.totals.read + m.totals.write + m.totals.indexWrite;
+  rep.say(
+    `accounted: ${r1(perLabel)} units to request types + background, ${r1(keySum)} to keys, meter total ${r1(total)}; ${m.unaccounted} call(s) unaccounted`,
+  );
+  // hottest keys by family
+  const fams = new Map<string, { read: number; write: number; hot: string; hotUnits: number; peakR: number; peakW: number; keys: number }>();
+  for (const k of m.keys) {
+    const f = fams.get(k.family) ?? { read: 0, write: 0, hot: '', hotUnits: -1, peakR: 0, peakW: 0, keys: 0 };
+    f.read += k.read;
+    f.write += k.write;
+    f.keys++;
+    if (k.read + k.write > f.hotUnits) {
+      f.hot = k.key;
+      f.hotUnits = k.read + k.write;
+    }
+    f.peakR = Math.max(f.peakR, k.peakReadPerS);
+    f.peakW = Math.max(f.peakW, k.peakWritePerS);
+    fams.set(k.family, f);
+  }
+  const hot = [...fams.entries()].sort((a, b) => b[1].hotUnits - a[1].hotUnits).slice(0, top);
+  rep.say(
+    `\nhottest partition keys by family (units/s over the window; busiest second of the hottest key)\n${table(
+      ['family', 'keys', 'read/s', 'write/s', 'hottest key', 'its units/s', 'peak read/s', 'peak write/s', 'fan-out r/w'],
+      hot.map(([f, v]) => [
+        f,
+        v.keys,
+        r2(v.read / m.seconds),
+        r2(v.write / m.seconds),
+        v.hot.length > 44 ? `${v.hot.slice(0, 41)}...` : v.hot,
+        r2(v.hotUnits / m.seconds),
+        r1(v.peakR),
+        r1(v.peakW),
+        `${r1(m.fanOut.read.get(f) ?? 0)}/${r1(m.fanOut.write.get(f) ?? 0)}`,
+      ]),
+    )}`,
+  );
+  rep.emit({
+    kind: 'hot-families',
+    containers: run.containers,
+    claims_per_s: run.claimsPerS,
+    families: hot.map(([f, v]) => ({
+      family: f,
+      read_per_s: r2(v.read / m.seconds),
+      write_per_s: r2(v.write / m.seconds),
+      hottest: v.hot,
+      hottest_per_s: r2(v.hotUnits / m.seconds),
+    })),
+  });
+}
+
+function rounded(r: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, r2(v)]));
+}
+
+/** forest-served read units per request of a run (all polling types together, and per type) */
+export function forestReads(m: RunMeasurement): { all: number; byLabel: Record<string, number> } {
+  const polling = Object.values(m.labels).filter((l) => l.polls);
+  const n = polling.reduce((a, l) => a + l.requests, 0);
+  return {
+    all: n ? polling.reduce((a, l) => a + l.read * l.requests, 0) / n : 0,
+    byLabel: Object.fromEntries(polling.map((l) => [l.label, l.read])),
+  };
+}
+
+/** The model's prediction for a run's forest-served requests, from a profile calibrated elsewhere. */
+export function predictRun(
+  profile: Profile,
+  m: RunMeasurement,
+  d: LogDesign,
+): Record<string, { gapS: number; log: number; catchUp: number; total: number }> {
+  const rates = Object.fromEntries(Object.values(m.labels).map((l) => [l.label, l.perS]));
+  const polls = Object.values(m.labels)
+    .filter((l) => profile.labels[l.label]?.polls)
+    .reduce((n, l) => n + l.perS, 0);
+  const gapS = m.containers / Math.max(polls, 1e-9);
+  const logBytesPerS = Object.entries(rates).reduce((n, [l, r]) => n + r * (profile.labels[l]?.logBytesWritten ?? 0), 0);
+  const changesPerS = Object.entries(rates).reduce((n, [l, r]) => n + r * (profile.labels[l]?.providerChanges ?? 0), 0);
+  const out: Record<string, { gapS: number; log: number; catchUp: number; total: number }> = {};
+  for (const l of Object.values(m.labels)) {
+    if (!profile.labels[l.label]?.polls) continue;
+    const p = pollUnits(profile, l.label, { gapS, logBytesPerS, changesPerS, providers: m.providers }, d);
+    out[l.label] = { gapS, log: p.log, catchUp: p.catchUp, total: p.total };
+  }
+  return out;
+}
+
+export function reportValidation(rep: Reporter, calibration: RunResult, runs: RunResult[], d: LogDesign): void {
+  const rows: Array<Array<string | number>> = [];
+  for (const run of runs) {
+    const pred = predictRun(calibration.profile, run.m, d);
+    const polls = run.m.polls;
+    const mean = (f: (p: (typeof polls)[number]) => number) => (polls.length ? polls.reduce((n, p) => n + f(p), 0) / polls.length : 0);
+    const labels = Object.values(run.m.labels).filter((l) => pred[l.label]);
+    const n = labels.reduce((a, l) => a + l.requests, 0);
+    const measured = n ? labels.reduce((a, l) => a + l.read * l.requests, 0) / n : 0;
+    const modelled = n ? labels.reduce((a, l) => a + pred[l.label]!.total * l.requests, 0) / n : 0;
+    const any = Object.values(pred)[0];
+    const logModel = any?.log ?? 0;
+    const catchModel = any?.catchUp ?? 0;
+    const catchMeasured =
+      mean((p) => sum(p.otherRead)) - (n ? labels.reduce((a, l) => a + sum(calibration.profile.labels[l.label]?.read ?? {}) * l.requests, 0) / n : 0);
+    rows.push([
+      `K=${run.containers} ${run.claimsPerS}/s${run === calibration ? ' (calibration)' : ''}`,
+      r2(mean((p) => p.gapS)),
+      r2(any?.gapS ?? 0),
+      r2(mean((p) => p.logQueries)),
+      r2(mean((p) => p.logBytes)),
+      r2(mean((p) => p.logUnits)),
+      r2(logModel),
+      r2(catchMeasured),
+      r2(catchModel),
+      r2(measured),
+      r2(modelled),
+      `${r1(((modelled - measured) / Math.max(measured, 1e-9)) * 100)} %`,
+    ]);
+    rep.emit({
+      kind: 'validation',
+      containers: run.containers,
+      claims_per_s: run.claimsPerS,
+      calibration: run === calibration,
+      gap_s: { measured: r2(mean((p) => p.gapS)), modelled: r2(any?.gapS ?? 0) },
+      log_units_per_poll: { measured: r2(mean((p) => p.logUnits)), modelled: r2(logModel) },
+      catch_up_units: { measured: r2(catchMeasured), modelled: r2(catchModel) },
+      forest_read_units: { measured: r2(measured), modelled: r2(modelled) },
+    });
+  }
+  rep.say(
+    `\nvalidation: forest-served read units per request, measured vs modelled (calibrated on K=${calibration.containers} at ${calibration.claimsPerS} claims/s)\n${table(
+      ['run', 'gap s', 'model', 'log queries', 'log bytes', 'log units', 'model', 'catch-up', 'model', 'read/req', 'model', 'error'],
+      rows,
+    )}`,
+  );
+}
+
+export interface ScenarioSpec {
+  name: string;
+  hosts: number;
+  claimsPerS: number;
+  candidatesPerS: number;
+}
+
+export const SCENARIOS: ScenarioSpec[] = [
+  { name: '(a) 1,000 hosts, 5 claims/s + 10 candidates/s', hosts: 1000, claimsPerS: 5, candidatesPerS: 10 },
+  { name: '(b) 100,000 providers, 100 claims/s + 200 candidates/s', hosts: 100_000, claimsPerS: 100, candidatesPerS: 200 },
+  { name: '(c) 10 x (b): 1,000,000 providers, 1,000 claims/s + 2,000 candidates/s', hosts: 1_000_000, claimsPerS: 1000, candidatesPerS: 2000 },
+];
+
+export const SCHEDULER_LABELS = new Set([
+  'scheduler:candidates',
+  'claim:get',
+  'claim:put',
+  'quota:usages-project',
+  'quota:usages-user',
+  'delete:get',
+  'delete:put',
+]);
+
+export async function defaultAssumptions(): Promise<Assumptions> {
+  const { FOREST_FAMILIES } = await import('../../cdk/lib/berth-stack.js');
+  const { config } = await import('../../functions/config.js');
+  const forest = new Set(FOREST_FAMILIES.map((f: string) => `placement-${f}`));
+  return {
+    warmFactor: 3,
+    minWarm: 2,
+    ddbRttMs: 6,
+    // cdk/lib/berth-stack.ts: forest families and maintenance get forestMemoryMb (3008 by default), the others 1024
+    memoryMb: (lambda) => (forest.has(lambda) || lambda === 'maintenance' ? 3008 : 1024),
+    platformLogBytes: 500,
+    containerLifetimeS: 2 * 3600,
+    resyncS: config().snapshotResyncS,
+    maintenancePerS: 1 / 60,
+    hotProjectShare: 0.25,
+  };
+}
+
+export function scenarioRates(s: ScenarioSpec): Record<string, number> {
+  return labelRates({
+    hosts: s.hosts,
+    providersPerHost: 1,
+    aggregatedShare: 0.5,
+    refreshPeriodS: 300,
+    claimsPerS: s.claimsPerS,
+    candidatesPerS: s.candidatesPerS,
+    deletesPerS: s.claimsPerS,
+    usagesPerClaim: 2,
+    baremetalPerS: 0,
+  });
+}
+
+const money = (x: number) => `$${x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2)}`;
+
+export function reportProjections(rep: Reporter, profile: Profile, a: Assumptions, d: LogDesign): Projection[] {
+  const out: Projection[] = [];
+  for (const s of SCENARIOS) {
+    const rates = scenarioRates(s);
+    const p = project(profile, rates, s.hosts, a, d);
+    out.push(p);
+    const cap = ceiling(profile, rates, (l) => SCHEDULER_LABELS.has(l), s.hosts, a, d);
+    const forest = p.perLabel.filter((x) => x.poll);
+    const fr = forest.reduce((n, x) => n + x.rate, 0);
+    const forestUnits = fr ? forest.reduce((n, x) => n + x.readPerRequest * x.rate, 0) / fr : 0;
+    rep.say(`\n${s.name}`);
+    rep.say(
+      `  requests ${r1(Object.values(rates).reduce((n, x) => n + x, 0))}/s; DynamoDB ${Math.round(p.readPerS).toLocaleString('en-US')} read + ${Math.round(p.writePerS).toLocaleString('en-US')} write units/s; warm containers ${p.lambdas
+        .filter((x) => x.pollsPerS > 0)
+        .map((x) => `${x.lambda.replace('placement-', '')} ${x.warm} (poll gap ${r2(x.gapS)} s)`)
+        .join(', ')}`,
+    );
+    rep.say(
+      `  forest-served read units per request: ${r2(forestUnits)}; claim (claim:put) ${r2(p.perLabel.find((x) => x.label === 'claim:put')?.writePerRequest ?? 0)} write units incl. index`,
+    );
+    rep.say(
+      `\n${table(
+        ['key family', 'spread', 'read/s', 'write/s', 'keys r/w', 'hottest read/s', 'hottest write/s', 'of limit'],
+        p.families
+          .slice(0, 8)
+          .map((f) => [
+            f.family,
+            f.spread,
+            Math.round(f.readPerS),
+            Math.round(f.writePerS),
+            `${r1(f.keysRead)}/${r1(f.keysWrite)}`,
+            r1(f.hotReadPerS),
+            r1(f.hotWritePerS),
+            `${Math.round(f.utilisation * 100)} %`,
+          ]),
+      )}`,
+    );
+    const ceilingText = !Number.isFinite(cap.multiple)
+      ? 'no key reaches its limit below 1000x these rates'
+      : cap.multiple < 1e-6
+        ? `${cap.family} is over its limit from the hosts' refresh alone, before any claim`
+        : `the scheduler's rates x ${r2(cap.multiple)} = ${Math.round(s.claimsPerS * cap.multiple)} claims/s (${cap.family} at its limit)`;
+    rep.say(`  first key to saturate: ${p.hottest.family} at ${Math.round(p.hottest.utilisation * 100)} % of its limit; ceiling: ${ceilingText}`);
+    rep.say(
+      `  monthly (${PRICES.region}, prices of ${PRICES.asOf}): DynamoDB ${money(p.cost.dynamodbRead + p.cost.dynamodbWrite)} (reads ${money(p.cost.dynamodbRead)}, writes ${money(p.cost.dynamodbWrite)}), Lambda ${money(p.cost.lambda)}, API Gateway ${money(p.cost.apiGateway)}, logs ${money(p.cost.logs)}: total ${money(p.cost.total)}`,
+    );
+    // the container-count range
+    const range = [10, 50, 200].map((w) => {
+      const q = project(profile, rates, s.hosts, { ...a, warm: w }, d);
+      const f = q.perLabel.filter((x) => x.poll);
+      const n = f.reduce((k, x) => k + x.rate, 0);
+      return { w, units: n ? f.reduce((k, x) => k + x.readPerRequest * x.rate, 0) / n : 0, hot: q.hottest, cost: q.cost.total };
+    });
+    rep.say(
+      `  with W warm containers per forest-served Lambda: ${range.map((x) => `W=${x.w}: ${r2(x.units)} read units/forest request, ${x.hot.family} ${Math.round(x.hot.utilisation * 100)} %, ${money(x.cost)}/month`).join('; ')}`,
+    );
+    rep.emit({
+      kind: 'projection',
+      scenario: s.name,
+      hosts: s.hosts,
+      claims_per_s: s.claimsPerS,
+      candidates_per_s: s.candidatesPerS,
+      read_units_per_s: Math.round(p.readPerS),
+      write_units_per_s: Math.round(p.writePerS),
+      forest_read_units_per_request: r2(forestUnits),
+      warm: Object.fromEntries(p.lambdas.filter((x) => x.pollsPerS > 0).map((x) => [x.lambda, x.warm])),
+      hottest: {
+        family: p.hottest.family,
+        read_per_s: r1(p.hottest.hotReadPerS),
+        write_per_s: r1(p.hottest.hotWritePerS),
+        utilisation: r2(p.hottest.utilisation),
+      },
+      ceiling_claims_per_s: Number.isFinite(cap.multiple) ? Math.round(s.claimsPerS * cap.multiple) : null,
+      monthly_usd: Object.fromEntries(Object.entries(p.cost).map(([k, v]) => [k, Math.round(v * 100) / 100])),
+      range: range.map((x) => ({
+        warm: x.w,
+        forest_read_units: r2(x.units),
+        hottest: x.hot.family,
+        utilisation: r2(x.hot.utilisation),
+        monthly_usd: Math.round(x.cost),
+      })),
+    });
+  }
+  return out;
+}
+
+/** The whole accountant: base runs at each container count, validation runs, projections. */
+export async function runAccountant(
+  o: AccountantOptions,
+  rep: Reporter,
+): Promise<{ runs: RunResult[]; validation: RunResult[]; projections: Projection[] }> {
+  const { design } = await logDesign();
+  rep.say(`change log: overlap ${design.overlapS} s, bucket ${design.bucketS} s, ${design.shards} shards (from the code)`);
+  if (o.profileFrom) {
+    const saved = readFileSync(o.profileFrom, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind?: string; profile?: Profile; containers?: number; claims_per_s?: number })
+      .filter((r) => r.kind === 'profile')
+      .pop();
+    if (!saved?.profile) throw new Error(`${o.profileFrom}: no profile record (an accountant run writes one with --json)`);
+    const a = await defaultAssumptions();
+    rep.say(`\nprojections (saved profile of K=${saved.containers} at ${saved.claims_per_s} claims/s, ${o.profileFrom})`);
+    return { runs: [], validation: [], projections: reportProjections(rep, saved.profile, a, design) };
+  }
+  const ddb = await startDynamoDbLocal({ heapMb: 2048 });
+  try {
+    const runs: RunResult[] = [];
+    for (const k of o.containers) {
+      const run = await runOnce(ddb, o, k, o.claimsPerS, rep.say);
+      reportRun(rep, run);
+      runs.push(run);
+    }
+    if (runs.length > 1) {
+      rep.say(
+        `\nforest-served read units per request by container count: ${runs.map((r) => `K=${r.containers}: ${r2(forestReads(r.m).all)}`).join(', ')}`,
+      );
+      for (const r of runs) rep.emit({ kind: 'forest-reads', containers: r.containers, claims_per_s: r.claimsPerS, ...roundAll(forestReads(r.m)) });
+    }
+    const validation: RunResult[] = [];
+    if (o.validate) {
+      for (const k of o.validate.containers) {
+        for (const c of o.validate.claimsPerS) {
+          const same = runs.find((r) => r.containers === k && r.claimsPerS === c);
+          const run = same ?? (await runOnce(ddb, o, k, c, rep.say));
+          if (!same) reportRun(rep, run, 6);
+          validation.push(run);
+        }
+      }
+      reportValidation(rep, validation[0]!, validation, design);
+    }
+    const calibration = validation[0] ?? runs.find((r) => r.containers === 2) ?? runs[0]!;
+    rep.emit({ kind: 'profile', containers: calibration.containers, claims_per_s: calibration.claimsPerS, profile: calibration.profile });
+    const a = await defaultAssumptions();
+    rep.say(
+      `\nprojections (profile of K=${calibration.containers} at ${calibration.claimsPerS} claims/s; warm containers = ${a.warmFactor} x concurrency, at least ${a.minWarm}; DynamoDB round trip ${a.ddbRttMs} ms; busiest project ${a.hotProjectShare * 100} % of claims; Nova refresh every 300 s; deletes at the claim rate)`,
+    );
+    const projections = reportProjections(rep, calibration.profile, a, design);
+    return { runs, validation, projections };
+  } finally {
+    await ddb.stop();
+  }
+}
+
+function roundAll(x: { all: number; byLabel: Record<string, number> }) {
+  return { forest_read_units: r2(x.all), by_label: rounded(x.byLabel) };
+}

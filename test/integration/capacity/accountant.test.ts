@@ -1,0 +1,76 @@
+/**
+ * A tiny accountant run (bench/capacity/accountant.ts) at K = 2 containers: a Nova-like
+ * workload against the real handlers, DynamoDB Local behind the metering proxy. Its books
+ * must balance: every DynamoDB call in the window belongs to a request type or to a
+ * background task, the per-request sums plus background equal the meter's totals, the
+ * per-key sums equal the per-call sums, and what the workload does costs units.
+ */
+import { describe, expect, inject, it } from 'vitest';
+import { DEFAULTS, predictRun, runOnce, logDesign, scenarioRates, SCENARIOS, defaultAssumptions } from '../../../bench/capacity/accountant.js';
+import { project } from '../../../bench/capacity/model.js';
+import type { DdbLocal } from '../../../local/ddb-local.js';
+
+describe('the accountant, K = 2', () => {
+  it('accounts every DynamoDB call to a request type, and its books balance', async () => {
+    const ddb = { endpoint: inject('ddbEndpoint') } as DdbLocal;
+    const o = {
+      ...DEFAULTS,
+      hosts: 12,
+      claimsPerS: 1,
+      candidatesPerS: 2,
+      refreshPeriodS: 6,
+      durationS: 10,
+      lifetimeS: 4,
+      baremetalPerS: 0.2,
+      maintenanceIntervalS: 5,
+    };
+    const run = await runOnce(ddb, o, 2, o.claimsPerS, () => undefined);
+    const { m } = run;
+    expect(run.failures).toEqual([]);
+    expect(run.dispatched).toHaveLength(2);
+    expect(run.dispatched.every((n) => n > 5)).toBe(true);
+    // every call in the window is a request's or a background task's
+    expect(m.unaccounted).toBe(0);
+    const labels = new Set(Object.keys(m.labels));
+    for (const r of m.records) expect(labels.has(r.who!.label) || r.who!.label in m.background).toBe(true);
+    // the workload's request types all ran and cost something
+    for (const l of [
+      'scheduler:candidates',
+      'claim:get',
+      'claim:put',
+      'delete:get',
+      'delete:put',
+      'quota:usages-project',
+      'nova:in_tree',
+      'nova:inventories',
+      'nova:traits',
+    ]) {
+      expect(m.labels[l]?.requests, l).toBeGreaterThan(0);
+      expect(m.labels[l]!.read + m.labels[l]!.write, l).toBeGreaterThan(0);
+    }
+    expect(m.labels['claim:put']!.write).toBeGreaterThan(0);
+    expect(m.labels['claim:put']!.indexWrite).toBeGreaterThan(0);
+    expect(m.labels['baremetal:allocate']?.write).toBeGreaterThan(0);
+    // per request type (x requests) + background = the meter's totals; per key = per call
+    const perType = Object.values(m.labels).reduce((n, l) => n + (l.read + l.write + l.indexWrite) * l.requests, 0);
+    const background = Object.values(m.background).reduce((n, b) => n + b.read + b.write + b.indexWrite, 0);
+    const total = m.totals.read + m.totals.write + m.totals.indexWrite;
+    expect(total).toBeGreaterThan(0);
+    expect(perType + background).toBeCloseTo(total, 6);
+    expect(m.keys.reduce((n, k) => n + k.read + k.write, 0)).toBeCloseTo(total, 6);
+    // handler CPU and log bytes came back with every request
+    expect(Object.values(m.labels).every((l) => l.cpuMs > 0 && l.logBytes > 0)).toBe(true);
+    // the profile and the model run on it
+    const { design } = await logDesign();
+    for (const [label, p] of Object.entries(predictRun(run.profile, m, design))) {
+      expect(Number.isFinite(p.total), label).toBe(true);
+      expect(p.total, label).toBeGreaterThan(0);
+    }
+    const a = await defaultAssumptions();
+    const p = project(run.profile, scenarioRates(SCENARIOS[0]!), SCENARIOS[0]!.hosts, a, design);
+    expect(p.readPerS).toBeGreaterThan(0);
+    expect(p.writePerS).toBeGreaterThan(0);
+    expect(p.cost.total).toBeGreaterThan(0);
+    expect(p.hottest.family).toBeTruthy();
+  }, 180_000);
+});
