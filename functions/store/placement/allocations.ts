@@ -196,7 +196,7 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   const items: TxItem[] = [];
   const guard = opts.guard ?? 'capacity';
   const stamp = logStamp(
-    Date.parse(opts.now),
+    undefined,
     [...plan.providers.values()].map((c) => (c.read as StateRead | undefined)?.last),
   );
   const deltas = new Map<string, ProviderDelta>();
@@ -251,10 +251,13 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   return items;
 }
 
-/** Write a plan; RETRY when the transaction was cancelled (conflict or a condition). */
-export async function writePlan(items: TxItem[]): Promise<true | typeof RETRY> {
+/**
+ * Write a plan; RETRY when the transaction was cancelled (conflict or a condition): the
+ * caller reads again and plans again.
+ */
+export async function writePlan(plan: ClaimPlan, opts: PlanWriteOptions): Promise<true | typeof RETRY> {
   claimStats.attempts++;
-  const out = await transact(items);
+  const out = await transact(planItems(plan, opts));
   if (out.ok) return true;
   if (out.conflict) claimStats.conflicts++;
   else claimStats.conditionFailures++;
@@ -272,7 +275,7 @@ export async function claimAllocations(requests: ConsumerRequest[], opts: ClaimO
     const now = new Date().toISOString();
     const plan = planAllocations(requests, states, providers, { missingClasses, now });
     if ('error' in plan) return plan;
-    return writePlan(planItems(plan, { guard: opts.guard ?? defaultGuard(), now }));
+    return writePlan(plan, { guard: opts.guard ?? defaultGuard(), now });
   }, opts.maxAttempts);
 }
 
@@ -296,7 +299,7 @@ export async function deleteConsumerAllocations(consumer: string): Promise<boole
       });
       plan.rows.push({ provider: rp, consumer });
     }
-    const r = await writePlan(planItems(plan, { now: new Date().toISOString() }));
+    const r = await writePlan(plan, { now: new Date().toISOString() });
     return r === true ? true : RETRY;
   });
 }
@@ -367,7 +370,7 @@ export async function importLegacyAllocations(consumers: Array<{ uuid: string; a
     const rps = Object.keys(c.allocations);
     if (!rps.length) continue;
     const now = new Date().toISOString();
-    const stamp = logStamp(Date.parse(now));
+    const stamp = logStamp();
     const items: TxItem[] = [
       { ConditionCheck: { TableName: tableName(), Key: K.consumer(c.uuid), ConditionExpression: 'attribute_not_exists(pk)' } },
     ];

@@ -78,16 +78,25 @@ export interface LogStamp {
   ts: number;
 }
 
+/** the sort key's time: 13 digits of ms and 3 of µs (entryTime() reads the ms) */
+const stampOf = (us: number) => `${pad(Math.floor(us / 1000))}${String(us % 1000).padStart(3, '0')}`;
+const usOf = (sk: string) => Number(sk.slice(0, 13)) * 1000 + (/^\d{16}/.test(sk) ? Number(sk.slice(13, 16)) : 999);
+let lastUs = 0;
+
 /**
- * A new entry's key, stamped `now` — or just after the latest `last` among `after` (the
- * state items the writer read): a writer whose clock is behind the one that wrote a
- * provider last must still come after it on that provider (stateGuard's condition).
+ * A new entry's key, stamped now to the microsecond and after every stamp this process
+ * made before (claims a process sends one after the other are stamped in that order, so
+ * they rarely commit in the opposite order: stateGuard), or at `now` (ms) when given — and
+ * in either case just after the latest `last` among `after` (the state items the writer
+ * read): a writer whose clock is behind the one that wrote a provider last must still come
+ * after it on that provider.
  */
-export function logStamp(now = Date.now(), after: Iterable<string | undefined> = []): LogStamp {
-  let ts = now;
-  for (const l of after) if (l !== undefined) ts = Math.max(ts, entryTime(l) + 1);
+export function logStamp(now?: number, after: Iterable<string | undefined> = []): LogStamp {
+  let us = now === undefined ? Math.max(Math.floor((performance.timeOrigin + performance.now()) * 1000), lastUs + 1) : now * 1000;
+  for (const l of after) if (l !== undefined) us = Math.max(us, usOf(l) + 1);
+  if (now === undefined) lastUs = us;
   const shard = Math.floor(Math.random() * config().changeLogShards);
-  return { pk: K.changeLog(shard), sk: `${pad(ts)}#${randomBytes(8).toString('hex')}`, ts };
+  return { pk: K.changeLog(shard), sk: `${stampOf(us)}#${randomBytes(8).toString('hex')}`, ts: Math.floor(us / 1000) };
 }
 
 /**
@@ -180,9 +189,9 @@ export async function announceLate(
       break;
     }
     const now = Date.now();
-    const items = late.map((it) => logItem({ rereads: entryProviders(it) }, logStamp(now)));
+    const items = late.map((it) => logItem({ rereads: entryProviders(it) }, logStamp()));
     await write(items);
-    for (const it of items) again.push({ sk: String(it.sk), ts: now, rps: it.rps as string[], deltas: [] });
+    for (const it of items) again.push({ sk: String(it.sk), ts: entryTime(String(it.sk)), rps: it.rps as string[], deltas: [] });
     late = Date.now() - now > lateMs() ? items : [];
   }
   return again;

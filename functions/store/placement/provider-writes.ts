@@ -80,7 +80,7 @@ export async function guardedProviderWrite<F extends { error: string }>(
     if ('error' in patch) return patch;
 
     const now = new Date().toISOString();
-    const stamp = logStamp(Date.now(), [read.last]);
+    const stamp = logStamp(undefined, [read.last]);
     const guard = stateGuard(stamp);
     const names: Record<string, string> = { '#gen': 'gen', ...guard.names, ...patch.names };
     const values: Record<string, unknown> = { ':g': cur.generation, ...guard.values, ...patch.values };

@@ -9,7 +9,7 @@ import { checkReshape, planReshape, reshapeClassesToLookUp, type InventoryReplac
 import type { ConsumerRequest } from '../../core/placement/claim.js';
 import { missingResourceClasses } from './catalog.js';
 import { diffRefs, refUpdates, type RefChange } from './refs.js';
-import { planItems, readClaimState, writePlan, claimStats } from './allocations.js';
+import { readClaimState, writePlan, claimStats } from './allocations.js';
 import { withRetries } from '../ddb/retry.js';
 
 /** ref changes of several providers, one per class (a transaction touches an item once) */
@@ -39,12 +39,10 @@ export async function reshape(replacements: InventoryReplacement[], requests: Co
     const refs = refUpdates(
       mergeRefs(plan.inventories.flatMap((i) => diffRefs('resource_class', Object.keys(i.before), Object.keys(i.after)))),
     ).items;
-    return writePlan(
-      planItems(plan, {
-        now,
-        inventories: new Map(plan.inventories.map((i) => [i.provider, i.after])),
-        extra: refs,
-      }),
-    );
+    return writePlan(plan, {
+      now,
+      inventories: new Map(plan.inventories.map((i) => [i.provider, i.after])),
+      extra: refs,
+    });
   });
 }
