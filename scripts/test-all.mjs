@@ -7,7 +7,8 @@
 //  1. vitest: unit (pure core, schemas, CDK template, state machine) and integration
 //     (real handlers behind the local API Gateway adapter, against DynamoDB Local);
 //  2. Placement's own gabbi conformance files listed in conformance/passing.txt,
-//     each against a fresh `npm start -- --fresh` server (needs ../shared and
+//     each against a fresh `npm start -- --fresh --containers 2` server (two processes
+//     answering round robin, as two Lambda containers would; needs ../shared and
 //     Debian's python3-gabbi).
 // Tests that need an optional system package (scripts/optional-packages.mjs: Keystone,
 // the OpenStack CLIs, Nova, Placement, Chromium, gabbi) are skipped when it is missing
@@ -100,7 +101,7 @@ if (only !== 'vitest') {
     if (strict) problems.push(`conformance needs ${what} (${absent.map(installHint).join('; ')}) and CI is set`);
   } else if (files.length) {
     process.stdout.write(`\n[conformance] ${files.length} files from conformance/passing.txt\n`);
-    const serverCmd = `cd ${root} && exec node_modules/.bin/tsx local/start.ts --fresh --placement-port {port} --baremetal-port 0 --no-dashboard --maintenance-interval 0`;
+    const serverCmd = `cd ${root} && exec node_modules/.bin/tsx local/start.ts --fresh --containers 2 --placement-port {port} --baremetal-port 0 --no-dashboard --maintenance-interval 0`;
     const argv = ['--server-cmd', serverCmd, '--gabbits', join(sharedDir(), 'conformance', 'gabbits'), '--jobs', process.env.CONFORMANCE_JOBS ?? '2'];
     for (const f of files) argv.push('--only', f);
     const r = await run('/usr/bin/python3', [runner, ...argv]);

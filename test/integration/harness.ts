@@ -39,6 +39,34 @@ export async function useTable(env: Record<string, string> = {}): Promise<string
   return table;
 }
 
+/**
+ * The stack as `npm start -- --containers K` runs it: K child processes (each like a
+ * Lambda container, its own provider snapshot) behind a round-robin front, over a fresh
+ * table in the shared DynamoDB Local. What one container writes, the next request — in
+ * another container — must see (read-your-writes across containers).
+ */
+export async function startContainers(k = 2, env: Record<string, string> = {}): Promise<Api & { baremetalUrl: string }> {
+  const endpoint = inject('ddbEndpoint');
+  const table = `t_${randomUUID().replace(/-/g, '')}`;
+  await ensureTable(endpoint, table);
+  const { startStack } = await import('../../local/start.js');
+  const stack = await startStack({
+    fresh: false,
+    ddbEndpoint: endpoint,
+    tableName: table,
+    containers: k,
+    containerEnv: env,
+    placementPort: 0,
+    baremetalPort: 0,
+    host: '127.0.0.1',
+    maintenanceInterval: 0,
+    dataDir: '',
+    dashboardPort: null,
+    quietContainers: true,
+  });
+  return { ...client(stack.placementUrl, () => stack.stop()), baremetalUrl: stack.baremetalUrl };
+}
+
 export async function startPlacement(env: Record<string, string> = {}): Promise<Api> {
   await useTable(env);
   const { servePlacement } = await import('../../local/apis.js');

@@ -19,7 +19,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { freePort } from '../../../local/ddb-local.js';
-import { startPlacement, type Api } from '../harness.js';
+import { startContainers, type Api } from '../harness.js';
 import { needs } from '../../optional.js';
 import { PYTHON } from './cli.js';
 
@@ -55,7 +55,7 @@ let ref: ChildProcess | undefined;
 
 beforeAll(async () => {
   if (!nova.available) return;
-  berth = await startPlacement();
+  berth = await startContainers(2);
 });
 
 afterAll(async () => {

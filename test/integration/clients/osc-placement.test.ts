@@ -1,13 +1,15 @@
 /**
  * The real OpenStack CLI with the osc-placement plugin (python3-openstackclient 6.0,
  * osc-placement 4.0), unmodified, at the plugin's newest microversion (1.39), against
- * Berth's Placement handlers behind the local API Gateway adapter and DynamoDB Local.
+ * Berth's Placement handlers in two processes (two "Lambda containers", requests spread
+ * round robin: every command's effect must be seen by the next, whichever container
+ * answers it) behind the local API Gateway adapter and DynamoDB Local.
  * Every command's effect is checked through the API as well.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startPlacement, type Api } from '../harness.js';
+import { startContainers, type Api } from '../harness.js';
 import { cli, installed, reportTimings, type Cli } from './cli.js';
 import { needs } from '../../optional.js';
 
@@ -19,7 +21,7 @@ let osc: Cli;
 
 beforeAll(async () => {
   if (!openstack.available) return;
-  api = await startPlacement();
+  api = await startContainers(2);
   osc = cli('openstack', api.url, { OS_PLACEMENT_API_VERSION: VERSION });
 });
 
@@ -167,6 +169,55 @@ openstack.describe('openstack CLI + osc-placement (newest microversion)', () => 
       String((await api.req('GET', `/resource_providers/${other}`)).json.generation),
     );
   });
+
+  // osc-placement's own functional test_success_set_large_number_aggregates, at 1.1 and at
+  // 1.19: 100 aggregates in one request, more than one DynamoDB transaction holds
+  for (const [version, withGeneration] of [
+    ['1.1', false],
+    ['1.19', true],
+  ] as const) {
+    // (the installed executable, a process per command: the test driver keeps parsed arguments between commands)
+    it(`sets 100 aggregates on a provider and takes them away again (${version})`, async () => {
+      const rp = (await osc.json('--os-placement-api-version', version, 'resource', 'provider', 'create', `aggs-${version}-${Date.now()}`))
+        .uuid as string;
+      const aggs = Array.from({ length: 100 }, (_, i) => `5a3b0000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+      const set = await osc.binary(
+        '--os-placement-api-version',
+        version,
+        'resource',
+        'provider',
+        'aggregate',
+        'set',
+        rp,
+        ...aggs.flatMap((a) => ['--aggregate', a]),
+        ...(withGeneration ? ['--generation', '0'] : []),
+        '-f',
+        'json',
+      );
+      expect(set.code, set.stderr).toBe(0);
+      expect(
+        JSON.parse(set.stdout)
+          .map((a: any) => a.uuid)
+          .sort(),
+      ).toEqual(aggs);
+      const cleared = await osc.binary(
+        '--os-placement-api-version',
+        version,
+        'resource',
+        'provider',
+        'aggregate',
+        'set',
+        rp,
+        ...(withGeneration ? ['--generation', '1'] : []),
+        '-f',
+        'json',
+      );
+      expect(cleared.code, cleared.stderr).toBe(0);
+      expect(JSON.parse(cleared.stdout)).toEqual([]);
+      expect((await api.req('GET', `/resource_providers/${rp}/aggregates`)).json.aggregates).toEqual([]);
+      expect((await api.req('DELETE', `/resource_providers/${rp}`)).status).toBe(204);
+    });
+  }
 
   it('lists allocation candidates with required, any-of (1.39), forbidden traits and member_of', async () => {
     const c = await osc.json('allocation', 'candidate', 'list', '--resource', 'VCPU=2', '--resource', 'MEMORY_MB=1024', '--required', 'CUSTOM_GOLD');
