@@ -98,20 +98,29 @@ export interface Config {
   /** global cap on allocation candidates per request (upstream max_allocation_candidates) */
   maxAllocationCandidates: number;
   randomizeAllocationCandidates: boolean;
-  /** usage aggregates are sharded per project to spread concurrent claims */
+  /**
+   * partitions a project's usage items spread over (USAGE#<project>#<shard>): a claim writes
+   * one, GET /usages reads each. Default 1; 4 for projects making more than ~150 claims/s
+   * (docs/cost.md sizes it). Set it when the table is created: items stay in their shard.
+   */
   usageShards: number;
-  /** change-log partitions (`LOG#<shard>`): writes spread over them, every refresh reads each (docs/cost.md sizes them) */
+  /**
+   * change-log partitions (`LOG#<shard>`): writes spread over them, every forest-served
+   * request reads each. Default 1 (~1,500 writes/s); docs/cost.md sizes it for a write rate.
+   * Raise it with every function updated at once (a reader that knows fewer shards misses
+   * entries until it is updated too).
+   */
   changeLogShards: number;
   /**
    * A write whose commit its writer learns more than this after its change-log entry's
    * timestamp is announced again (store/placement/changelog.ts LATE_MS). Every refresh
    * re-reads this much of the log (plus clockSkewMs), so it is what a refresh pays per
-   * write in flight: 250 ms in Lambda (DynamoDB answers in tens of ms), 2 s elsewhere
-   * (DynamoDB Local on a busy laptop or CI machine is slower, and a late write costs a
-   * second transaction).
+   * write in flight: 100 ms in Lambda (DynamoDB answers a transaction in tens of ms: the
+   * slowest percent or so are announced again), 2 s elsewhere (DynamoDB Local on a busy
+   * laptop or CI machine is slower, and a late write costs a second transaction).
    */
   changeLogLateMs: number;
-  /** how far two processes' clocks may differ (ms): 100 in Lambda (Amazon Time Sync keeps hosts within a millisecond), 1,000 elsewhere */
+  /** how far two processes' clocks may differ (ms): 20 in Lambda (Amazon Time Sync keeps hosts within a millisecond), 1,000 elsewhere */
   clockSkewMs: number;
   /** how long the writer of a change larger than one transaction may take before anyone may abort it (ms; store/ddb/intents.ts) */
   intentLeaseMs: number;
@@ -211,10 +220,10 @@ export function loadConfig(env: Env = process.env): Config {
     incompleteConsumerUserId: env.INCOMPLETE_CONSUMER_USER_ID ?? '00000000-0000-0000-0000-000000000000',
     maxAllocationCandidates: int(env.MAX_ALLOCATION_CANDIDATES, -1),
     randomizeAllocationCandidates: env.RANDOMIZE_ALLOCATION_CANDIDATES === 'true',
-    usageShards: Math.max(1, int(env.USAGE_SHARDS, 4)),
-    changeLogShards: Math.max(1, int(env.CHANGE_LOG_SHARDS, 2)),
-    changeLogLateMs: Math.max(1, int(env.CHANGE_LOG_LATE_MS, inLambda ? 250 : 2_000)),
-    clockSkewMs: Math.max(0, int(env.CLOCK_SKEW_MS, inLambda ? 100 : 1_000)),
+    usageShards: Math.max(1, int(env.USAGE_SHARDS, 1)),
+    changeLogShards: Math.max(1, int(env.CHANGE_LOG_SHARDS, 1)),
+    changeLogLateMs: Math.max(1, int(env.CHANGE_LOG_LATE_MS, inLambda ? 100 : 2_000)),
+    clockSkewMs: Math.max(0, int(env.CLOCK_SKEW_MS, inLambda ? 20 : 1_000)),
     intentLeaseMs: Math.max(100, int(env.INTENT_LEASE_MS, 60_000)),
     snapshotMaxStalenessMs: Math.max(0, int(env.SNAPSHOT_MAX_STALENESS_MS, 0)),
     ddbRequestTimeoutMs: Math.max(100, int(env.DDB_REQUEST_TIMEOUT_MS, env.DDB_ENDPOINT ? 30_000 : 1_500)),

@@ -449,13 +449,28 @@ export interface ScenarioSpec {
   hosts: number;
   claimsPerS: number;
   candidatesPerS: number;
+  /**
+   * deployment settings for this size, as docs/cost.md sizes them (the measured run used the
+   * defaults): USAGE_SHARDS, and CHANGE_LOG_SHARDS — 'sized': the fewest that keep every log
+   * partition at or below 75 % of its limit, if any does
+   */
+  settings?: { usageShards?: number; changeLogShards?: number | 'sized' };
 }
 
 export const SCENARIOS: ScenarioSpec[] = [
   { name: '(a) 1,000 hosts, 5 claims/s + 10 candidates/s', hosts: 1000, claimsPerS: 5, candidatesPerS: 10 },
   { name: '(b) 100,000 providers, 100 claims/s + 200 candidates/s', hosts: 100_000, claimsPerS: 100, candidatesPerS: 200 },
-  { name: '(c) 10 x (b): 1,000,000 providers, 1,000 claims/s + 2,000 candidates/s', hosts: 1_000_000, claimsPerS: 1000, candidatesPerS: 2000 },
+  {
+    name: '(c) 10 x (b): 1,000,000 providers, 1,000 claims/s + 2,000 candidates/s',
+    hosts: 1_000_000,
+    claimsPerS: 1000,
+    candidatesPerS: 2000,
+    settings: { usageShards: 4, changeLogShards: 'sized' },
+  },
 ];
+
+/** containers that start at once in the cold burst every projection checks (each reads every image chunk) */
+export const COLD_BURST = 50;
 
 export const SCHEDULER_LABELS = new Set([
   'scheduler:candidates',
@@ -501,17 +516,48 @@ export function scenarioRates(s: ScenarioSpec): Record<string, number> {
 
 const money = (x: number) => `$${x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2)}`;
 
-export function reportProjections(rep: Reporter, profile: Profile, a: Assumptions, d: LogDesign): Projection[] {
+/** the assumptions and log design of a scenario's settings (the profile was measured with the code's defaults) */
+async function withSettings(
+  s: ScenarioSpec,
+  profile: Profile,
+  a0: Assumptions,
+  d0: LogDesign,
+): Promise<{ a: Assumptions; d: LogDesign; note: string }> {
+  const { config } = await import('../../functions/config.js');
+  const usage = s.settings?.usageShards;
+  const usageFamily = Object.keys(profile.spread).find((f) => profile.spread[f] === 'project');
+  const a = usage && usageFamily ? { ...a0, spreadFactor: { [usageFamily]: usage / config().usageShards } } : a0;
+  let d = d0;
+  const want = s.settings?.changeLogShards;
+  if (typeof want === 'number') d = { ...d0, shards: want };
+  else if (want === 'sized') {
+    const rates = scenarioRates(s);
+    const logUse = (shards: number) =>
+      project(profile, rates, s.hosts, a, { ...d0, shards }).families.find((f) => f.family === profile.changeLogFamily)?.utilisation ?? 0;
+    let shards = d0.shards;
+    while (shards < 256 && logUse(shards) > 0.75) shards = shards < 8 ? shards + 1 : shards * 2;
+    d = { ...d0, shards };
+  }
+  const note = [usage ? `USAGE_SHARDS=${usage}` : '', d.shards !== d0.shards ? `CHANGE_LOG_SHARDS=${d.shards}` : ''].filter(Boolean).join(', ');
+  return { a, d, note };
+}
+
+export async function reportProjections(rep: Reporter, profile: Profile, a0: Assumptions, d0: LogDesign): Promise<Projection[]> {
   const out: Projection[] = [];
+  const { IMAGE_CHUNK_BYTES } = await import('../../functions/store/placement/image.js');
+  // an eventually consistent read of one chunk item (base64 text: 4/3 of the compressed bytes)
+  const chunkReadUnits = Math.ceil(((IMAGE_CHUNK_BYTES * 4) / 3 + 100) / 4096) / 2;
   for (const s of SCENARIOS) {
     const rates = scenarioRates(s);
+    const { a: a1, d, note } = await withSettings(s, profile, a0, d0);
+    const a = { ...a1, chunkReadUnits };
     const p = project(profile, rates, s.hosts, a, d);
     out.push(p);
     const cap = ceiling(profile, rates, (l) => SCHEDULER_LABELS.has(l), s.hosts, a, d);
     const forest = p.perLabel.filter((x) => x.poll);
     const fr = forest.reduce((n, x) => n + x.rate, 0);
     const forestUnits = fr ? forest.reduce((n, x) => n + x.readPerRequest * x.rate, 0) / fr : 0;
-    rep.say(`\n${s.name}`);
+    rep.say(`\n${s.name}${note ? `, deployed with ${note}` : ''}`);
     rep.say(
       `  requests ${r1(Object.values(rates).reduce((n, x) => n + x, 0))}/s; DynamoDB ${Math.round(p.readPerS).toLocaleString('en-US')} read + ${Math.round(p.writePerS).toLocaleString('en-US')} write units/s; warm containers ${p.lambdas
         .filter((x) => x.pollsPerS > 0)
@@ -544,6 +590,9 @@ export function reportProjections(rep: Reporter, profile: Profile, a: Assumption
         ? `${cap.family} is over its limit from the hosts' refresh alone, before any claim`
         : `the scheduler's rates x ${r2(cap.multiple)} = ${Math.round(s.claimsPerS * cap.multiple)} claims/s (${cap.family} at its limit)`;
     rep.say(`  first key to saturate: ${p.hottest.family} at ${Math.round(p.hottest.utilisation * 100)} % of its limit; ceiling: ${ceilingText}`);
+    rep.say(
+      `  a cold burst of ${COLD_BURST} containers (each reads every chunk of the image, one partition per chunk): ${COLD_BURST * chunkReadUnits} read units on each chunk's partition, ${Math.round(((COLD_BURST * chunkReadUnits) / 3000) * 100)} % of its limit within one second`,
+    );
     rep.say(
       `  monthly (${PRICES.region}, prices of ${PRICES.asOf}): DynamoDB ${money(p.cost.dynamodbRead + p.cost.dynamodbWrite)} (reads ${money(p.cost.dynamodbRead)}, writes ${money(p.cost.dynamodbWrite)}), Lambda ${money(p.cost.lambda)}, API Gateway ${money(p.cost.apiGateway)}, logs ${money(p.cost.logs)}: total ${money(p.cost.total)}`,
     );
@@ -604,7 +653,7 @@ export async function runAccountant(
     if (!saved?.profile) throw new Error(`${o.profileFrom}: no profile record (an accountant run writes one with --json)`);
     const a = await defaultAssumptions();
     rep.say(`\nprojections (saved profile of K=${saved.containers} at ${saved.claims_per_s} claims/s, ${o.profileFrom})`);
-    return { runs: [], validation: [], projections: reportProjections(rep, saved.profile, a, design) };
+    return { runs: [], validation: [], projections: await reportProjections(rep, saved.profile, a, design) };
   }
   const ddb = await startDynamoDbLocal({ heapMb: 2048 });
   try {
@@ -638,7 +687,7 @@ export async function runAccountant(
     rep.say(
       `\nprojections (profile of K=${calibration.containers} at ${calibration.claimsPerS} claims/s; warm containers = ${a.warmFactor} x concurrency, at least ${a.minWarm}; DynamoDB round trip ${a.ddbRttMs} ms; busiest project ${a.hotProjectShare * 100} % of claims; Nova refresh every 300 s; deletes at the claim rate)`,
     );
-    const projections = reportProjections(rep, calibration.profile, a, design);
+    const projections = await reportProjections(rep, calibration.profile, a, design);
     return { runs, validation, projections };
   } finally {
     await ddb.stop();

@@ -154,8 +154,19 @@ export interface Assumptions {
   resyncS: number;
   /** maintenance runs per second (the schedule: one a minute) */
   maintenancePerS: number;
-  /** the busiest project's share of claims (its usage partition) */
+  /** the busiest project's share of claims (its usage partitions) */
   hotProjectShare: number;
+  /**
+   * a deployment setting that spreads a family over more keys than the measured run had
+   * (USAGE_SHARDS: a project's usage over that many partitions): its keys per project and
+   * the read units of every request that reads it all, times `factor`
+   */
+  spreadFactor?: Record<string, number>;
+  /**
+   * read units of one chunk of a snapshot image (store/placement/image.ts: one partition
+   * per chunk): a family loaded per provider spreads over as many keys as its load has chunks
+   */
+  chunkReadUnits?: number;
 }
 
 export interface LambdaLoad {
@@ -245,8 +256,10 @@ export function project(profile: Profile, rates: Record<string, number>, provide
       read[profile.changeLogFamily] = (read[profile.changeLogFamily] ?? 0) + p.log * rate;
       perLabel.push({ label, rate, readPerRequest: p.total, writePerRequest: sum(l.write), poll: p });
     } else {
-      addTo(read, l.read, rate);
-      perLabel.push({ label, rate, readPerRequest: sum(l.read), writePerRequest: sum(l.write) });
+      // a read of a whole spread family (every usage shard) reads every key it spreads over
+      const reads = Object.fromEntries(Object.entries(l.read).map(([f, u]) => [f, u * (a.spreadFactor?.[f] ?? 1)]));
+      addTo(read, reads, rate);
+      perLabel.push({ label, rate, readPerRequest: sum(reads), writePerRequest: sum(l.write) });
     }
   }
   // container lifecycle: every warm container of a forest-served Lambda loads the snapshot
@@ -260,8 +273,18 @@ export function project(profile: Profile, rates: Record<string, number>, provide
     const spread = profile.spread[family] ?? 'shared';
     const readPerS = read[family] ?? 0;
     const writePerS = write[family] ?? 0;
+    const factor = a.spreadFactor?.[family] ?? 1;
+    // a family every snapshot load reads in proportion to the cloud: one key per chunk of it
+    const chunks =
+      a.chunkReadUnits && profile.load.perProvider[family] ? Math.ceil((profile.load.perProvider[family]! * providers) / a.chunkReadUnits) : 1;
     const keys = (kind: 'read' | 'write') =>
-      spread === 'entity' ? providers : spread === 'project' ? 1 / Math.max(a.hotProjectShare, 1e-9) : Math.max(1, profile.fanOut[kind][family] ?? 1);
+      family === profile.changeLogFamily
+        ? d.shards
+        : spread === 'entity'
+          ? providers
+          : spread === 'project'
+            ? factor / Math.max(a.hotProjectShare, 1e-9)
+            : Math.max(1, profile.fanOut[kind][family] ?? 1, kind === 'read' ? chunks : 1);
     const keysRead = keys('read');
     const keysWrite = keys('write');
     const hotReadPerS = readPerS / keysRead;

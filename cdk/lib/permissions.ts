@@ -77,9 +77,10 @@ const CATALOG: AccessRule[] = [{ actions: [BATCH_GET], keys: ['RCS#*', 'TRAITS#*
 /** the creation order of custom classes / traits, for answers that list them (catalog.ts customOrder: a cached Query) */
 const CLASS_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['RCS#*'] }];
 const TRAIT_ORDER: AccessRule[] = [{ actions: [QUERY], keys: ['TRAITS#*'] }];
-/** provider writes (provider-writes.ts): read, conditional update, refs on custom items, change log */
+/** provider writes (provider-writes.ts): read, conditional update, refs on custom items, change log, an aggregate's list of sharing providers */
 const PROVIDER_WRITE: AccessRule[] = [
   { actions: [QUERY, UPDATE], keys: ['RP#*'] },
+  { actions: [PUT, DELETE], keys: ['AGG#*'] },
   { actions: [UPDATE], keys: ['RCS#*', 'TRAITS#*'] },
   { actions: [PUT], keys: ['LOG#*'] },
 ];
@@ -126,6 +127,8 @@ const PLACEMENT_RULES: Record<string, AccessRule[]> = {
     { actions: [PUT, DELETE, CHECK], keys: ['RPNAME#*'] },
     // a list narrowed by name reads the name item (providers.ts providersFor)
     { actions: [BATCH_GET], keys: ['RPNAME#*'] },
+    // Nova's sharing-providers list reads the aggregates' lists; a deleted provider leaves them
+    { actions: [QUERY, DELETE], keys: ['AGG#*'] },
     { actions: [UPDATE], keys: ['RCS#*', 'TRAITS#*'] },
     { actions: [PUT], keys: ['LOG#*'] },
   ],
@@ -133,8 +136,8 @@ const PLACEMENT_RULES: Record<string, AccessRule[]> = {
   aggregates: [
     { actions: [QUERY, UPDATE], keys: ['RP#*'] },
     { actions: [PUT], keys: ['LOG#*'] },
-    // an aggregate's first sighting (its order: aggregates.ts)
-    { actions: [BATCH_GET, PUT], keys: ['AGG#*'] },
+    // an aggregate's first sighting (its order: aggregates.ts), its list of sharing providers
+    { actions: [BATCH_GET, PUT, DELETE], keys: ['AGG#*'] },
   ],
   traits: [...SNAPSHOT, ...PROVIDER_WRITE, ...CATALOG, { actions: [GET, QUERY, PUT, DELETE], keys: ['TRAITS#*'] }, ...TX_MARKER],
   allocations: [...CLAIM, ...CLASS_ORDER],

@@ -5,12 +5,12 @@
  */
 import { httpLambda } from '../http/apigw.js';
 import { canonicalUuid, newUuid } from '../core/compat/uuid.js';
-import { filterProviders, type ProviderFilters } from '../core/placement/provider-filters.js';
+import { filterProviders, sharingQuery, type ProviderFilters } from '../core/placement/provider-filters.js';
 import { parseMemberOfParams, parseResources, parseTraitsParams } from '../core/placement/query.js';
 import { bad } from '../core/errors.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-providers.js';
-import { createProvider, deleteProvider, getProvider, providersFor, updateProvider } from '../store/placement/providers.js';
+import { createProvider, deleteProvider, getProvider, providersFor, readSharingProviders, updateProvider } from '../store/placement/providers.js';
 import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import { Forest } from '../core/placement/forest.js';
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
@@ -108,14 +108,17 @@ async function list(r: PlacementRequest) {
 }
 
 /**
- * What a list filters: narrowed by uuid, name or tree (Nova's report client lists a
- * compute host's tree every few minutes), the providers those name, read from their own
- * items — no change-log poll, no shared partition; anything else the warm snapshot.
+ * What a list filters: narrowed by uuid, name or tree, the providers those name; asking
+ * only for the sharing providers of some aggregates, those (what Nova's report client asks
+ * for every compute host every few minutes) — read from their own items and the
+ * aggregates' lists, no change-log poll; anything else the warm snapshot.
  */
 async function providersToFilter(f: ProviderFilters): Promise<Forest> {
-  if (f.uuid === undefined && f.name === undefined && f.inTree === undefined) return snapshot().fresh();
+  const sharing = sharingQuery(f);
+  const narrowed = f.uuid !== undefined || f.name !== undefined || f.inTree !== undefined;
+  if (!narrowed && !sharing) return snapshot().fresh();
   const forest = new Forest();
-  forest.putMany(await providersFor(f));
+  forest.putMany(narrowed ? await providersFor(f) : await readSharingProviders(sharing!));
   return forest;
 }
 

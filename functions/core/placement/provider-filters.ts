@@ -11,6 +11,7 @@
 import type { Forest, Members } from './forest.js';
 import { fits, type ProviderRecord } from './model.js';
 import type { AggregateFilter, TraitFilter } from './query.js';
+import { SHARING_TRAIT } from './candidates/view.js';
 
 export interface ProviderFilters {
   name?: string;
@@ -19,6 +20,26 @@ export interface ProviderFilters {
   traits?: TraitFilter;
   aggregates?: AggregateFilter;
   resources?: Record<string, number>;
+}
+
+/** the aggregates through which `p` shares its resources (it has MISC_SHARES_VIA_AGGREGATE) */
+export function sharedVia(p: Pick<ProviderRecord, 'traits' | 'aggregates'> | undefined): string[] {
+  return p?.traits.includes(SHARING_TRAIT) ? [...new Set(p.aggregates)] : [];
+}
+
+/**
+ * The aggregates a list asks for the sharing providers of, when that is all it asks — what
+ * Nova's report client sends for every compute host in an aggregate,
+ * `member_of=in:<aggs>&required=MISC_SHARES_VIA_AGGREGATE` — else undefined.
+ */
+export function sharingQuery(f: ProviderFilters): string[] | undefined {
+  if (f.uuid !== undefined || f.name !== undefined || f.inTree !== undefined || f.resources) return undefined;
+  const t = f.traits;
+  const a = f.aggregates;
+  if (!t || !a || t.forbidden.size || a.forbidden.size || t.required.length !== 1 || a.required.length !== 1) return undefined;
+  const [want] = t.required;
+  if (want!.size !== 1 || !want!.has(SHARING_TRAIT)) return undefined;
+  return [...a.required[0]!];
 }
 
 export function hasCapacity(p: ProviderRecord, rc: string, amount: number): boolean {

@@ -25,7 +25,7 @@ import { missingResourceClasses, missingTraits } from './catalog.js';
 import { announceLate, entryTime, logItemNaming, logStamp } from './changelog.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
-import { nextSeq, toItems, treeItems } from './providers.js';
+import { nextSeq, sharingItems, toItems, treeItems } from './providers.js';
 import { BATCH_WRITE_MAX, batchGet, batchPut, keyId } from '../ddb/batch.js';
 
 export interface BulkProvider {
@@ -151,8 +151,9 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, opts.concurrency ?? 32) }, worker));
-  // each tree's members (lists narrowed to a tree read them: providers.ts readTree)
-  const trees = treeItems(records);
+  // each tree's members (lists narrowed to a tree read them: providers.ts readTree), each
+  // aggregate's sharing providers (readSharingProviders)
+  const trees = [...treeItems(records), ...sharingItems(records)];
   for (let i = 0; i < trees.length; i += BATCH_WRITE_MAX) retries += await batchPut(trees.slice(i, i + BATCH_WRITE_MAX));
   for (const [kind, counts] of [
     ['rc', customRcs],

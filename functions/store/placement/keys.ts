@@ -45,6 +45,12 @@ export const K = {
   /** an aggregate's first sighting (its creation sequence: upstream lists aggregates by internal id) */
   aggregate: (uuid: string) => ({ pk: `AGG#${uuid}`, sk: 'AGG' }),
   /**
+   * a provider sharing its resources through an aggregate (it has the aggregate and
+   * MISC_SHARES_VIA_AGGREGATE): the aggregate's partition lists its sharing providers
+   */
+  sharing: (aggregate: string, provider: string) => ({ pk: `AGG#${aggregate}`, sk: `S#${provider}` }),
+  sharingPrefix: 'S#',
+  /**
    * one user's usage in one shard of a project (a project's usage is the sum of its users'):
    * the shard is in the partition key, so one busy project spreads over USAGE_SHARDS partitions
    */

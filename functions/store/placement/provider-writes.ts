@@ -19,7 +19,7 @@ import type { ProviderRecord } from '../../core/placement/model.js';
 import { tableName } from '../ddb/client.js';
 import { logPut, logStamp, stateGuard } from './changelog.js';
 import { K } from './keys.js';
-import { readProvider } from './providers.js';
+import { readProvider, sharingChanges } from './providers.js';
 import { refUpdates, type RefChange } from './refs.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
@@ -132,7 +132,12 @@ export async function guardedProviderWrite<F extends { error: string }>(
         },
       });
     }
-    items.push(...refUpdates(patch.refs ?? []).items, ...(patch.extra ?? []), logPut({ rereads: [uuid] }, stamp));
+    items.push(
+      ...refUpdates(patch.refs ?? []).items,
+      ...sharingChanges(uuid, cur, patch.next),
+      ...(patch.extra ?? []),
+      logPut({ rereads: [uuid] }, stamp),
+    );
     const out = await transact(items);
     if (!out.ok) return RETRY; // something moved under us (or a class/trait vanished): re-plan on a fresh read
     return {

@@ -7,6 +7,7 @@
 import { batchGet, keyId } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
 import type { ProviderRecord, ProviderState } from '../../core/placement/model.js';
+import { sharedVia } from '../../core/placement/provider-filters.js';
 import { tableName, type Item } from '../ddb/client.js';
 import { logPut, logStamp } from './changelog.js';
 import { K, PROVIDER_SHARDS } from './keys.js';
@@ -232,6 +233,41 @@ export async function scanAllProviders(): Promise<ProviderRead[]> {
     const st = states.get(keyId(K.providerState(String(d.uuid))));
     return { record: fromItems(d, st), last: st?.last };
   });
+}
+
+// ------------------------------------------------------------------ sharing providers
+
+/**
+ * The aggregate partitions' list of sharing providers (K.sharing) as a provider goes from
+ * `before` to `after` (undefined: not there): items for aggregates it newly shares
+ * through, deletions for those it no longer does.
+ */
+export function sharingChanges(
+  uuid: string,
+  before: Pick<ProviderRecord, 'traits' | 'aggregates'> | undefined,
+  after: Pick<ProviderRecord, 'traits' | 'aggregates'> | undefined,
+): TxItem[] {
+  const was = new Set(sharedVia(before));
+  const is = new Set(sharedVia(after));
+  const out: TxItem[] = [];
+  for (const a of is) if (!was.has(a)) out.push({ Put: { TableName: tableName(), Item: { ...K.sharing(a, uuid), uuid } } });
+  for (const a of was) if (!is.has(a)) out.push({ Delete: { TableName: tableName(), Key: K.sharing(a, uuid) } });
+  return out;
+}
+
+/** the sharing-provider items of bulk-loaded records */
+export function sharingItems(records: ProviderRecord[]): Record<string, unknown>[] {
+  return records.flatMap((r) => sharedVia(r).map((a) => ({ ...K.sharing(a, r.uuid), uuid: r.uuid })));
+}
+
+/** The providers sharing through any of `aggregates`, from the aggregates' own partitions (strongly consistent). */
+export async function readSharingProviders(aggregates: string[]): Promise<ProviderRecord[]> {
+  const lists = await Promise.all(
+    aggregates
+      .filter((a) => keyFits(K.aggregate(a)))
+      .map((a) => queryPartition({ pk: K.aggregate(a).pk, skBeginsWith: K.sharingPrefix, consistent: true })),
+  );
+  return [...(await getProviders(lists.flat().map((it) => String(it.uuid)))).values()];
 }
 
 // ------------------------------------------------------------------ trees
@@ -534,6 +570,7 @@ export async function deleteProvider(uuid: string): Promise<true | DeleteFailure
         },
       });
     }
+    items.push(...sharingChanges(uuid, cur, undefined));
     // its tree's item: a root's goes (it has no children), a descendant leaves its root's
     items.push(cur.root === uuid ? { Delete: { TableName: tableName(), Key: K.providerTree(uuid) } } : treeChange(cur.root, 'DELETE', [uuid]));
     const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);

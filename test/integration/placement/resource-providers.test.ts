@@ -311,4 +311,52 @@ describe('lists narrowed to a provider, a name or a tree', () => {
     await check();
     expect(uuidsOf(await api.req('GET', `/resource_providers?in_tree=${c}`, { version: v }))).toEqual([a, c]);
   });
+
+  it("answer Nova's sharing-providers question from the aggregates' lists what the whole forest answers", async () => {
+    const v = '1.18';
+    const [aggA, aggB] = [randomUUID(), randomUUID()];
+    const mk = async (traits: string[], aggs: string[]) => {
+      const u = randomUUID();
+      expect((await api.req('POST', '/resource_providers', { version: v, body: { name: `s-${u}`, uuid: u } })).status).toBe(201);
+      let g = 0;
+      if (traits.length)
+        g = (await api.req('PUT', `/resource_providers/${u}/traits`, { version: v, body: { traits, resource_provider_generation: g } })).json
+          .resource_provider_generation;
+      if (aggs.length)
+        await api.req('PUT', `/resource_providers/${u}/aggregates`, { version: '1.19', body: { aggregates: aggs, resource_provider_generation: g } });
+      return u;
+    };
+    const shared = await mk(['MISC_SHARES_VIA_AGGREGATE'], [aggA]);
+    const both = await mk(['MISC_SHARES_VIA_AGGREGATE', 'HW_CPU_X86_AVX2'], [aggA, aggB]);
+    await mk(['HW_CPU_X86_AVX2'], [aggA]); // in the aggregate, not sharing
+    await mk(['MISC_SHARES_VIA_AGGREGATE'], []); // sharing, in no aggregate
+    const sharingQ = (aggs: string[]) => `/resource_providers?member_of=in:${aggs.join(',')}&required=MISC_SHARES_VIA_AGGREGATE`;
+    // the same question with one more filter the forest answers: the two must agree
+    const viaForest = (aggs: string[]) =>
+      `/resource_providers?member_of=in:${aggs.join(',')}&required=MISC_SHARES_VIA_AGGREGATE,!CUSTOM_NOT_THERE_${aggs.length}`;
+    const check = async () => {
+      for (const aggs of [[aggA], [aggB], [aggA, aggB]]) {
+        const { value, pks } = await partitionsRead(() => api.req('GET', sharingQ(aggs), { version: '1.22' }));
+        expect(pks.every((pk) => pk.startsWith('RP#') || pk.startsWith('AGG#'))).toBe(true);
+        expect(uuidsOf(value).sort()).toEqual(uuidsOf(await api.req('GET', viaForest(aggs), { version: '1.22' })).sort());
+      }
+    };
+    await api.req('PUT', '/traits/CUSTOM_NOT_THERE_1', { version: v });
+    await api.req('PUT', '/traits/CUSTOM_NOT_THERE_2', { version: v });
+    await check();
+    expect(uuidsOf(await api.req('GET', sharingQ([aggA]), { version: '1.22' })).sort()).toEqual([shared, both].sort());
+    // stops sharing, leaves an aggregate, goes away
+    const g1 = (await api.req('GET', `/resource_providers/${shared}`, { version: v })).json.generation;
+    await api.req('PUT', `/resource_providers/${shared}/traits`, { version: v, body: { traits: [], resource_provider_generation: g1 } });
+    const g2 = (await api.req('GET', `/resource_providers/${both}`, { version: v })).json.generation;
+    await api.req('PUT', `/resource_providers/${both}/aggregates`, {
+      version: '1.19',
+      body: { aggregates: [aggB], resource_provider_generation: g2 },
+    });
+    await check();
+    expect(uuidsOf(await api.req('GET', sharingQ([aggA]), { version: '1.22' }))).toEqual([]);
+    expect((await api.req('DELETE', `/resource_providers/${both}`)).status).toBe(204);
+    await check();
+    expect(uuidsOf(await api.req('GET', sharingQ([aggB]), { version: '1.22' }))).toEqual([]);
+  });
 });

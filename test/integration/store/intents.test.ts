@@ -19,7 +19,8 @@ let claims: typeof import('../../../functions/store/placement/allocations.js');
 let consumers: typeof import('../../../functions/store/placement/consumers.js');
 let retry: typeof import('../../../functions/store/ddb/retry.js');
 
-const LEASE_MS = 1_500;
+// long enough that the steps below run within it on a busy machine
+const LEASE_MS = 6_000;
 
 beforeAll(async () => {
   await useTable({ INTENT_LEASE_MS: String(LEASE_MS) });
