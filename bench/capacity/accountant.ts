@@ -85,27 +85,29 @@ const r1 = (x: number) => Math.round(x * 10) / 10;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 
 /**
- * The containers run the change log as Lambda does (functions/config.ts's defaults there:
- * its overlap window), so what is measured is what is projected.
+ * The change log's window the containers run with while measured: 1 s to learn a commit
+ * (a write learnt later is announced again) and 0.1 s of clock skew. Lambda's own window
+ * (functions/config.ts: 100 + 20 ms) is what the projection uses; measured with it here, a
+ * busy 2-core machine whose DynamoDB Local answers in hundreds of ms would announce most
+ * writes twice and count the second transaction as if AWS made it.
  */
-export async function useLambdaLogWindow(): Promise<void> {
-  const { loadConfig, resetConfig } = await import('../../functions/config.js');
-  const lambda = loadConfig({ AWS_LAMBDA_FUNCTION_NAME: 'accountant' });
-  process.env.CHANGE_LOG_LATE_MS ??= String(lambda.changeLogLateMs);
-  process.env.CLOCK_SKEW_MS ??= String(lambda.clockSkewMs);
-  resetConfig();
-}
+const MEASURED_WINDOW = { CHANGE_LOG_LATE_MS: '1000', CLOCK_SKEW_MS: '100' };
 
-/** the change log's key family and constants, from the code (whatever they are when this runs) */
-export async function logDesign(): Promise<{ family: string; design: LogDesign }> {
-  await useLambdaLogWindow();
+/** the change log's key family and constants, from the code (whatever they are when this runs): as measured here, and as in Lambda */
+export async function logDesign(): Promise<{ family: string; design: LogDesign; lambda: LogDesign }> {
+  for (const [k, v] of Object.entries(MEASURED_WINDOW)) process.env[k] ??= v;
+  const { loadConfig, resetConfig } = await import('../../functions/config.js');
+  resetConfig();
   const { K } = await import('../../functions/store/placement/keys.js');
   const { overlapMs } = await import('../../functions/store/placement/changelog.js');
   const { config } = await import('../../functions/config.js');
+  const lambda = loadConfig({ ...process.env, AWS_LAMBDA_FUNCTION_NAME: 'accountant', CHANGE_LOG_LATE_MS: '', CLOCK_SKEW_MS: '' });
+  // one partition per shard, no time buckets: a window meets each shard once
+  const design = (overlapS: number): LogDesign => ({ overlapS, bucketS: Number.POSITIVE_INFINITY, shards: config().changeLogShards });
   return {
     family: keyFamily(K.changeLog(0)),
-    // one partition per shard, no time buckets: a window meets each shard once
-    design: { overlapS: overlapMs() / 1000, bucketS: Number.POSITIVE_INFINITY, shards: config().changeLogShards },
+    design: design(overlapMs() / 1000),
+    lambda: design((lambda.changeLogLateMs + lambda.clockSkewMs) / 1000),
   };
 }
 
@@ -641,8 +643,10 @@ export async function runAccountant(
   o: AccountantOptions,
   rep: Reporter,
 ): Promise<{ runs: RunResult[]; validation: RunResult[]; projections: Projection[] }> {
-  const { design } = await logDesign();
-  rep.say(`change log: overlap ${design.overlapS} s, bucket ${design.bucketS} s, ${design.shards} shards (from the code)`);
+  const { design, lambda } = await logDesign();
+  rep.say(
+    `change log: ${design.shards} shard(s) (from the code); overlap ${design.overlapS} s while measured here, ${lambda.overlapS} s in Lambda (projections)`,
+  );
   if (o.profileFrom) {
     const saved = readFileSync(o.profileFrom, 'utf8')
       .split('\n')
@@ -653,7 +657,7 @@ export async function runAccountant(
     if (!saved?.profile) throw new Error(`${o.profileFrom}: no profile record (an accountant run writes one with --json)`);
     const a = await defaultAssumptions();
     rep.say(`\nprojections (saved profile of K=${saved.containers} at ${saved.claims_per_s} claims/s, ${o.profileFrom})`);
-    return { runs: [], validation: [], projections: await reportProjections(rep, saved.profile, a, design) };
+    return { runs: [], validation: [], projections: await reportProjections(rep, saved.profile, a, lambda) };
   }
   const ddb = await startDynamoDbLocal({ heapMb: 2048 });
   try {
@@ -687,7 +691,7 @@ export async function runAccountant(
     rep.say(
       `\nprojections (profile of K=${calibration.containers} at ${calibration.claimsPerS} claims/s; warm containers = ${a.warmFactor} x concurrency, at least ${a.minWarm}; DynamoDB round trip ${a.ddbRttMs} ms; busiest project ${a.hotProjectShare * 100} % of claims; Nova refresh every 300 s; deletes at the claim rate)`,
     );
-    const projections = await reportProjections(rep, calibration.profile, a, design);
+    const projections = await reportProjections(rep, calibration.profile, a, lambda);
     return { runs, validation, projections };
   } finally {
     await ddb.stop();
