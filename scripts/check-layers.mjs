@@ -8,7 +8,9 @@
  *   core imports nothing but core (and zod / node built-ins);
  *   the AWS SDK is imported only by the store, the executor and the authorizer;
  *   nothing under functions/ imports local/, scripts/, test/, bench/ or cdk/;
- *   the modules of bench/ import each other in no circle (ACYCLIC).
+ *   the dashboard (dashboard/, served as it is to a browser) imports only its own
+ *   modules, by relative URL;
+ *   the modules of bench/ and of the dashboard import each other in no circle (ACYCLIC).
  *
  * `node scripts/check-layers.mjs` prints every violation and exits 1 if there is one.
  * `npm test` runs it before anything else. The rules are data (LAYERS, RULES) so a
@@ -32,13 +34,13 @@ export const LAYERS = [
   ['functions/baremetal/', 'baremetal'],
   ['functions/maintenance/', 'maintenance'],
   ['functions/authorizer/', 'authorizer'],
-  ['functions/dashboard/', 'dashboard'],
   ['schemas/', 'schemas'],
   ['local/', 'local'],
   ['scripts/', 'scripts'],
   ['test/', 'test'],
   ['bench/', 'bench'],
   ['cdk/', 'cdk'],
+  ['dashboard/', 'dashboard'],
 ];
 
 /** layer -> the layers it may import from (itself always allowed) */
@@ -54,6 +56,7 @@ export const RULES = {
   baremetal: ['conductor', 'store', 'core', 'http', 'observability', 'config', 'schemas'],
   maintenance: ['conductor', 'store', 'core', 'observability', 'config'],
   authorizer: ['core', 'http', 'observability', 'config'],
+  dashboard: [],
 };
 
 /**
@@ -61,7 +64,7 @@ export const RULES = {
  * `import type` included: a scenario taking its types from the entry point that lists
  * the scenarios is a circle to a reader even when the compiler erases it).
  */
-export const ACYCLIC = ['bench/'];
+export const ACYCLIC = ['bench/', 'dashboard/'];
 
 /** the only places that may import the AWS SDK (@aws-sdk/*) */
 export const AWS_SDK_ALLOWED = ['functions/store/', 'functions/conductor/executor.ts', 'functions/authorizer/'];
@@ -89,6 +92,10 @@ export function checkFile(file, text) {
   for (const spec of importsOf(text)) {
     if (spec.startsWith('@aws-sdk/') && file.startsWith('functions/') && !AWS_SDK_ALLOWED.some((p) => file === p || file.startsWith(p))) {
       problems.push({ file, spec, why: 'the AWS SDK may only be imported by the store, the executor and the authorizer' });
+    }
+    if (file.startsWith('dashboard/') && !spec.startsWith('./')) {
+      problems.push({ file, spec, why: 'the dashboard has no build step: a browser resolves only its own modules (./x.js)' });
+      continue;
     }
     if (!spec.startsWith('.')) continue;
     const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\\/g, '/');
@@ -154,7 +161,7 @@ function walk(dir, out = []) {
     const p = `${dir}/${name}`;
     if (name === 'node_modules' || name.startsWith('.')) continue;
     if (statSync(join(ROOT, p)).isDirectory()) walk(p, out);
-    else if (/\.(ts|mts|mjs)$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
+    else if (/\.(ts|mts|mjs|js)$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
   }
   return out;
 }
@@ -163,7 +170,7 @@ const read = (f) => readFileSync(join(ROOT, f), 'utf8');
 
 export function checkRepository() {
   const problems = [];
-  for (const dir of ['functions', 'schemas']) for (const f of walk(dir)) problems.push(...checkFile(f, read(f)));
+  for (const dir of ['functions', 'schemas', 'dashboard']) for (const f of walk(dir)) problems.push(...checkFile(f, read(f)));
   for (const dir of ACYCLIC) problems.push(...circles(Object.fromEntries(walk(dir.replace(/\/$/, '')).map((f) => [f, read(f)]))));
   return problems;
 }

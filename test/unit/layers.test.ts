@@ -39,6 +39,16 @@ describe('the import rule (scripts/check-layers.mjs)', () => {
     ).toEqual([]);
   });
 
+  it('keeps the dashboard to its own modules (served as they are: no build step)', () => {
+    const whys = (text: string) => checkFile('dashboard/public/providers.js', text).map((p: { why: string }) => p.why);
+    expect(whys("import { el } from './dom.js';")).toEqual([]);
+    expect(whys("import { config } from '../../functions/config.js';")).toEqual([
+      'the dashboard has no build step: a browser resolves only its own modules (./x.js)',
+    ]);
+    expect(whys("import { html } from 'lit';")).toEqual(['the dashboard has no build step: a browser resolves only its own modules (./x.js)']);
+    expect(whys("import { K } from './../../functions/store/placement/keys.js';")).toEqual(['dashboard must not import store']);
+  });
+
   it('finds import circles, type-only imports included, and nothing in a tree', () => {
     const bench = {
       'bench/run.ts': "import { SCENARIOS } from './scenarios/index.js';",
