@@ -29,7 +29,7 @@ export interface DashboardProps {
   auth?: 'token' | 'bearer';
 }
 
-/** Headers the dashboard sends (dashboard/public/app.js) and the ones it may read back. */
+/** Headers the dashboard sends (dashboard/public/api.js) and the ones it may read back. */
 const ALLOW_HEADERS = ['accept', 'x-auth-token', 'authorization', 'openstack-api-version', 'x-openstack-ironic-api-version'];
 const EXPOSE_HEADERS = ['openstack-api-version', 'x-openstack-request-id', 'x-openstack-ironic-api-version'];
 

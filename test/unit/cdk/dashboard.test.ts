@@ -91,6 +91,7 @@ describe('dashboard static site', () => {
     expect(props.DistributionPaths).toEqual(expect.arrayContaining(['/config.json', '/index.html']));
     // every module of the page too: a deployment never leaves a stale one cached
     for (const f of readdirSync(DASHBOARD_SITE)) expect(props.DistributionPaths).toContain(`/${f}`);
+    expect(props.DistributionPaths).toContain('/main.js');
     // jsonData with tokens: the markers resolve to the two API endpoints
     const markers = ref(props.SourceMarkers);
     const placementApi = stack.getLogicalId(stack.placementApi.node.defaultChild as any);
