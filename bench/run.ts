@@ -3,32 +3,15 @@
  * Measures Berth on this machine against the local stack (DynamoDB Local + the real
  * handlers behind the API Gateway adapter). Each scenario gets a freshly started, empty
  * stack. Figures are printed as `# ...` human lines and JSON lines (also appended to
- * --json). Scenarios live in bench/scenarios/ and are listed in bench/scenarios/index.ts.
+ * --json). Scenarios live in bench/scenarios/ and are listed in bench/scenarios/index.ts;
+ * their types and shared helpers (clients, pool, percentiles) are in bench/kit.ts.
  */
 import './env.js';
 import { appendFileSync } from 'node:fs';
 import { freePort } from '../local/ddb-local.js';
-import { startStack, type RunningStack } from '../local/start.js';
+import { startStack } from '../local/start.js';
+import type { BenchContext } from './kit.js';
 import { SCENARIOS } from './scenarios/index.js';
-
-export interface BenchContext {
-  stack: RunningStack;
-  quick: boolean;
-  /** record one figure (JSON line) */
-  emit(record: Record<string, unknown>): void;
-  /** print a human line */
-  say(line: string): void;
-  args: Record<string, string>;
-}
-
-export interface Scenario {
-  name: string;
-  description: string;
-  /** run against a fresh stack; `ctx.stack` is stopped afterwards */
-  run(ctx: BenchContext): Promise<void>;
-  /** opt-in only (e.g. very long runs) */
-  optional?: boolean;
-}
 
 function parse(argv: string[]) {
   const out: Record<string, string> = {};

@@ -1,5 +1,5 @@
 /**
- * Serves the read-only dashboard (functions/dashboard/public) locally and proxies
+ * Serves the read-only dashboard (dashboard/public, as it is: no build step) locally and proxies
  * /placement/* and /baremetal/* to the local APIs — those two and nothing else — so the
  * page needs no CORS. In AWS the same files are a static site (cdk/) and config.json
  * points at the API URLs.
@@ -10,7 +10,7 @@ import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { hostAllowed, refuseHost } from './http-adapter.js';
 
-const PUBLIC = join(dirname(fileURLToPath(import.meta.url)), '..', 'functions', 'dashboard', 'public');
+const PUBLIC = join(dirname(fileURLToPath(import.meta.url)), '..', 'dashboard', 'public');
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
   '.js': 'text/javascript; charset=utf-8',

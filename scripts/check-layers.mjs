@@ -7,7 +7,10 @@
  *   every layer may use http/ (handlers only), observability/ and config.ts;
  *   core imports nothing but core (and zod / node built-ins);
  *   the AWS SDK is imported only by the store, the executor and the authorizer;
- *   nothing under functions/ imports local/, scripts/, test/, bench/ or cdk/.
+ *   nothing under functions/ imports local/, scripts/, test/, bench/ or cdk/;
+ *   the dashboard (dashboard/, served as it is to a browser) imports only its own
+ *   modules, by relative URL;
+ *   the modules of bench/ and of the dashboard import each other in no circle (ACYCLIC).
  *
  * `node scripts/check-layers.mjs` prints every violation and exits 1 if there is one.
  * `npm test` runs it before anything else. The rules are data (LAYERS, RULES) so a
@@ -31,13 +34,13 @@ export const LAYERS = [
   ['functions/baremetal/', 'baremetal'],
   ['functions/maintenance/', 'maintenance'],
   ['functions/authorizer/', 'authorizer'],
-  ['functions/dashboard/', 'dashboard'],
   ['schemas/', 'schemas'],
   ['local/', 'local'],
   ['scripts/', 'scripts'],
   ['test/', 'test'],
   ['bench/', 'bench'],
   ['cdk/', 'cdk'],
+  ['dashboard/', 'dashboard'],
 ];
 
 /** layer -> the layers it may import from (itself always allowed) */
@@ -53,7 +56,15 @@ export const RULES = {
   baremetal: ['conductor', 'store', 'core', 'http', 'observability', 'config', 'schemas'],
   maintenance: ['conductor', 'store', 'core', 'observability', 'config'],
   authorizer: ['core', 'http', 'observability', 'config'],
+  dashboard: [],
 };
+
+/**
+ * Directories whose modules may not import each other in a circle (relative imports,
+ * `import type` included: a scenario taking its types from the entry point that lists
+ * the scenarios is a circle to a reader even when the compiler erases it).
+ */
+export const ACYCLIC = ['bench/', 'dashboard/'];
 
 /** the only places that may import the AWS SDK (@aws-sdk/*) */
 export const AWS_SDK_ALLOWED = ['functions/store/', 'functions/conductor/executor.ts', 'functions/authorizer/'];
@@ -82,6 +93,10 @@ export function checkFile(file, text) {
     if (spec.startsWith('@aws-sdk/') && file.startsWith('functions/') && !AWS_SDK_ALLOWED.some((p) => file === p || file.startsWith(p))) {
       problems.push({ file, spec, why: 'the AWS SDK may only be imported by the store, the executor and the authorizer' });
     }
+    if (file.startsWith('dashboard/') && !spec.startsWith('./')) {
+      problems.push({ file, spec, why: 'the dashboard has no build step: a browser resolves only its own modules (./x.js)' });
+      continue;
+    }
     if (!spec.startsWith('.')) continue;
     const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\\/g, '/');
     const to = layerOf(target);
@@ -95,25 +110,74 @@ export function checkFile(file, text) {
   return problems;
 }
 
+/** the repository file a relative specifier names (`./x.js` is `x.ts` in TypeScript sources), if it is one of `files` */
+function target(file, spec, files) {
+  const t = relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\\/g, '/');
+  return [t, t.replace(/\.js$/, '.ts'), t.replace(/\.mjs$/, '.mts')].find((c) => files.has(c));
+}
+
+/**
+ * Import circles among `sources` (path -> text): each strongly connected group of
+ * modules as one violation of its first module (sorted) naming the others.
+ */
+export function circles(sources) {
+  const files = new Set(Object.keys(sources));
+  const edges = new Map(
+    [...files].map((f) => [f, importsOf(sources[f]).flatMap((spec) => (spec.startsWith('.') ? [target(f, spec, files)].filter(Boolean) : []))]),
+  );
+  // Tarjan's strongly connected components
+  const index = new Map();
+  const low = new Map();
+  const stack = [];
+  const onStack = new Set();
+  const found = [];
+  const visit = (v) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v));
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v)) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const group = [];
+    let w;
+    do {
+      w = stack.pop();
+      onStack.delete(w);
+      group.push(w);
+    } while (w !== v);
+    if (group.length > 1 || edges.get(v).includes(v)) found.push(group.sort());
+  };
+  for (const f of [...files].sort()) if (!index.has(f)) visit(f);
+  return found.map(([first, ...rest]) => ({ file: first, why: `in an import circle with ${rest.length ? rest.join(', ') : 'itself'}` }));
+}
+
 function walk(dir, out = []) {
   for (const name of readdirSync(join(ROOT, dir))) {
     const p = `${dir}/${name}`;
     if (name === 'node_modules' || name.startsWith('.')) continue;
     if (statSync(join(ROOT, p)).isDirectory()) walk(p, out);
-    else if (/\.(ts|mts|mjs)$/.test(name)) out.push(p);
+    else if (/\.(ts|mts|mjs|js)$/.test(name) && !name.endsWith('.d.ts')) out.push(p);
   }
   return out;
 }
 
+const read = (f) => readFileSync(join(ROOT, f), 'utf8');
+
 export function checkRepository() {
   const problems = [];
-  for (const dir of ['functions', 'schemas']) for (const f of walk(dir)) problems.push(...checkFile(f, readFileSync(join(ROOT, f), 'utf8')));
+  for (const dir of ['functions', 'schemas', 'dashboard']) for (const f of walk(dir)) problems.push(...checkFile(f, read(f)));
+  for (const dir of ACYCLIC) problems.push(...circles(Object.fromEntries(walk(dir.replace(/\/$/, '')).map((f) => [f, read(f)]))));
   return problems;
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const problems = checkRepository();
-  for (const p of problems) process.stdout.write(`${p.file}: imports '${p.spec}': ${p.why}\n`);
+  for (const p of problems) process.stdout.write(p.spec ? `${p.file}: imports '${p.spec}': ${p.why}\n` : `${p.file}: ${p.why}\n`);
   process.stdout.write(problems.length ? `[layers] ${problems.length} violation(s)\n` : '[layers] imports point one way\n');
   process.exit(problems.length ? 1 : 0);
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm test`: every test the repository has.
-//  0. the fast checks, before anything starts DynamoDB Local: type checking (tsc),
+//  0. the fast checks, before anything starts DynamoDB Local: type checking (tsc: the
+//     TypeScript of tsconfig.json, then the dashboard's JavaScript, dashboard/tsconfig.json),
 //     the linter and formatter (Biome, biome.json) and the import rule
 //     (scripts/check-layers.mjs) and a lock that `npm ci` accepts
 //     (scripts/check-lockfile.mjs); any failure stops the run here;
@@ -50,6 +51,7 @@ const problems = [];
 if (!args.includes('--skip-checks')) {
   const checks = [
     ['typecheck', join(root, 'node_modules/.bin/tsc'), ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']],
+    ['typecheck dashboard', join(root, 'node_modules/.bin/tsc'), ['--noEmit', '--pretty', 'false', '-p', 'dashboard/tsconfig.json']],
     ['lint', join(root, 'node_modules/.bin/biome'), ['ci', '--colors=off', '.']],
     ['layers', process.execPath, [join(root, 'scripts/check-layers.mjs')]],
     ['lockfile', process.execPath, [join(root, 'scripts/check-lockfile.mjs')]],

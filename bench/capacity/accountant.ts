@@ -15,7 +15,7 @@ import { table } from '../../local/ddb-report.js';
 import { startDynamoDbLocal, freePort, type DdbLocal } from '../../local/ddb-local.js';
 import { attributeCalls, sdkStack } from '../../local/ddb-sdk.js';
 import { startStack, type RunningStack } from '../../local/start.js';
-import { availableNodes, bmClient } from '../scenarios/baremetal.js';
+import { availableNodes, baremetalClient, r1, r2 } from '../kit.js';
 import { accessLogLine, calibrate, measure, splitLoad, type RunMeasurement } from './measure.js';
 import { ceiling, pollUnits, project, sum, type Assumptions, type LogDesign, type Profile, type Projection } from './model.js';
 import { PRICES } from './prices.js';
@@ -80,9 +80,6 @@ export interface RunResult {
   failures: string[];
   dispatched: number[];
 }
-
-const r1 = (x: number) => Math.round(x * 10) / 10;
-const r2 = (x: number) => Math.round(x * 100) / 100;
 
 /**
  * The change log's window the containers run with while measured: 1 s to learn a commit
@@ -174,7 +171,7 @@ export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, cl
     const t0 = performance.now();
     await setupCloud(stack, hosts);
     const rc = 'ACCT_METAL';
-    const nodes = o.baremetalPerS > 0 ? await availableNodes(bmClient(stack.baremetalUrl), rc, 4) : [];
+    const nodes = o.baremetalPerS > 0 ? await availableNodes(baremetalClient(stack.baremetalUrl), rc, 4) : [];
     say(`  K=${k} claims/s=${claimsPerS}: ${o.hosts} hosts loaded, ${nodes.length} bare-metal nodes in ${r1((performance.now() - t0) / 1000)} s`);
     // warm-up: each container loads its snapshot once (cold), then a few warm rounds
     const warm = new Driver(stack.placementUrl, stack.baremetalUrl);

@@ -10,62 +10,9 @@
  *                  M - N error, no node is reserved twice and every node's
  *                  instance_uuid is its allocation's UUID.
  */
-import type { BenchContext, Scenario } from '../run.js';
+import { availableNodes, baremetalClient, until, type BaremetalClient, type BenchContext, type Scenario } from '../kit.js';
 
-const V = '1.80';
-
-export function bmClient(base: string) {
-  return async (method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> => {
-    const r = await fetch(base + path, {
-      method,
-      headers: { 'x-openstack-ironic-api-version': V, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await r.text();
-    return { status: r.status, json: text ? JSON.parse(text) : undefined };
-  };
-}
-
-type Client = ReturnType<typeof bmClient>;
-
-export async function until(what: string, check: () => Promise<boolean>, ms = 60_000, every = 20): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, every));
-  }
-}
-
-export async function availableNodes(api: Client, rc: string, count: number): Promise<string[]> {
-  const uuids: string[] = [];
-  for (let i = 0; i < count; i += 10) {
-    const batch = await Promise.all(
-      Array.from({ length: Math.min(10, count - i) }, async (_, j) => {
-        const c = await api('POST', '/v1/nodes', { driver: 'fake-hardware', resource_class: rc, name: `${rc}-${i + j}` });
-        if (c.status !== 201) throw new Error(`node create: ${c.status} ${JSON.stringify(c.json)}`);
-        return c.json.uuid as string;
-      }),
-    );
-    uuids.push(...batch);
-  }
-  const step = async (u: string, path: string, body: unknown, done: (n: any) => boolean) => {
-    const r = await api('PUT', `/v1/nodes/${u}/${path}`, body);
-    if (r.status !== 202) throw new Error(`${path}: ${r.status} ${JSON.stringify(r.json)}`);
-    await until(`${path} on ${u}`, async () => done((await api('GET', `/v1/nodes/${u}?fields=provision_state,power_state,reservation`)).json));
-  };
-  for (let i = 0; i < uuids.length; i += 10) {
-    await Promise.all(
-      uuids.slice(i, i + 10).map(async (u) => {
-        await step(u, 'states/provision', { target: 'manage' }, (n) => n.provision_state === 'manageable' && !n.reservation);
-        await step(u, 'states/provision', { target: 'provide' }, (n) => n.provision_state === 'available' && !n.reservation);
-        await step(u, 'states/power', { target: 'power off' }, (n) => n.power_state === 'power off' && !n.reservation);
-      }),
-    );
-  }
-  return uuids;
-}
-
-async function raceCase(ctx: BenchContext, api: Client, label: string, nodes: number, allocations: number): Promise<boolean> {
+async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, nodes: number, allocations: number): Promise<boolean> {
   // the stack runs in this process: its reservation counters are readable (imported
   // lazily, after the runner has set the log level)
   const { reserveStats, resetReserveStats } = await import('../../functions/conductor/allocate.js');
@@ -120,7 +67,7 @@ export const baremetalRaceScenario: Scenario = {
   name: 'baremetal-race',
   description: 'bare-metal allocations racing for nodes: settle time, exactly-once reservation (Ironic: 25-34 s for 40 over 10)',
   async run(ctx) {
-    const api = bmClient(ctx.stack.baremetalUrl);
+    const api = baremetalClient(ctx.stack.baremetalUrl);
     const rounds = ctx.quick ? 1 : Number(ctx.args.rounds ?? 3);
     let ok = true;
     for (let i = 0; i < rounds; i++) ok = (await raceCase(ctx, api, `40x10-${i}`, 10, 40)) && ok;

@@ -23,12 +23,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import type { BenchContext, Scenario } from '../run.js';
-import { client, pct, pool } from './claims.js';
+import { pct, perfloadProviders, placementClient, pool, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
 import { metered, unitsOf } from '../capacity/inprocess.js';
 
-const r1 = (x: number) => Math.round(x * 10) / 10;
-const AGGS = [randomUUID(), randomUUID(), randomUUID()];
+const AGGS = threeAggregates();
 const UPSTREAM = `resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=${AGGS[0]}&required=HW_CPU_X86_AVX2`;
 const NESTED =
   'resources=DISK_GB:10&required=COMPUTE_VOLUME_MULTI_ATTACH&resources_COMPUTE=VCPU:1,MEMORY_MB:256&required_COMPUTE=CUSTOM_FOO' +
@@ -190,25 +188,6 @@ async function steadyStateReads(ctx: BenchContext, label: string, qs: string, n:
 
 // ------------------------------------------------------------------ flat
 
-/** `n` flat providers shaped as upstream's placeload makes them, numbered from `offset`, in `aggs` (three) */
-export function perfloadProviders(n: number, offset: number, aggs: string[] = AGGS) {
-  const traits = [['HW_CPU_X86_AVX2'], ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2'], ['HW_CPU_X86_AVX2', 'HW_CPU_X86_SSE2', 'STORAGE_DISK_SSD']];
-  return Array.from({ length: n }, (_, k) => {
-    const i = offset + k;
-    return {
-      uuid: randomUUID(),
-      name: `perfload-${i}`,
-      inventories: {
-        VCPU: { total: 32, max_unit: 16 },
-        MEMORY_MB: { total: 8192, min_unit: 128, max_unit: 8192 },
-        DISK_GB: { total: 8192, min_unit: 5, max_unit: 8192 },
-      },
-      aggregates: aggs.slice(0, (i % 3) + 1),
-      traits: traits[i % 3]!,
-    };
-  });
-}
-
 async function load(ctx: BenchContext, providers: Parameters<typeof import('../../functions/store/placement/bulk.js').bulkLoadProviders>[0]) {
   const { bulkLoadProviders } = await import('../../functions/store/placement/bulk.js');
   const t0 = performance.now();
@@ -230,7 +209,7 @@ async function runFlat(ctx: BenchContext) {
   const sizes = ctx.args.sizes ? ctx.args.sizes.split(',').map(Number) : ctx.quick ? [1000] : [1000, 10000, 100000];
   let loaded = 0;
   for (const size of sizes) {
-    await load(ctx, perfloadProviders(size - loaded, loaded));
+    await load(ctx, perfloadProviders(size - loaded, loaded, AGGS));
     loaded = size;
     const label = `candidates/${size}`;
     const cold = await get(ctx.stack.placementUrl, UPSTREAM, '1.39');
@@ -249,7 +228,7 @@ async function runFlat(ctx: BenchContext) {
 // ------------------------------------------------------------------ nested
 
 async function runNested(ctx: BenchContext) {
-  const api = client(ctx.stack.placementUrl);
+  const api = placementClient(ctx.stack.placementUrl);
   if ((await api('PUT', '/traits/CUSTOM_FOO', undefined, '1.6')).status >= 300) throw new Error('CUSTOM_FOO');
   const trees = Number(ctx.args.trees ?? (ctx.quick ? 100 : 1000));
   const providers = [];
@@ -297,7 +276,7 @@ async function runNested(ctx: BenchContext) {
 // ------------------------------------------------------------------ wide trees
 
 async function runWide(ctx: BenchContext) {
-  const api = client(ctx.stack.placementUrl);
+  const api = placementClient(ctx.stack.placementUrl);
   if ((await api('PUT', '/resource_classes/CUSTOM_VF', undefined, '1.7')).status >= 300) throw new Error('CUSTOM_VF');
   const cases: Array<[number, number, number, number, number]> = [
     // computes, pfs, vfs per pf, groups, expected candidates

@@ -4,8 +4,8 @@
  * options. It starts its own DynamoDB Local and K containers per run behind the metering
  * proxy; the stack the bench started for the scenario is not used.
  */
-import type { Scenario } from '../run.js';
-import { parseAccountantArgs } from '../accountant.js';
+import type { Scenario } from '../kit.js';
+import { parseAccountantArgs } from '../capacity/args.js';
 import { runAccountant } from '../capacity/accountant.js';
 
 export const capacityScenario: Scenario = {

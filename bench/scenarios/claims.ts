@@ -13,63 +13,12 @@
  *              we ship) and 'generation' (gen = read, the alternative) to compare.
  */
 import { randomUUID } from 'node:crypto';
-import type { BenchContext, Scenario } from '../run.js';
+import { pct, placementClient, pool, r1, type BenchContext, type PlacementClient, type Scenario } from '../kit.js';
 import { claimStats } from '../../functions/store/placement/allocations.js';
 import { resetConfig } from '../../functions/config.js';
 import { metered, unitsOf } from '../capacity/inprocess.js';
 
-// ------------------------------------------------------------------ helpers
-
-interface Res {
-  status: number;
-  json: any;
-  ms: number;
-}
-
-export function client(base: string) {
-  return async (method: string, path: string, body?: unknown, version = '1.28'): Promise<Res> => {
-    const t0 = performance.now();
-    const r = await fetch(base + path, {
-      method,
-      headers: {
-        'x-auth-token': 'admin',
-        accept: 'application/json',
-        'openstack-api-version': `placement ${version}`,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-      },
-      body: body !== undefined ? JSON.stringify(body) : undefined,
-    });
-    const text = await r.text();
-    const ms = performance.now() - t0;
-    let json: any;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {
-      json = undefined;
-    }
-    return { status: r.status, json, ms };
-  };
-}
-
-export async function pool<T>(n: number, parallel: number, task: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(parallel, n) }, async () => {
-      for (let i = next++; i < n; i = next++) out[i] = await task(i);
-    }),
-  );
-  return out;
-}
-
-export function pct(values: number[], p: number): number {
-  if (!values.length) return NaN;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
-}
-const r1 = (x: number) => Math.round(x * 10) / 10;
-
-async function makeProvider(req: ReturnType<typeof client>, inventories: Record<string, Record<string, number>>): Promise<string> {
+async function makeProvider(req: PlacementClient, inventories: Record<string, Record<string, number>>): Promise<string> {
   const uuid = randomUUID();
   const c = await req('POST', '/resource_providers', { name: `bench-${uuid}`, uuid }, '1.20');
   if (c.status !== 200) throw new Error(`create provider: ${c.status} ${JSON.stringify(c.json)}`);
@@ -96,7 +45,7 @@ function statsDelta(before: typeof claimStats) {
 // ------------------------------------------------------------------ claims
 
 async function claimsScenario(ctx: BenchContext) {
-  const req = client(ctx.stack.placementUrl);
+  const req = placementClient(ctx.stack.placementUrl);
   const nProviders = ctx.quick ? 20 : 50;
   ctx.say(`setting up ${nProviders} providers (VCPU 1,000,000, MEMORY_MB 10,000,000)`);
   const rps = await pool(nProviders, 5, () => makeProvider(req, { VCPU: { total: 1_000_000 }, MEMORY_MB: { total: 10_000_000 } }));
@@ -212,7 +161,7 @@ async function claimsScenario(ctx: BenchContext) {
 // ------------------------------------------------------------------ contention
 
 async function contentionRun(ctx: BenchContext, guard: 'capacity' | 'generation', total: number) {
-  const req = client(ctx.stack.placementUrl);
+  const req = placementClient(ctx.stack.placementUrl);
   process.env.CLAIM_GUARD = guard;
   resetConfig();
   try {

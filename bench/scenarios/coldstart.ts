@@ -19,18 +19,14 @@
  * forest): NODE_OPTIONS=--max-old-space-size=8192 npm run bench -- --scenario coldstart …
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { BenchContext, Scenario } from '../run.js';
-import { perfloadProviders } from './candidates.js';
-import { pct } from './claims.js';
+import { pct, perfloadProviders, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
 
-const r1 = (x: number) => Math.round(x * 10) / 10;
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), '..', 'coldstart-child.ts');
-const AGGS = [randomUUID(), randomUUID(), randomUUID()];
+const AGGS = threeAggregates();
 const UPSTREAM = `resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=${AGGS[0]}&required=HW_CPU_X86_AVX2`;
 /** the heap of a 3008 MB Lambda (cdk/lib/function.ts: all but 384 MB) */
 const LAMBDA_HEAP_MB = 2624;

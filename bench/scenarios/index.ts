@@ -1,5 +1,5 @@
 /** Every benchmark scenario `npm run bench` knows, in run order. */
-import type { Scenario } from '../run.js';
+import type { Scenario } from '../kit.js';
 import { claimScenarios } from './claims.js';
 import { perfHarnessCandidatesScenario, perfHarnessScenario } from './perf-harness.js';
 import { baremetalRaceScenario } from './baremetal.js';

@@ -11,12 +11,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { BenchContext, Scenario } from '../run.js';
+import { sharedPath, type BenchContext, type Scenario } from '../kit.js';
 import { freePort } from '../../local/ddb-local.js';
 
-const REFERENCE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'reference', 'serve-placement.sh');
+const REFERENCE = sharedPath('reference', 'serve-placement.sh');
 const V = '1.38';
 
 interface Target {

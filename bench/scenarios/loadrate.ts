@@ -11,10 +11,9 @@
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import type { BenchContext, Scenario } from '../run.js';
+import { perfloadProviders, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
 import { ensureTable, startDynamoDbLocal, type DdbLocalOptions } from '../../local/ddb-local.js';
 import { berthSchema, meterBatchWrites, sdkStack } from '../../local/ddb-sdk.js';
-import { perfloadProviders } from './candidates.js';
 
 interface LoadCase {
   name: string;
@@ -43,8 +42,6 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-const r1 = (x: number) => Math.round(x * 10) / 10;
-
 async function runCase(ctx: BenchContext, c: LoadCase, n: number) {
   const base = c.storage === 'tmpfs' ? '/dev/shm' : join(process.cwd(), '.data');
   if (c.storage !== 'memory') mkdirSync(base, { recursive: true });
@@ -62,7 +59,7 @@ async function runCase(ctx: BenchContext, c: LoadCase, n: number) {
     const schema = berthSchema(table);
     const units = meterBatchWrites(sdkStack(ddbRaw()), (t) => (t === table ? schema : undefined));
     const { bulkLoadProviders } = await import('../../functions/store/placement/bulk.js');
-    const providers = perfloadProviders(n, 0);
+    const providers = perfloadProviders(n, 0, threeAggregates());
     const java0 = cpuSeconds(ddb.child.pid!);
     const node0 = process.cpuUsage();
     const t0 = performance.now();

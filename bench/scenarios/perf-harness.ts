@@ -8,12 +8,10 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { BenchContext, Scenario } from '../run.js';
+import { sharedPath, type BenchContext, type Scenario } from '../kit.js';
 
-/** the shared harness sits beside the repository (../shared/perf/run), as in CI */
-const HARNESS = process.env.PERF_HARNESS ?? join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'shared', 'perf', 'run');
+/** the shared harness sits beside the repository (../shared/perf/run, or under BERTH_SHARED), as in CI */
+const HARNESS = process.env.PERF_HARNESS ?? sharedPath('perf', 'run');
 
 async function run(ctx: BenchContext, scenarios = 'load,claims,contention,race,usages') {
   if (!existsSync(HARNESS)) {

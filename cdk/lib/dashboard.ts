@@ -1,5 +1,5 @@
 /**
- * The read-only dashboard (functions/dashboard/public) as a static site: a private S3
+ * The read-only dashboard (dashboard/public: plain files, no build step) as a static site: a private S3
  * bucket behind CloudFront with Origin Access Control (only the distribution can read
  * it), HTTPS only, security headers; `config.json` next to the page names the API URLs
  * (the page reads it at start, as it does from local/dashboard.ts locally). Both HTTP
@@ -15,8 +15,12 @@ import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
 import * as s3deploy from 'aws-cdk-lib/aws-s3-deployment';
 import { Construct, type IConstruct } from 'constructs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from './function.js';
+
+/** the page's files, uploaded as they are */
+export const DASHBOARD_SITE = join(ROOT, 'dashboard', 'public');
 
 export interface DashboardProps {
   placementApi: apigw.HttpApi;
@@ -25,7 +29,7 @@ export interface DashboardProps {
   auth?: 'token' | 'bearer';
 }
 
-/** Headers the dashboard sends (app.js) and the ones it may read back. */
+/** Headers the dashboard sends (dashboard/public/api.js) and the ones it may read back. */
 const ALLOW_HEADERS = ['accept', 'x-auth-token', 'authorization', 'openstack-api-version', 'x-openstack-ironic-api-version'];
 const EXPOSE_HEADERS = ['openstack-api-version', 'x-openstack-request-id', 'x-openstack-ironic-api-version'];
 
@@ -62,10 +66,11 @@ export class Dashboard extends Construct {
     const config: Record<string, unknown> = { placement: props.placementApi.apiEndpoint, token: '', auth: props.auth ?? 'token' };
     if (props.baremetalApi) config.baremetal = props.baremetalApi.apiEndpoint;
     new s3deploy.BucketDeployment(this, 'Deploy', {
-      sources: [s3deploy.Source.asset(join(ROOT, 'functions', 'dashboard', 'public')), s3deploy.Source.jsonData('config.json', config)],
+      sources: [s3deploy.Source.asset(DASHBOARD_SITE), s3deploy.Source.jsonData('config.json', config)],
       destinationBucket: this.bucket,
       distribution: this.distribution,
-      distributionPaths: ['/index.html', '/app.js', '/style.css', '/config.json'],
+      // every file of the page (its modules included) and config.json, fresh after a deployment
+      distributionPaths: [...readdirSync(DASHBOARD_SITE).sort(), 'config.json'].map((f) => `/${f}`),
       memoryLimit: 256,
       retainOnDelete: false,
     });
@@ -85,7 +90,7 @@ export class Dashboard extends Construct {
     acknowledge(this.bucket, [
       [
         'AwsSolutions-S1',
-        'The bucket only holds the dashboard’s public static files (three files and config.json); CloudFront is the only reader (OAC), so access logs would record only CloudFront’s fetches.',
+        'The bucket only holds the dashboard’s public static files (dashboard/public and config.json); CloudFront is the only reader (OAC), so access logs would record only CloudFront’s fetches.',
       ],
     ]);
     acknowledge(this.distribution, [

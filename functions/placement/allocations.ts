@@ -7,6 +7,7 @@
 import type * as z from 'zod';
 import { count } from '../observability/powertools.js';
 import { httpLambda } from '../http/apigw.js';
+import { noContent } from '../http/types.js';
 import { canonicalUuid, isUuidLike } from '../core/compat/uuid.js';
 import type { AllocationMap, GenerationCheck } from '../core/placement/consumers.js';
 import type { ClaimFailure, ConsumerRequest } from '../core/placement/claim.js';
@@ -36,8 +37,6 @@ const RP_ALLOC_LIST = 'placement:resource_providers:allocations:list';
 
 /** ConcurrentUpdateDetected's text, as the allocation handlers wrap it */
 export const CONCURRENT_UPDATE_TEXT = 'Another thread concurrently updated the data. Please retry your update';
-
-const noContent = () => ({ status: 204, headers: {} });
 
 // ------------------------------------------------------------------ requests
 

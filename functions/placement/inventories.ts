@@ -4,6 +4,7 @@
  * every write is one generation-guarded transaction (functions/store/placement/inventories.ts).
  */
 import { httpLambda } from '../http/apigw.js';
+import { noContent } from '../http/types.js';
 import type { Inventory, ProviderRecord } from '../core/placement/model.js';
 import {
   applyInventoryChange,
@@ -194,7 +195,7 @@ async function removeOne(r: PlacementRequest) {
         throw writeFailure(res, uuid, `Unable to delete inventory of class ${rc}: `);
     }
   }
-  return { status: 204, headers: {} };
+  return noContent();
 }
 
 /** DELETE all (1.5+; 405 below, whatever the provider). */
@@ -209,7 +210,7 @@ async function removeAll(r: PlacementRequest) {
     if (res.error === 'in_use') throw conflict(inventoryInUseMessage(res.classes, uuid), ErrorCodes.INVENTORY_INUSE);
     throw writeFailure(res, uuid);
   }
-  return { status: 204, headers: {} };
+  return noContent();
 }
 
 // ---------------------------------------------------------------- errors

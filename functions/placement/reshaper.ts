@@ -4,6 +4,7 @@
  * functions/store/placement/reshaper.ts; the rules in functions/core/placement/reshaper.ts).
  */
 import { httpLambda } from '../http/apigw.js';
+import { noContent } from '../http/types.js';
 import { withDefaults } from '../core/placement/inventory.js';
 import type { InventoryReplacement, ReshapeFailure } from '../core/placement/reshaper.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
@@ -63,7 +64,7 @@ async function reshapeHandler(r: PlacementRequest) {
     throw e;
   }
   if (out !== true) throw reshapeError(out);
-  return { status: 204, headers: {} };
+  return noContent();
 }
 
 export const routes: FamilyRoutes = {

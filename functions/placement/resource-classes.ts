@@ -5,6 +5,7 @@
  * create from 1.7.
  */
 import { httpLambda } from '../http/apigw.js';
+import { noContent } from '../http/types.js';
 import { STANDARD_RESOURCE_CLASSES, isStandardResourceClass } from '../core/placement/standard.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-classes.js';
@@ -135,7 +136,7 @@ async function remove(r: PlacementRequest) {
   const res = await deleteCustomResourceClass(name);
   if (res === 'not_found') throw noSuchClass(name);
   if (res === 'in_use') throw conflict(`Error in delete resource class: Cannot delete resource class ${name}. Class is in use in inventory.`);
-  return { status: 204, headers: {} };
+  return noContent();
 }
 
 export const routes: FamilyRoutes = {

@@ -4,6 +4,7 @@
  * provider snapshot; single reads and all writes go to DynamoDB.
  */
 import { httpLambda } from '../http/apigw.js';
+import { noContent } from '../http/types.js';
 import { canonicalUuid, newUuid } from '../core/compat/uuid.js';
 import { filterProviders, sharingQuery, type ProviderFilters } from '../core/placement/provider-filters.js';
 import { parseMemberOfParams, parseResources, parseTraitsParams } from '../core/placement/query.js';
@@ -210,7 +211,7 @@ async function remove(r: PlacementRequest) {
         throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCodes.PROVIDER_IN_USE);
     }
   }
-  return { status: 204, headers: {} };
+  return noContent();
 }
 
 export const routes: FamilyRoutes = {

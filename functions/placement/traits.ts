@@ -5,7 +5,7 @@
  * one generation-guarded transaction.
  */
 import { httpLambda } from '../http/apigw.js';
-import type { HttpResponse } from '../http/types.js';
+import { noContent, type HttpResponse } from '../http/types.js';
 import { STANDARD_TRAITS, isStandardTrait, sortTraits } from '../core/placement/standard.js';
 import { validate } from '../core/compat/jsonschema.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
@@ -80,7 +80,7 @@ async function getTrait(r: PlacementRequest) {
   requireVersion(r, '1.6');
   r.authorize(`${T}:show`);
   const t = await traitOr404(r.params.name!);
-  return cacheHeaders(r, { status: 204, headers: {} }, newest([t.createdAt]));
+  return cacheHeaders(r, noContent(), newest([t.createdAt]));
 }
 
 async function deleteTrait(r: PlacementRequest) {
@@ -92,7 +92,7 @@ async function deleteTrait(r: PlacementRequest) {
   const res = await deleteCustomTrait(name);
   if (res === 'not_found') throw notFound(`No such trait(s): ${name}.`);
   if (res === 'in_use') throw conflict(`The trait ${name} is in use by a resource provider.`);
-  return { status: 204, headers: {} };
+  return noContent();
 }
 
 async function listTraits(r: PlacementRequest) {
@@ -184,7 +184,7 @@ async function deleteTraits(r: PlacementRequest) {
     if (res.error === 'not_found') throw providerNotFound(uuid);
     throw conflict('Another thread concurrently updated the resource provider data. Please retry your update', ErrorCodes.CONCURRENT_UPDATE);
   }
-  return { status: 204, headers: {} };
+  return noContent();
 }
 
 export const routes: FamilyRoutes = {

@@ -8,7 +8,17 @@
  *   test/integration/baremetal/differential.ts    the bare-metal API vs Ironic
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
 import { startStack, type RunningStack } from '../../local/start.js';
+import { sharedDir } from '../../scripts/optional-packages.mjs';
+
+/**
+ * A reference server's launcher in the shared materials: `../shared/reference/<name>`
+ * beside the checkout, or under BERTH_SHARED (as `npm test` finds the conformance suite).
+ */
+export function referenceLauncher(name: 'serve-placement.sh' | 'serve-ironic.sh'): string {
+  return join(sharedDir(), 'reference', name);
+}
 
 /** `--name N` from the command line, else `d` */
 export function arg(name: string, d: number): number {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain JavaScript module without declarations
-import { checkFile, checkRepository } from '../../scripts/check-layers.mjs';
+import { checkFile, checkRepository, circles } from '../../scripts/check-layers.mjs';
 
 describe('the import rule (scripts/check-layers.mjs)', () => {
   it('holds for the repository', () => {
@@ -37,5 +37,29 @@ describe('the import rule (scripts/check-layers.mjs)', () => {
     expect(
       checkFile('functions/store/placement/x.ts', "import { config } from '../../config.js';\nimport { log } from '../../observability/log.js';"),
     ).toEqual([]);
+  });
+
+  it('keeps the dashboard to its own modules (served as they are: no build step)', () => {
+    const whys = (text: string) => checkFile('dashboard/public/providers.js', text).map((p: { why: string }) => p.why);
+    expect(whys("import { el } from './dom.js';")).toEqual([]);
+    expect(whys("import { config } from '../../functions/config.js';")).toEqual([
+      'the dashboard has no build step: a browser resolves only its own modules (./x.js)',
+    ]);
+    expect(whys("import { html } from 'lit';")).toEqual(['the dashboard has no build step: a browser resolves only its own modules (./x.js)']);
+    expect(whys("import { K } from './../../functions/store/placement/keys.js';")).toEqual(['dashboard must not import store']);
+  });
+
+  it('finds import circles, type-only imports included, and nothing in a tree', () => {
+    const bench = {
+      'bench/run.ts': "import { SCENARIOS } from './scenarios/index.js';",
+      'bench/scenarios/index.ts': "import { claims } from './claims.js';",
+      'bench/scenarios/claims.ts': "import type { Scenario } from '../run.js';\nimport { pool } from '../kit.js';",
+      'bench/kit.ts': "import type { RunningStack } from '../local/start.js';",
+    };
+    expect(circles(bench)).toEqual([{ file: 'bench/run.ts', why: 'in an import circle with bench/scenarios/claims.ts, bench/scenarios/index.ts' }]);
+    expect(circles({ ...bench, 'bench/scenarios/claims.ts': "import type { Scenario } from '../kit.js';" })).toEqual([]);
+    expect(circles({ 'dashboard/a.js': "import { b } from './a.js';" })).toEqual([
+      { file: 'dashboard/a.js', why: 'in an import circle with itself' },
+    ]);
   });
 });

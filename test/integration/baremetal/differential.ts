@@ -5,7 +5,7 @@
  *   npx tsx test/integration/baremetal/differential.ts [--rounds 10] [--ops 120] [--seed N]
  *       [--round K] [--ref-port 18530] [--our-port 18531]
  *
- * Each round starts Ironic (/work/shared/reference/serve-ironic.sh: one process,
+ * Each round starts Ironic (../shared/reference/serve-ironic.sh: one process,
  * fake-hardware, fresh SQLite) and a fresh local Berth stack, then sends both the same
  * random walk at random microversions (1.1–1.80, Berth's maximum): nodes (create, get,
  * list with filters and fields, JSON patch, delete), traits, maintenance, power and
@@ -24,6 +24,7 @@ import {
   callJson,
   normalizeJson,
   prng,
+  referenceLauncher,
   reportMismatch,
   runRounds,
   waitUntil,
@@ -280,7 +281,7 @@ function waitForIronic(url: string, ms: number): Promise<void> {
 }
 
 async function round(ri: number): Promise<RoundResult> {
-  const ref = { script: '/work/shared/reference/serve-ironic.sh', port: REF_PORT, ready: (url: string) => waitForIronic(url, 90_000) };
+  const ref = { script: referenceLauncher('serve-ironic.sh'), port: REF_PORT, ready: (url: string) => waitForIronic(url, 90_000) };
   return withServers(ref, { placementPort: 0, baremetalPort: OUR_PORT }, async (refUrl, stack) => {
     const ourUrl = stack.baremetalUrl;
     const knownCounts: Record<string, number> = {};

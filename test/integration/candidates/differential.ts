@@ -4,7 +4,7 @@
  *   npx tsx test/integration/candidates/differential.ts [--rounds 30] [--queries 40]
  *       [--fixture-queries 150] [--seed N] [--ref-port 18510] [--our-port 18511]
  *
- * Starts the reference (/work/shared/reference/serve-placement.sh) and a fresh local
+ * Starts the reference (../shared/reference/serve-placement.sh) and a fresh local
  * Berth stack, then per round builds the same forest on both — first the topologies of
  * Placement's gabbi fixtures (./fixtures.ts) with hand-written and random queries, then
  * random forests — through the
@@ -37,7 +37,7 @@ import { parseCandidatesQuery, type CandidatesRequest } from '../../../functions
 import { parseQuery } from '../../../functions/http/types.js';
 import { forestArb, requestArb, uuidOf, version as versionOf, type ProviderSpec } from '../../unit/candidates/forests.js';
 import { FIXTURES } from './fixtures.js';
-import { arg, placementCall, traitOrderKey, waitForUp, type JsonRes } from '../differential-kit.js';
+import { arg, placementCall, referenceLauncher, traitOrderKey, waitForUp, type JsonRes } from '../differential-kit.js';
 import { isStandardTrait } from '../../../functions/core/placement/standard.js';
 
 const ROUNDS = arg('rounds', 30);
@@ -324,7 +324,7 @@ function edgeQueries(provider: string): Array<[string, string]> {
 async function main() {
   process.env.LOG_LEVEL ??= 'warn';
   const serveRef = (port: number, hashSeed: string) =>
-    spawn('/work/shared/reference/serve-placement.sh', [String(port)], {
+    spawn(referenceLauncher('serve-placement.sh'), [String(port)], {
       stdio: ['ignore', 'ignore', 'ignore'],
       env: { ...process.env, PYTHONHASHSEED: hashSeed },
     });

@@ -23,7 +23,7 @@ import { needs } from '../../optional.js';
 const chromiumNeeded = needs('chromium');
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** the dashboard's page size (functions/dashboard/public/app.js) */
+/** the dashboard's page size (dashboard/public/state.js) */
 const PAGE_SIZE = 25;
 let browser: Browser;
 

@@ -14,6 +14,7 @@
  * of them.
  */
 import { randomUUID } from 'node:crypto';
+import { pct, pool } from '../../../bench/kit.js';
 
 export interface Res {
   status: number;
@@ -91,17 +92,6 @@ export function rng(seed: number): (n: number) => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
   };
-}
-
-export async function pool<T>(n: number, parallel: number, task: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(parallel, n) }, async () => {
-      for (let i = next++; i < n; i = next++) out[i] = await task(i);
-    }),
-  );
-  return out;
 }
 
 /** a read that must eventually answer (faults may fail a few): retried on 5xx */
@@ -637,10 +627,9 @@ export async function checkBaremetal(bm: Http, rec: Recorder, world: BaremetalWo
 
 // ------------------------------------------------------------------ report
 
+/** the nearest-rank percentile (bench/kit.ts), 0 of nothing */
 export function percentile(xs: number[], p: number): number {
-  if (!xs.length) return 0;
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))]!;
+  return xs.length ? pct(xs, p) : 0;
 }
 
 export function byStatus(answers: Answer[]): Record<string, number> {

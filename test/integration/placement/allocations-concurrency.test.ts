@@ -10,24 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { startPlacement, type Api } from '../harness.js';
 import { createProvider } from '../fixtures.js';
+import { pool } from '../../../bench/kit.js';
 
 let api: Api;
 beforeAll(async () => {
   api = await startPlacement();
 });
 afterAll(async () => api.close());
-
-/** run `n` tasks with `parallel` workers */
-async function pool<T>(n: number, parallel: number, task: (i: number) => Promise<T>): Promise<T[]> {
-  const out: T[] = new Array(n);
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: parallel }, async () => {
-      for (let i = next++; i < n; i = next++) out[i] = await task(i);
-    }),
-  );
-  return out;
-}
 
 describe('claims under contention', () => {
   it('1000 claims of 1 VCPU from 50 parallel clients on a provider of 100: exactly 100 succeed', async () => {

@@ -4,7 +4,7 @@
  *   npx tsx test/integration/placement/differential.ts [--rounds 20] [--ops 150] [--seed N]
  *       [--ref-port 18520] [--our-port 18521]
  *
- * Each round starts the reference (/work/shared/reference/serve-placement.sh, fresh
+ * Each round starts the reference (../shared/reference/serve-placement.sh, fresh
  * SQLite) and a fresh local Berth stack, then sends both the same random walk of
  * requests over every endpoint except allocation candidates (which
  * test/integration/candidates/differential.ts covers): providers (nested, re-parented,
@@ -26,6 +26,7 @@ import {
   normalizeJson,
   placementCall as call,
   prng,
+  referenceLauncher,
   runRounds,
   waitForUp,
   withServers,
@@ -457,7 +458,7 @@ function known(op: Op, a: Res, b: Res): string | null {
 }
 
 async function round(ri: number): Promise<RoundResult> {
-  const ref = { script: '/work/shared/reference/serve-placement.sh', port: REF_PORT, ready: (url: string) => waitForUp(url, 60_000) };
+  const ref = { script: referenceLauncher('serve-placement.sh'), port: REF_PORT, ready: (url: string) => waitForUp(url, 60_000) };
   return withServers(ref, { placementPort: OUR_PORT, baremetalPort: 0 }, async (refUrl, stack) => {
     const ourUrl = stack.placementUrl;
     const knownCounts: Record<string, number> = {};

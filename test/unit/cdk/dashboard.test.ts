@@ -10,6 +10,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack } from '../../../cdk/lib/berth-stack.js';
+import { DASHBOARD_SITE } from '../../../cdk/lib/dashboard.js';
 import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
 
 let template: Template;
@@ -88,6 +89,9 @@ describe('dashboard static site', () => {
     const props = deploys[0].Properties;
     expect(props.SourceObjectKeys.length).toBe(2); // the public/ directory and config.json
     expect(props.DistributionPaths).toEqual(expect.arrayContaining(['/config.json', '/index.html']));
+    // every module of the page too: a deployment never leaves a stale one cached
+    for (const f of readdirSync(DASHBOARD_SITE)) expect(props.DistributionPaths).toContain(`/${f}`);
+    expect(props.DistributionPaths).toContain('/main.js');
     // jsonData with tokens: the markers resolve to the two API endpoints
     const markers = ref(props.SourceMarkers);
     const placementApi = stack.getLogicalId(stack.placementApi.node.defaultChild as any);
