@@ -64,10 +64,10 @@ async function main(): Promise<void> {
   countOutput();
   const { resetConfig } = await import('../functions/config.js');
   resetConfig();
-  const { ddbRaw } = await import('../functions/store/ddb/client.js');
+  const { ddbCallStacks } = await import('../functions/store/ddb/client.js');
   const background = (label: string, request = label): Attribution => ({ container: id, request, label, family: label });
   // every DynamoDB call names its request (a header DynamoDB ignores; the metering proxy reads it)
-  attributeCalls(sdkStack(ddbRaw()), () => als.getStore()?.attr ?? background('background'));
+  for (const c of ddbCallStacks()) attributeCalls(sdkStack(c), () => als.getStore()?.attr ?? background('background'));
   const { servePlacement, serveBaremetal } = await import('./apis.js');
   const wrap =
     (api: string, family: string, handler: LambdaHandler): LambdaHandler =>

@@ -21,7 +21,7 @@ import {
   type AllocationRequest,
 } from '../core/baremetal/allocations.js';
 import type { AllocationRecord } from '../core/baremetal/records.js';
-import { internalErrorText } from '../core/baremetal/errors.js';
+import { internalErrorText } from '../core/errors.js';
 import { config } from '../config.js';
 import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';

@@ -6,7 +6,7 @@
  * events. Every write of the execution is conditioned on still holding the lock.
  */
 import { isActionable, processEvent, provisionProgram, VERBS } from '../core/baremetal/states.js';
-import { internalErrorText } from '../core/baremetal/errors.js';
+import { internalErrorText } from '../core/errors.js';
 import { isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { getNode, saveNode } from '../store/baremetal/nodes.js';
 import type { TxItem } from '../store/ddb/tx.js';

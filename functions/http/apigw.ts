@@ -9,13 +9,26 @@ import { randomUUID } from 'node:crypto';
 import type { HttpRequest, HttpResponse } from './types.js';
 import { encodeResult, mb, type TooLarge } from './encoding.js';
 import { config } from '../config.js';
+import { internalErrorText } from '../core/errors.js';
 import { log } from '../observability/log.js';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { captureLambdaHandler } from '@aws-lambda-powertools/tracer/middleware';
 import { logger, metrics, tracer } from '../observability/powertools.js';
 
-/** An API's request pipeline; `tooLarge` renders the API's own error for an answer too big to send. */
-export type App = ((req: HttpRequest) => Promise<HttpResponse>) & { tooLarge?: TooLarge };
+/**
+ * An API's request pipeline, with the renderers its framework registers for the
+ * failures met outside it: `tooLarge` for an answer too big to send, `crash` for an
+ * error that escaped the pipeline (a 500 in the API's own format, only the request id).
+ */
+export type App = ((req: HttpRequest) => Promise<HttpResponse>) & { tooLarge?: TooLarge; crash?: Crash };
+export type Crash = (requestId: string) => HttpResponse;
+
+/** Without an API-specific renderer: a plain JSON 500. */
+const genericCrash: Crash = (requestId) => ({
+  status: 500,
+  headers: { 'content-type': 'application/json' },
+  body: JSON.stringify({ message: internalErrorText('Request', requestId) }),
+});
 
 /** Without an API-specific renderer: a plain JSON error. */
 const genericTooLarge: TooLarge = (_req, size) => ({
@@ -84,13 +97,10 @@ function accessLine(name: string, req: Pick<HttpRequest, 'requestId' | 'method' 
   else log.info('request', fields);
 }
 
-/** A 500 that says nothing but its request id, in the API's own error format. */
-function internalErrorResult(name: string, requestId: string): APIGatewayProxyStructuredResultV2 {
-  const text = `An unexpected error occurred. Request id: ${requestId}`;
-  const body = name.startsWith('baremetal')
-    ? JSON.stringify({ error_message: JSON.stringify({ faultcode: 'Server', faultstring: text, debuginfo: null }) })
-    : JSON.stringify({ errors: [{ status: 500, title: 'Internal Server Error', detail: text, request_id: requestId }] });
-  return { statusCode: 500, headers: { 'content-type': 'application/json', 'openstack-request-id': requestId }, body };
+/** A 500 that says nothing but its request id, in the API's own error format (its registered `crash`). */
+function internalErrorResult(app: App, requestId: string): APIGatewayProxyStructuredResultV2 {
+  const res = (app.crash ?? genericCrash)(requestId);
+  return { statusCode: res.status, headers: { ...res.headers, 'openstack-request-id': requestId }, body: res.body };
 }
 
 /** The Lambda result for an answer: compressed when the client accepts it, within Lambda's response limit. */
@@ -126,7 +136,7 @@ export function httpLambda(app: App, name: string) {
             path: event?.rawPath ?? '?',
           };
           accessLine(name, req, 500, seen?.started ?? Date.now(), String(request.error?.stack ?? request.error));
-          request.response = internalErrorResult(name, req.requestId);
+          request.response = internalErrorResult(app, req.requestId);
         },
       })
       .handler(async (event) => {

@@ -19,7 +19,8 @@ import type { Credentials } from '../../core/policy/engine.js';
 import { BAREMETAL_ROUTES } from '../routes.js';
 import { baremetalPolicy, type BaremetalPolicy } from '../policy.js';
 import { WebobError, faultResponse, webobResponse } from './errors.js';
-import { Err, IronicError, internalErrorText } from '../../core/baremetal/errors.js';
+import { Err, IronicError } from '../../core/baremetal/errors.js';
+import { internalErrorText } from '../../core/errors.js';
 import { pyDumps } from './pyjson.js';
 import { HEADER, checkVersion, parseVersionHeader, rangeHeaders, type ApiVersion } from './versions.js';
 
@@ -149,6 +150,7 @@ export function baremetalApp(handlers: FamilyRoutes): App {
       return internalError(req, 'baremetal request failed', e);
     }
   };
+  app.crash = (requestId) => faultResponse(new IronicError(500, internalErrorText('Request', requestId)));
   app.tooLarge = (req, size) => {
     const how = size.compressed ? 'even compressed' : 'uncompressed (send Accept-Encoding: gzip to receive it compressed)';
     const e = new IronicError(
@@ -278,11 +280,8 @@ async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpR
     return requestIdHeaders(res, req.requestId);
   } catch (e) {
     if (e instanceof WebobError) throw e;
-    let err: IronicError;
-    if (e instanceof IronicError) err = e;
-    else if (e instanceof Problem) err = new IronicError(e.status, e.detail);
-    else return internalError(req, 'baremetal handler failed', e, vheaders);
-    return requestIdHeaders(faultResponse(err, vheaders), req.requestId);
+    if (!(e instanceof Problem)) return internalError(req, 'baremetal handler failed', e, vheaders);
+    return requestIdHeaders(faultResponse(e, vheaders), req.requestId);
   }
 }
 

@@ -12,22 +12,25 @@
  */
 import type { HttpResponse } from '../../http/types.js';
 import { pyDumps } from './pyjson.js';
-import type { IronicError } from '../../core/baremetal/errors.js';
+import { faultcodeOf, IronicError } from '../../core/baremetal/errors.js';
+import { Problem } from '../../core/errors.js';
 import { STATUS_TITLES as TITLES } from '../../http/status-titles.js';
 
-/** A webob HTTP exception raised while routing. */
-export class WebobError extends Error {
-  constructor(
-    readonly status: number,
-    readonly description = '',
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(description || TITLES[status] || String(status));
+/** A webob HTTP exception raised while routing: a Problem whose detail is the description. */
+export class WebobError extends Problem {
+  constructor(status: number, description = '', headers: Record<string, string> = {}) {
+    super(status, description, undefined, headers);
+  }
+
+  get description(): string {
+    return this.detail;
   }
 }
 
-export function faultResponse(e: IronicError, headers: Record<string, string> = {}): HttpResponse {
-  const inner = pyDumps({ faultcode: e.faultcode, faultstring: e.faultstring, debuginfo: null });
+/** Any Problem raised by an API method, as Ironic's fault body (an IronicError keeps its own fault code). */
+export function faultResponse(e: Problem, headers: Record<string, string> = {}): HttpResponse {
+  const faultcode = e instanceof IronicError ? e.faultcode : faultcodeOf(e.status);
+  const inner = pyDumps({ faultcode, faultstring: e.detail, debuginfo: null });
   return { status: e.status, headers: { ...headers, ...e.headers, 'content-type': 'application/json' }, body: pyDumps({ error_message: inner }) };
 }
 

@@ -3,27 +3,27 @@
  * them: a status and Ironic's text. The API framework renders them as fault bodies
  * (functions/baremetal/framework/errors.ts); the conductor and the handlers throw them.
  */
+import { Problem } from '../errors.js';
 
-/** An error raised by an API method (exception.IronicException / ClientSideError). */
-export class IronicError extends Error {
+/** An error raised by an API method (exception.IronicException / ClientSideError): a Problem whose detail is the faultstring. */
+export class IronicError extends Problem {
   constructor(
-    readonly status: number,
-    readonly faultstring: string,
-    readonly faultcode: 'Client' | 'Server' = status >= 500 ? 'Server' : 'Client',
-    readonly headers: Record<string, string> = {},
+    status: number,
+    faultstring: string,
+    readonly faultcode: 'Client' | 'Server' = faultcodeOf(status),
+    headers: Record<string, string> = {},
   ) {
-    super(faultstring);
+    super(status, faultstring, undefined, headers);
+  }
+
+  get faultstring(): string {
+    return this.detail;
   }
 }
 
-/**
- * What a caller is told about a failure nobody expected (a 500's faultstring, an
- * allocation's or a node's last_error): only that it happened and under which request
- * or execution id the service logged the detail. Never the error's own text: an AWS
- * error names the account, the role ARN and the table.
- */
-export function internalErrorText(kind: 'Request' | 'Execution', id: string): string {
-  return `An unexpected error occurred. ${kind} id: ${id}`;
+/** WSME's fault code: the server's fault for a 5xx, the client's otherwise */
+export function faultcodeOf(status: number): 'Client' | 'Server' {
+  return status >= 500 ? 'Server' : 'Client';
 }
 
 /** UnsupportedDriverExtension's text (also a validation result's reason) */

@@ -15,7 +15,7 @@
  * of a full image — the base it names in the store (docs/design.md, "Delta images").
  */
 import { Forest, Interner } from './forest.js';
-import type { Inventory, ProviderRecord } from './model.js';
+import { type Inventory, type ProviderRecord, providerRecord } from './model.js';
 
 export const IMAGE_FORMAT = 'berth-forest-image';
 export const IMAGE_VERSION = 4;
@@ -381,7 +381,7 @@ function decodeRecords(img: ForestImage, intern: Interner, only?: ReadonlySet<st
     const inv = inventory[i]!;
     const t = traits[i]!;
     const a = aggregates[i]!;
-    records[i] = {
+    records[i] = providerRecord({
       uuid: id,
       name: name[i]!,
       generation: generation[i]!,
@@ -397,7 +397,7 @@ function decodeRecords(img: ForestImage, intern: Interner, only?: ReadonlySet<st
       createdAt: img.times[created[i]!]!,
       updatedAt: img.times[updated[i]!]!,
       seq,
-    };
+    });
   }
   return records;
 }

@@ -12,7 +12,7 @@
  * a one-provider tree needs no tree index entry; creation order is kept by binary
  * search instead of position maps. Records are immutable: a change puts a new record.
  */
-import type { Inventory, ProviderRecord } from './model.js';
+import { type Inventory, PROVIDER_FIELDS, type ProviderRecord, providerRecord } from './model.js';
 
 /**
  * The members of one index entry (the providers with a class, a trait or an aggregate):
@@ -177,28 +177,13 @@ export class Interner {
  * million records loaded from an image, then a delta decoded into the forest, made the
  * next request that walked them all 3 s slower (the coldstart bench: a fresh process's
  * first candidates answer 7.4-9.9 s instead of ~4 s). These records, made once before any
- * real one (decodeRecords, compact, the store's fromItem and the bulk loader all build
- * records with these fields in this order), give every field its widest representation
+ * real one (every record is made by model.ts providerRecord()), give every field its widest representation
  * from the start, so no record can widen it later. Kept alive: an unused hidden class
  * may be collected, and the next record would start narrow again.
  */
-const WIDEST_SHAPE: readonly unknown[] = [undefined, 'x', 0.5, 1, {}, []].map((v) => ({
-  uuid: v,
-  name: v,
-  generation: v,
-  parent: v,
-  root: v,
-  inventories: v,
-  invVersion: v,
-  usages: v,
-  traits: v,
-  aggregates: v,
-  children: v,
-  allocationCount: v,
-  createdAt: v,
-  updatedAt: v,
-  seq: v,
-}));
+const WIDEST_SHAPE: readonly unknown[] = [undefined, 'x', 0.5, 1, {}, []].map((v) =>
+  providerRecord(Object.fromEntries(PROVIDER_FIELDS.map((f) => [f, v])) as unknown as ProviderRecord),
+);
 
 let forestIds = 0;
 
@@ -254,23 +239,14 @@ export class Forest {
   /** The record as the forest keeps it: shared parts interned, tree links pointing at canonical uuid strings. */
   compact(p: ProviderRecord): ProviderRecord {
     const uuidOf = (u: string | undefined) => (u === undefined ? undefined : u === p.uuid ? p.uuid : (this.providers.get(u)?.uuid ?? u));
-    return {
-      uuid: p.uuid,
-      name: p.name,
-      generation: p.generation,
+    return providerRecord({
+      ...p,
       parent: uuidOf(p.parent),
       root: uuidOf(p.root)!,
       inventories: this.intern.inventory(p.inventories) as Record<string, Inventory>,
-      invVersion: p.invVersion,
-      usages: p.usages,
       traits: this.intern.list(p.traits) as string[],
       aggregates: this.intern.list(p.aggregates) as string[],
-      children: p.children,
-      allocationCount: p.allocationCount,
-      createdAt: p.createdAt,
-      updatedAt: p.updatedAt,
-      seq: p.seq,
-    };
+    });
   }
 
   /**
@@ -494,23 +470,7 @@ function sameIndexing(a: ProviderRecord, b: ProviderRecord): boolean {
 
 /** Two compacted records say the same (shared parts compare by identity: the interner made them). */
 function sameRecord(a: ProviderRecord, b: ProviderRecord): boolean {
-  if (
-    a.name !== b.name ||
-    a.generation !== b.generation ||
-    a.parent !== b.parent ||
-    a.root !== b.root ||
-    a.inventories !== b.inventories ||
-    a.invVersion !== b.invVersion ||
-    a.traits !== b.traits ||
-    a.aggregates !== b.aggregates ||
-    a.children !== b.children ||
-    a.allocationCount !== b.allocationCount ||
-    a.createdAt !== b.createdAt ||
-    a.updatedAt !== b.updatedAt ||
-    a.seq !== b.seq
-  ) {
-    return false;
-  }
+  for (const f of PROVIDER_FIELDS) if (f !== 'usages' && a[f] !== b[f]) return false;
   const ka = Object.keys(a.usages);
   const kb = Object.keys(b.usages);
   return ka.length === kb.length && ka.every((k) => a.usages[k] === b.usages[k]);

@@ -23,7 +23,7 @@ import { applyCors, corsSettings } from './cors.js';
 import { placementPolicy } from '../policy.js';
 import type { PolicyEngine } from '../../core/policy/engine.js';
 import { log } from '../../observability/log.js';
-import { Problem } from '../../core/errors.js';
+import { internalErrorText, Problem } from '../../core/errors.js';
 import { jsonDocumentProblem } from '../../core/compat/unicode.js';
 import { floatLiteralPaths, pyJson } from '../../core/compat/pyfloat.js';
 
@@ -65,17 +65,9 @@ function identityOf(req: HttpRequest, cfg: Config): Identity | undefined {
   return undefined;
 }
 
-/**
- * The body of every 500: a generic text and the request id. What went wrong (a stack,
- * an AWS SDK message naming an account or a role) is logged under that id, never sent.
- */
-export function internalErrorDetail(requestId: string): string {
-  return `An unexpected error occurred. Request id: ${requestId}`;
-}
-
 function internalError(req: HttpRequest, message: string, e: unknown, version?: RequestVersion): HttpResponse {
   log.error(message, { request_id: req.requestId, path: req.path, error: String((e as Error)?.stack ?? e) });
-  return renderError(new PlacementError(500, internalErrorDetail(req.requestId)), {
+  return renderError(new PlacementError(500, internalErrorText('Request', req.requestId)), {
     method: req.method,
     accept: req.headers.accept,
     contentType: contentTypeOf(req),
@@ -99,6 +91,7 @@ export function placementApp(handlers: FamilyRoutes): App {
     return requestIdHeaders(res, req.requestId);
   };
   app.tooLarge = answerTooLarge;
+  app.crash = (requestId) => renderError(new PlacementError(500, internalErrorText('Request', requestId)), { method: '', requestId });
   return app;
 }
 
@@ -192,9 +185,8 @@ async function versioned(req: HttpRequest, cfg: Config, identity: Identity, hand
     res.headers.vary = 'openstack-api-version';
     return res;
   } catch (e) {
-    let err: PlacementError;
-    if (e instanceof PlacementError) err = e;
-    else if (e instanceof Problem) err = new PlacementError(e.status, e.detail, e.code);
+    let err: Problem;
+    if (e instanceof Problem) err = e;
     else if (e instanceof RetriesExhausted) err = new PlacementError(409, CONCURRENT_UPDATE_RETRY_TEXT, ErrorCodes.CONCURRENT_UPDATE);
     else {
       const res = internalError(req, 'placement handler failed', e, version);
@@ -204,7 +196,7 @@ async function versioned(req: HttpRequest, cfg: Config, identity: Identity, hand
     }
     const res = renderError(err, env);
     res.headers['openstack-api-version'] = vheader;
-    if (!err.escaped) res.headers.vary = 'openstack-api-version';
+    if (!(err instanceof PlacementError && err.escaped)) res.headers.vary = 'openstack-api-version';
     return res;
   }
 }

@@ -8,6 +8,7 @@
  * Error codes are Placement's (placement/errors.py).
  */
 import { acceptableOffers } from '../../http/accept.js';
+import { Problem } from '../../core/errors.js';
 import type { HttpResponse } from '../../http/types.js';
 import { STATUS_TITLES as TITLES } from '../../http/status-titles.js';
 import { ERROR_CODES_SINCE, MAX_VERSION, MIN_VERSION, reaches } from './versions.js';
@@ -37,16 +38,13 @@ const EXPLANATIONS: Record<number, string> = {
   503: 'The server is currently unavailable. Please try again at a later time.',
 };
 
-export class PlacementError extends Error {
+/** A Placement HTTP exception: a Problem that always has an error code. */
+export class PlacementError extends Problem {
   /** raised outside WebOb's wsgify (routing 404, policy 403): no `vary` header */
   escaped = false;
-  constructor(
-    readonly status: number,
-    readonly detail: string = '',
-    readonly code: string = ErrorCodes.DEFAULT,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(detail || TITLES[status] || String(status));
+  declare readonly code: string;
+  constructor(status: number, detail = '', code: string = ErrorCodes.DEFAULT, headers: Record<string, string> = {}) {
+    super(status, detail, code, headers);
   }
 }
 
@@ -69,7 +67,7 @@ function statusLine(status: number): string {
 }
 
 /** The template text before tags are stripped. */
-function bodyTemplate(e: PlacementError, env: RenderEnv): string {
+function bodyTemplate(e: Problem, env: RenderEnv): string {
   switch (e.status) {
     case 405:
       return `The method ${env.method} is not allowed for this resource. <br /><br />\n${e.detail}`;
@@ -103,14 +101,15 @@ export function errorContentType(accept: string | undefined): 'application/json'
   return (offers[0] as 'text/html' | 'application/json' | undefined) ?? 'text/plain';
 }
 
-export function renderError(e: PlacementError, env: RenderEnv): HttpResponse {
+/** Any Problem as Placement's error body (one without a code has Placement's default code) */
+export function renderError(e: Problem, env: RenderEnv): HttpResponse {
   const ct = errorContentType(env.accept);
   const headers: Record<string, string> = { ...e.headers };
   if (ct === 'application/json') {
     const detail = stripTags(bodyTemplate(e, env));
     const err: Record<string, unknown> = { status: e.status, title: TITLES[e.status] ?? 'Error', detail };
     const v = env.version;
-    if (v && reaches(v, ERROR_CODES_SINCE)) err.code = e.code;
+    if (v && reaches(v, ERROR_CODES_SINCE)) err.code = e.code ?? ErrorCodes.DEFAULT;
     err.request_id = env.requestId;
     if (e.status === 406 && !v) {
       err.max_version = MAX_VERSION;

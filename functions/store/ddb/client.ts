@@ -126,6 +126,16 @@ export function ddbPlain(): DynamoDBDocumentClient {
   return build().plain;
 }
 
+/**
+ * The SDK clients whose middleware stacks every call passes through: the raw client's
+ * (shared by the document client) and the plain client's. A tool that watches every
+ * call (the local attribution, the IAM recorder) installs itself on each.
+ */
+export function ddbCallStacks(): Array<{ middlewareStack: DynamoDBClient['middlewareStack'] }> {
+  const c = build();
+  return [c.raw, c.plain];
+}
+
 export function tableName(): string {
   return config().tableName;
 }

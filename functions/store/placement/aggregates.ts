@@ -11,7 +11,7 @@
  */
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { batchGet, keyId } from '../ddb/batch.js';
-import { tableName } from '../ddb/client.js';
+import { newItem } from '../ddb/expr.js';
 import type { TxItem } from '../ddb/tx.js';
 import { K } from './keys.js';
 import { config } from '../../config.js';
@@ -71,15 +71,7 @@ export async function setProviderAggregates(
     const added = want.filter((a) => !cur.aggregates.includes(a));
     const known = await readSequences(added);
     const now = new Date().toISOString();
-    const extra: TxItem[] = added
-      .filter((a) => !known.has(a))
-      .map((a) => ({
-        Put: {
-          TableName: tableName(),
-          Item: { ...K.aggregate(a), type: 'AGG', seq: nextSeq(), created: now },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      }));
+    const extra: TxItem[] = added.filter((a) => !known.has(a)).map((a) => newItem({ ...K.aggregate(a), type: 'AGG', seq: nextSeq(), created: now }));
     return { set: { aggs: want }, bumpGeneration: opts.bumpGeneration, extra, next: { ...cur, aggregates: want } };
   });
 }

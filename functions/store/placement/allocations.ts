@@ -33,7 +33,6 @@ import {
   type ConsumerState,
   type ProviderChange,
 } from '../../core/placement/claim.js';
-import { tableName } from '../ddb/client.js';
 import { logPut, logStamp, stateGuard, type LogStamp } from './changelog.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
@@ -43,6 +42,7 @@ import { missingResourceClasses } from './catalog.js';
 import { consumerFromItem, consumerToItem, getConsumer, legacyAllocations, legacyRowsMayExist, beginLegacyImport } from './consumers.js';
 import { usageUpdates } from './usage.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { Expr, newItem } from '../ddb/expr.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { config } from '../../config.js';
 import { writeSeq } from '../../core/placement/order.js';
@@ -115,67 +115,23 @@ function providerUpdate(
   guard: ClaimGuard,
   inventory?: { after: Record<string, unknown> },
 ): TxItem | undefined {
-  const order = stateGuard(stamp);
-  const names: Record<string, string> = { '#updated': 'updated', ...order.names };
-  const values: Record<string, unknown> = { ':now': now, ...order.values };
-  const set = ['#updated = :now', order.set];
-  const addParts: string[] = [];
-  const cond = ['attribute_exists(pk)', order.condition];
   const used = Object.entries(c.usedDelta);
-  if (used.length) names['#used'] = 'used';
-  used.forEach(([rc, d], i) => {
-    names[`#c${i}`] = rc;
-    values[`:d${i}`] = d;
-    set.push(`#used.#c${i} = if_not_exists(#used.#c${i}, :zero) + :d${i}`);
-  });
-  if (used.length) values[':zero'] = 0;
-  if (c.generationDelta) {
-    names['#gen'] = 'gen';
-    values[':gd'] = c.generationDelta;
-    addParts.push('#gen :gd');
-  }
-  if (c.allocsDelta) {
-    names['#allocs'] = 'allocs';
-    values[':ad'] = c.allocsDelta;
-    addParts.push('#allocs :ad');
-  }
+  if (!used.length && !c.generationDelta && !c.allocsDelta && !inventory) return undefined;
+  const e = new Expr();
+  stateGuard(stamp, e.when(e.exists('pk')).set('updated', now));
+  for (const [rc, d] of used) e.setTo(['used', rc], `if_not_exists(${e.n(['used', rc])}, ${e.v(0)}) + ${e.v(d)}`);
+  if (c.generationDelta) e.add('gen', c.generationDelta);
+  if (c.allocsDelta) e.add('allocs', c.allocsDelta);
   if (inventory) {
-    names['#inv'] = 'inv';
-    names['#invVer'] = 'invVer';
-    names['#gen'] = 'gen';
-    values[':inv'] = inventory.after;
-    values[':one'] = 1;
-    values[':g'] = c.read!.generation;
-    values[':iv'] = c.read!.invVersion;
-    set.push('#inv = :inv');
-    addParts.push('#invVer :one');
-    cond.push('#gen = :g', '#invVer = :iv');
+    e.set('inv', inventory.after).add('invVer', 1);
+    e.when(e.eq('gen', c.read!.generation)).when(e.eq('invVer', c.read!.invVersion));
   } else if (c.read && guard === 'generation' && c.generationDelta) {
-    names['#gen'] = 'gen';
-    values[':g'] = c.read.generation;
-    cond.push('#gen = :g');
+    e.when(e.eq('gen', c.read.generation));
   } else if (c.read && Object.keys(c.limits).length) {
-    names['#invVer'] = 'invVer';
-    names['#used'] = 'used';
-    values[':iv'] = c.read.invVersion;
-    cond.push('#invVer = :iv');
-    Object.entries(c.limits).forEach(([rc, lim], i) => {
-      names[`#l${i}`] = rc;
-      values[`:l${i}`] = lim;
-      cond.push(`(attribute_not_exists(#used.#l${i}) OR #used.#l${i} <= :l${i})`);
-    });
+    e.when(e.eq('invVer', c.read.invVersion));
+    for (const [rc, lim] of Object.entries(c.limits)) e.when(e.atMost(['used', rc], lim));
   }
-  if (!used.length && !addParts.length && !inventory) return undefined;
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: K.providerState(c.uuid),
-      UpdateExpression: `SET ${set.join(', ')}${addParts.length ? ` ADD ${addParts.join(', ')}` : ''}`,
-      ConditionExpression: cond.join(' AND '),
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: values,
-    },
-  };
+  return e.updateItem(K.providerState(c.uuid));
 }
 
 export interface PlanWriteOptions {
@@ -214,36 +170,29 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   const position = new Map(plan.consumers.map((c, i) => [c.uuid, i]));
   for (const r of plan.rows) {
     if (r.resources) {
-      items.push({
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...K.providerAllocation(r.provider, r.consumer),
-            kind: 'ALLOC',
-            provider: r.provider,
-            consumer: r.consumer,
-            resources: r.resources,
-            cgen: r.generation,
-            created: opts.now,
-            wseq: writeSeq(opts.now, position.get(r.consumer) ?? 0),
-          },
-        },
-      });
+      items.push(
+        new Expr().putItem({
+          ...K.providerAllocation(r.provider, r.consumer),
+          kind: 'ALLOC',
+          provider: r.provider,
+          consumer: r.consumer,
+          resources: r.resources,
+          cgen: r.generation,
+          created: opts.now,
+          wseq: writeSeq(opts.now, position.get(r.consumer) ?? 0),
+        }),
+      );
     } else {
-      items.push({ Delete: { TableName: tableName(), Key: K.providerAllocation(r.provider, r.consumer) } });
+      items.push(new Expr().deleteItem(K.providerAllocation(r.provider, r.consumer)));
     }
   }
   for (const c of plan.consumers) {
-    const guardCond = c.before
-      ? {
-          ConditionExpression: '#gen = :g',
-          ExpressionAttributeNames: { '#gen': 'gen' },
-          ExpressionAttributeValues: { ':g': c.before.generation },
-        }
-      : { ConditionExpression: 'attribute_not_exists(pk)' };
-    if (c.after) items.push({ Put: { TableName: tableName(), Item: consumerToItem(c.after), ...guardCond } });
-    else if (c.before) items.push({ Delete: { TableName: tableName(), Key: K.consumer(c.uuid), ...guardCond } });
-    else items.push({ ConditionCheck: { TableName: tableName(), Key: K.consumer(c.uuid), ...guardCond } });
+    // the consumer as read: its generation, or (no record) still none
+    const e = new Expr();
+    e.when(c.before ? e.eq('gen', c.before.generation) : e.absent('pk'));
+    if (c.after) items.push(e.putItem(consumerToItem(c.after)));
+    else if (c.before) items.push(e.deleteItem(K.consumer(c.uuid)));
+    else items.push(e.checkItem(K.consumer(c.uuid)));
   }
   items.push(...usageUpdates(plan.consumers));
   items.push(...(opts.extra ?? []));
@@ -371,28 +320,23 @@ export async function importLegacyAllocations(consumers: Array<{ uuid: string; a
     if (!rps.length) continue;
     const now = new Date().toISOString();
     const stamp = logStamp();
-    const items: TxItem[] = [
-      { ConditionCheck: { TableName: tableName(), Key: K.consumer(c.uuid), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ];
+    const none = new Expr();
+    const items: TxItem[] = [none.when(none.absent('pk')).checkItem(K.consumer(c.uuid))];
     for (const rp of rps) {
-      items.push({
-        Put: {
-          TableName: tableName(),
-          Item: {
-            ...K.providerAllocation(rp, c.uuid),
-            ...K.allocationByConsumer(c.uuid, rp),
-            ...K.legacyAllocationIndex(c.uuid, rp),
-            kind: 'ALLOC',
-            provider: rp,
-            consumer: c.uuid,
-            resources: c.allocations[rp],
-            legacy: true,
-            legacyRps: rps,
-            created: now,
-          },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      });
+      items.push(
+        newItem({
+          ...K.providerAllocation(rp, c.uuid),
+          ...K.allocationByConsumer(c.uuid, rp),
+          ...K.legacyAllocationIndex(c.uuid, rp),
+          kind: 'ALLOC',
+          provider: rp,
+          consumer: c.uuid,
+          resources: c.allocations[rp],
+          legacy: true,
+          legacyRps: rps,
+          created: now,
+        }),
+      );
       const it = providerUpdate(
         {
           uuid: rp,

@@ -19,14 +19,15 @@
  * their first-sighting items (aggregates.ts), in load order.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord } from '../../core/placement/model.js';
+import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord, providerRecord } from '../../core/placement/model.js';
 import { isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
 import { missingResourceClasses, missingTraits } from './catalog.js';
 import { announceLate, entryTime, logItemNaming, logStamp } from './changelog.js';
-import { ddb, tableName } from '../ddb/client.js';
+import { ddb } from '../ddb/client.js';
 import { K } from './keys.js';
 import { nextSeq, sharingItems, toItems, treeItems } from './providers.js';
 import { BATCH_WRITE_MAX, batchGet, batchPut, keyId } from '../ddb/batch.js';
+import { Expr } from '../ddb/expr.js';
 
 export interface BulkProvider {
   uuid: string;
@@ -83,23 +84,26 @@ export function bulkRecords(input: BulkProvider[]): ProviderRecord[] {
     const aggregates = [...new Set(p.aggregates ?? [])];
     // one generation per kind of write the API would have needed
     const generation = [Object.keys(inventories).length, traits.length, aggregates.length].filter(Boolean).length;
-    byUuid.set(p.uuid, {
-      uuid: p.uuid,
-      name: p.name,
-      generation,
-      parent: p.parent,
-      root,
-      inventories,
-      invVersion: Object.keys(inventories).length ? 1 : 0,
-      usages: {},
-      traits,
-      aggregates,
-      children: 0,
-      allocationCount: 0,
-      createdAt: now,
-      updatedAt: now,
-      seq: nextSeq(),
-    });
+    byUuid.set(
+      p.uuid,
+      providerRecord({
+        uuid: p.uuid,
+        name: p.name,
+        generation,
+        parent: p.parent,
+        root,
+        inventories,
+        invVersion: Object.keys(inventories).length ? 1 : 0,
+        usages: {},
+        traits,
+        aggregates,
+        children: 0,
+        allocationCount: 0,
+        createdAt: now,
+        updatedAt: now,
+        seq: nextSeq(),
+      }),
+    );
   }
   return [...byUuid.values()];
 }
@@ -160,16 +164,9 @@ export async function bulkLoadProviders(input: BulkProvider[], opts: BulkOptions
     ['trait', customTraits],
   ] as const) {
     for (const [name, n] of counts) {
-      await ddb().send(
-        new UpdateCommand({
-          TableName: tableName(),
-          Key: kind === 'rc' ? K.customResourceClass(name) : K.customTrait(name),
-          UpdateExpression: 'ADD #refs :n',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#refs': 'refs' },
-          ExpressionAttributeValues: { ':n': n },
-        }),
-      );
+      const e = new Expr().add('refs', n);
+      const key = kind === 'rc' ? K.customResourceClass(name) : K.customTrait(name);
+      await ddb().send(new UpdateCommand(e.when(e.exists('pk')).updateInput(key)));
     }
   }
   return { providers: records.length, batches: batches.length, retries, records, logEntries };

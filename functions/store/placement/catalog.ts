@@ -41,6 +41,41 @@ export async function missingResourceClasses(names: Iterable<string>): Promise<s
   return list.filter((n) => !isStandardResourceClass(n) && !found.has(n));
 }
 
+// ------------------------------------------------------------------ the custom names
+
+/** A custom resource class or custom trait: the same record, under its own key family */
+export interface CustomName {
+  name: string;
+  /** providers counting it (inventory of the class, or having the trait) */
+  refs: number;
+  createdAt: string;
+  updatedAt?: string;
+  /** creation order (Placement lists custom names by id) */
+  seq: number;
+}
+
+export function customNameFromItem(it: Item): CustomName {
+  return {
+    name: String(it.sk),
+    refs: Number(it.refs ?? 0),
+    createdAt: String(it.created),
+    updatedAt: it.updated ? String(it.updated) : undefined,
+    seq: customSeq(it),
+  };
+}
+
+/** the stored item of a custom name (key and type from its kind) */
+export function customNameItem(kind: CustomKind, c: CustomName): Item {
+  return {
+    ...(kind === 'rc' ? K.customResourceClass(c.name) : K.customTrait(c.name)),
+    type: kind === 'rc' ? 'RC' : 'TRAIT',
+    refs: c.refs,
+    created: c.createdAt,
+    ...(c.updatedAt ? { updated: c.updatedAt } : {}),
+    seq: c.seq,
+  };
+}
+
 // ------------------------------------------------------------------ creation order
 
 export const CUSTOM_ORDER_TTL_MS = 60_000;

@@ -29,6 +29,7 @@ import { K } from './keys.js';
 import { asMarker, LATE_TRIES, type TxItem } from '../ddb/tx.js';
 import { log } from '../../observability/log.js';
 import type { ProviderDelta } from '../../core/placement/model.js';
+import type { Expr } from '../ddb/expr.js';
 
 /**
  * A write whose commit its writer learns more than lateMs() after its entry's timestamp
@@ -100,16 +101,12 @@ export function logStamp(now?: number, after: Iterable<string | undefined> = [])
 }
 
 /**
- * The clauses every write of a provider's state item carries: it comes after the last
- * one (its condition) and becomes the last one (its SET). `#last` / `:sk` placeholders.
+ * What every write of a provider's state item carries: it comes after the last one (its
+ * condition) and becomes the last one (its SET).
  */
-export function stateGuard(stamp: LogStamp): { condition: string; set: string; names: Record<string, string>; values: Record<string, unknown> } {
-  return {
-    condition: '(attribute_not_exists(#last) OR #last < :sk)',
-    set: '#last = :sk',
-    names: { '#last': 'last' },
-    values: { ':sk': stamp.sk },
-  };
+export function stateGuard(stamp: LogStamp, e: Expr): Expr {
+  const sk = e.v(stamp.sk);
+  return e.when(`(${e.absent('last')} OR ${e.n('last')} < ${sk})`).setTo('last', sk);
 }
 
 export interface LogContent {

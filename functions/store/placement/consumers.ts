@@ -22,6 +22,7 @@ import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { batchGet, keyId } from '../ddb/batch.js';
 import { sleep } from '../ddb/retry.js';
+import { Expr } from '../ddb/expr.js';
 import { config } from '../../config.js';
 
 /**
@@ -131,15 +132,7 @@ export async function legacyRowsMayExist(): Promise<boolean> {
 
 /** Raise the flag, then wait until no process can still trust an older "no". */
 export async function beginLegacyImport(): Promise<void> {
-  await ddb().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: K.meta(LEGACY_META),
-      UpdateExpression: 'SET #p = :t ADD #e :one',
-      ExpressionAttributeNames: { '#p': 'pending', '#e': 'epoch' },
-      ExpressionAttributeValues: { ':t': true, ':one': 1 },
-    }),
-  );
+  await ddb().send(new UpdateCommand(new Expr().set('pending', true).add('epoch', 1).updateInput(K.meta(LEGACY_META))));
   flagCache.delete(tableName());
   await sleep(legacyFlagTtlMs());
 }
@@ -147,16 +140,8 @@ export async function beginLegacyImport(): Promise<void> {
 /** Lower the flag if no import began since `epoch` was read (the migration found nothing left). */
 export async function endLegacyImport(epoch: number): Promise<boolean> {
   try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: K.meta(LEGACY_META),
-        UpdateExpression: 'SET #p = :f',
-        ConditionExpression: '#e = :e',
-        ExpressionAttributeNames: { '#p': 'pending', '#e': 'epoch' },
-        ExpressionAttributeValues: { ':f': false, ':e': epoch },
-      }),
-    );
+    const e = new Expr().set('pending', false);
+    await ddb().send(new UpdateCommand(e.when(e.eq('epoch', epoch)).updateInput(K.meta(LEGACY_META))));
     flagCache.delete(tableName());
     return true;
   } catch (e) {

@@ -41,19 +41,14 @@ export async function writeInventories<F extends { error: string }>(
     const removed = removedClasses(cur.inventories, inv);
     const inUse = classesInUse(removed, cur.usages);
     if (inUse.length) return { error: 'in_use', classes: inUse };
-    const names: Record<string, string> = {};
-    const conditions = removed.map((rc, i) => {
-      names[`#r${i}`] = rc;
-      return `(attribute_not_exists(#used.#r${i}) OR #used.#r${i} <= :zero)`;
-    });
-    if (removed.length) names['#used'] = 'used';
     return {
       set: { inv },
       bumpGeneration: true,
       bumpInvVersion: true,
-      conditions,
-      names,
-      values: removed.length ? { ':zero': 0 } : {},
+      // inventory that goes away has no allocations, whatever raced us
+      condition: (e) => {
+        for (const rc of removed) e.when(e.atMost(['used', rc], 0));
+      },
       refs: diffRefs('resource_class', Object.keys(cur.inventories), Object.keys(inv)),
       next: { ...cur, inventories: inv },
     };

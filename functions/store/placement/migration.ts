@@ -9,6 +9,7 @@ import { ddb, tableName } from '../ddb/client.js';
 import { consumerToItem } from './consumers.js';
 import { K, LEGACY_SHARDS } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { Expr, newItem } from '../ddb/expr.js';
 import { usageUpdates } from './usage.js';
 
 export const CONSUMER_MIGRATION_META = 'consumer-migration';
@@ -34,20 +35,9 @@ export async function readMigrationProgress(): Promise<MigrationProgress> {
 
 export async function recordMigrationProgress(created: number, batches: number, completed: boolean): Promise<void> {
   const now = new Date().toISOString();
-  await ddb().send(
-    new UpdateCommand({
-      TableName: tableName(),
-      Key: K.meta(CONSUMER_MIGRATION_META),
-      UpdateExpression: `SET #last = :now${completed ? ', #done = :now' : ''} ADD #created :c, #batches :b`,
-      ExpressionAttributeNames: {
-        '#last': 'lastRunAt',
-        '#created': 'created',
-        '#batches': 'batches',
-        ...(completed ? { '#done': 'completedAt' } : {}),
-      },
-      ExpressionAttributeValues: { ':now': now, ':c': created, ':b': batches },
-    }),
-  );
+  const e = new Expr().set('lastRunAt', now).add('created', created).add('batches', batches);
+  if (completed) e.set('completedAt', now);
+  await ddb().send(new UpdateCommand(e.updateInput(K.meta(CONSUMER_MIGRATION_META))));
 }
 
 /** Up to `limit` legacy consumers from the sparse index (consumer -> its providers). */
@@ -84,19 +74,11 @@ export async function createConsumerFromLegacyRows(
 ): Promise<boolean> {
   const consumer = record.uuid;
   const items: TxItem[] = [
-    { Put: { TableName: tableName(), Item: consumerToItem(record), ConditionExpression: 'attribute_not_exists(pk)' } },
-    ...rows.map(
-      (r): TxItem => ({
-        Update: {
-          TableName: tableName(),
-          Key: K.providerAllocation(r.provider, consumer),
-          UpdateExpression: 'SET #cgen = :zero REMOVE #legacy, #rps, #g2pk, #g2sk',
-          ConditionExpression: 'attribute_exists(#legacy)',
-          ExpressionAttributeNames: { '#cgen': 'cgen', '#legacy': 'legacy', '#rps': 'legacyRps', '#g2pk': 'gsi2pk', '#g2sk': 'gsi2sk' },
-          ExpressionAttributeValues: { ':zero': 0 },
-        },
-      }),
-    ),
+    newItem(consumerToItem(record)),
+    ...rows.map((r): TxItem => {
+      const e = new Expr().set('cgen', 0).remove('legacy').remove('legacyRps').remove('gsi2pk').remove('gsi2sk');
+      return e.when(e.exists('legacy')).updateItem(K.providerAllocation(r.provider, consumer));
+    }),
     ...usageUpdates([{ uuid: consumer, after: record }]),
   ];
   const out = await transact(items);

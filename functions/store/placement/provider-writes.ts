@@ -16,8 +16,8 @@
  * that does not carry it is the client's 409 (placement.concurrent_update).
  */
 import type { ProviderRecord } from '../../core/placement/model.js';
-import { tableName } from '../ddb/client.js';
 import { logPut, logStamp, stateGuard } from './changelog.js';
+import { Expr } from '../ddb/expr.js';
 import { K } from './keys.js';
 import { readProvider, sharingChanges } from './providers.js';
 import { refUpdates, type RefChange } from './refs.js';
@@ -39,10 +39,8 @@ export interface ProviderPatch {
   bumpGeneration: boolean;
   /** bump invVer: every inventory change does (claims condition on it) */
   bumpInvVersion?: boolean;
-  /** extra condition clauses on the provider's state item; `#x` / `:x` placeholders they use */
-  conditions?: string[];
-  names?: Record<string, string>;
-  values?: Record<string, unknown>;
+  /** more conditions on the provider's state item */
+  condition?: (state: Expr) => void;
   /** reference-count changes on custom traits / resource classes */
   refs?: RefChange[];
   /** more actions for the same transaction (an aggregate's first sighting) */
@@ -81,57 +79,17 @@ export async function guardedProviderWrite<F extends { error: string }>(
 
     const now = new Date().toISOString();
     const stamp = logStamp(undefined, [read.last]);
-    const guard = stateGuard(stamp);
-    const names: Record<string, string> = { '#gen': 'gen', ...guard.names, ...patch.names };
-    const values: Record<string, unknown> = { ':g': cur.generation, ...guard.values, ...patch.values };
-    const sets: string[] = [guard.set];
-    const adds: string[] = [];
-    const defSet: Record<string, unknown> = {};
-    for (const [attr, value] of Object.entries(patch.set) as Array<[keyof typeof ITEM_OF, unknown]>) {
-      if (ITEM_OF[attr] === 'def') {
-        defSet[attr] = value;
-        continue;
-      }
-      names[`#s_${attr}`] = attr;
-      values[`:s_${attr}`] = value;
-      sets.push(`#s_${attr} = :s_${attr}`);
-    }
-    if (patch.bumpGeneration) {
-      names['#updated'] = 'updated';
-      values[':now'] = now;
-      sets.push('#updated = :now');
-      adds.push('#gen :one');
-    }
-    if (patch.bumpInvVersion) {
-      names['#invVer'] = 'invVer';
-      adds.push('#invVer :one');
-    }
-    if (adds.length) values[':one'] = 1;
-    const items: TxItem[] = [
-      {
-        Update: {
-          TableName: tableName(),
-          Key: K.providerState(uuid),
-          UpdateExpression: `SET ${sets.join(', ')}${adds.length ? ` ADD ${adds.join(', ')}` : ''}`,
-          ConditionExpression: ['attribute_exists(pk)', '#gen = :g', guard.condition, ...(patch.conditions ?? [])].join(' AND '),
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
-        },
-      },
-    ];
-    const defAttrs = Object.entries(defSet);
-    if (defAttrs.length) {
-      items.push({
-        Update: {
-          TableName: tableName(),
-          Key: K.provider(uuid),
-          UpdateExpression: `SET ${defAttrs.map(([a]) => `#${a} = :${a}`).join(', ')}`,
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: Object.fromEntries(defAttrs.map(([a]) => [`#${a}`, a])),
-          ExpressionAttributeValues: Object.fromEntries(defAttrs.map(([a, v]) => [`:${a}`, v])),
-        },
-      });
-    }
+    const state = new Expr();
+    state.when(state.exists('pk')).when(state.eq('gen', cur.generation));
+    stateGuard(stamp, state);
+    patch.condition?.(state);
+    const def = new Expr();
+    for (const [attr, value] of Object.entries(patch.set) as Array<[keyof typeof ITEM_OF, unknown]>)
+      (ITEM_OF[attr] === 'def' ? def : state).set(attr, value);
+    if (patch.bumpGeneration) state.set('updated', now).add('gen', 1);
+    if (patch.bumpInvVersion) state.add('invVer', 1);
+    const items: TxItem[] = [state.updateItem(K.providerState(uuid))];
+    if (def.hasUpdates) items.push(def.when(def.exists('pk')).updateItem(K.provider(uuid)));
     items.push(
       ...refUpdates(patch.refs ?? []).items,
       ...sharingChanges(uuid, cur, patch.next),

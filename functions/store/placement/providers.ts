@@ -6,14 +6,15 @@
  */
 import { batchGet, keyId } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
-import type { ProviderRecord, ProviderState } from '../../core/placement/model.js';
+import { newProviderRecord, type ProviderRecord, providerRecord, type ProviderState } from '../../core/placement/model.js';
 import { sharedVia } from '../../core/placement/provider-filters.js';
-import { tableName, type Item } from '../ddb/client.js';
+import type { Item } from '../ddb/client.js';
 import { logPut, logStamp } from './changelog.js';
 import { K, PROVIDER_SHARDS } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { diffRefs, refUpdates } from './refs.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { Expr, newItem } from '../ddb/expr.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 
 export const providerKey = K.provider;
@@ -91,7 +92,7 @@ export function stateFromItem(it: Item): StateRead {
 export function fromItems(def: Item, state: Item | undefined): ProviderRecord {
   const s = state ? stateFromItem(state) : undefined;
   const updated = String(def.updated ?? def.created);
-  return {
+  return providerRecord({
     uuid: def.uuid,
     name: def.name,
     generation: s?.generation ?? 0,
@@ -107,7 +108,7 @@ export function fromItems(def: Item, state: Item | undefined): ProviderRecord {
     createdAt: def.created,
     updatedAt: s?.updatedAt && s.updatedAt > updated ? s.updatedAt : updated,
     seq: Number(def.seq ?? 0),
-  };
+  });
 }
 
 /** A provider as read from the table, with its state item's `last` (undefined: no provider). */
@@ -250,8 +251,8 @@ export function sharingChanges(
   const was = new Set(sharedVia(before));
   const is = new Set(sharedVia(after));
   const out: TxItem[] = [];
-  for (const a of is) if (!was.has(a)) out.push({ Put: { TableName: tableName(), Item: { ...K.sharing(a, uuid), uuid } } });
-  for (const a of was) if (!is.has(a)) out.push({ Delete: { TableName: tableName(), Key: K.sharing(a, uuid) } });
+  for (const a of is) if (!was.has(a)) out.push(new Expr().putItem({ ...K.sharing(a, uuid), uuid }));
+  for (const a of was) if (!is.has(a)) out.push(new Expr().deleteItem(K.sharing(a, uuid)));
   return out;
 }
 
@@ -274,15 +275,25 @@ export async function readSharingProviders(aggregates: string[]): Promise<Provid
 
 /** Add or remove `uuids` to or from the members of root `root`'s tree item (string-set ADD / DELETE commute). */
 function treeChange(root: string, op: 'ADD' | 'DELETE', uuids: string[]): TxItem {
-  return {
-    Update: {
-      TableName: tableName(),
-      Key: K.providerTree(root),
-      UpdateExpression: `${op} #m :s`,
-      ExpressionAttributeNames: { '#m': 'members' },
-      ExpressionAttributeValues: { ':s': new Set(uuids) },
-    },
-  };
+  const e = new Expr();
+  return (op === 'ADD' ? e.add('members', new Set(uuids)) : e.delete('members', new Set(uuids))).updateItem(K.providerTree(root));
+}
+
+/** the name item of provider `uuid` goes (if it is still that provider's) */
+function nameRelease(name: string, uuid: string): TxItem {
+  const e = new Expr();
+  return e.when(e.eq('uuid', uuid)).deleteItem(K.providerName(name));
+}
+
+/**
+ * A parent's child count moves by `delta` (a child created, moved away or deleted); it must
+ * exist, and for a new child of it still be in the tree `root` the child was planned in.
+ */
+function childrenDelta(parent: string, delta: 1 | -1, root?: string): TxItem {
+  const e = new Expr().add('children', delta);
+  e.when(e.exists('pk'));
+  if (root !== undefined) e.when(e.eq('root', root));
+  return e.updateItem(K.provider(parent));
 }
 
 /**
@@ -296,9 +307,9 @@ function treeMove(uuid: string, from: string, to: string, subtree: ProviderRecor
   const below = moving.filter((u) => u !== uuid);
   const out: TxItem[] = [];
   if (from !== uuid) out.push(treeChange(from, 'DELETE', moving));
-  else out.push({ Delete: { TableName: tableName(), Key: K.providerTree(uuid) } });
+  else out.push(new Expr().deleteItem(K.providerTree(uuid)));
   if (to !== uuid) out.push(treeChange(to, 'ADD', moving));
-  else if (below.length) out.push({ Put: { TableName: tableName(), Item: { ...K.providerTree(uuid), members: new Set(below) } } });
+  else if (below.length) out.push(new Expr().putItem({ ...K.providerTree(uuid), members: new Set(below) }));
   return out;
 }
 
@@ -328,48 +339,14 @@ export async function createProvider(input: { uuid: string; name: string; parent
       root = parentRec.root;
     }
     const now = new Date().toISOString();
-    const rec: ProviderRecord = {
-      uuid: input.uuid,
-      name: input.name,
-      generation: 0,
-      parent: input.parent,
-      root,
-      inventories: {},
-      invVersion: 0,
-      usages: {},
-      traits: [],
-      aggregates: [],
-      children: 0,
-      allocationCount: 0,
-      createdAt: now,
-      updatedAt: now,
-      seq: nextSeq(),
-    };
+    const rec = newProviderRecord({ uuid: input.uuid, name: input.name, parent: input.parent, root, seq: nextSeq(), at: now });
     const stamp = logStamp();
     const items: TxItem[] = [
-      { Put: { TableName: tableName(), Item: defItem(rec), ConditionExpression: 'attribute_not_exists(pk)' } },
-      { Put: { TableName: tableName(), Item: stateItem(rec, stamp.sk) } },
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...K.providerName(input.name), uuid: input.uuid },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
+      newItem(defItem(rec)),
+      new Expr().putItem(stateItem(rec, stamp.sk)),
+      newItem({ ...K.providerName(input.name), uuid: input.uuid }),
     ];
-    if (parentRec) {
-      items.push({
-        Update: {
-          TableName: tableName(),
-          Key: K.provider(parentRec.uuid),
-          UpdateExpression: 'ADD #children :one',
-          ConditionExpression: 'attribute_exists(pk) AND #root = :root',
-          ExpressionAttributeNames: { '#root': 'root', '#children': 'children' },
-          ExpressionAttributeValues: { ':one': 1, ':root': parentRec.root },
-        },
-      });
-      items.push(treeChange(parentRec.root, 'ADD', [rec.uuid]));
-    }
+    if (parentRec) items.push(childrenDelta(parentRec.uuid, 1, parentRec.root), treeChange(parentRec.root, 'ADD', [rec.uuid]));
     items.push(logPut({ rereads: [rec.uuid, ...(parentRec ? [parentRec.uuid] : [])] }, stamp));
     const out = await transact(items);
     if (out.ok) return rec;
@@ -418,16 +395,7 @@ export async function updateProvider(
         if (subtree.some((s) => s.uuid === newParent)) return { error: 'loop' } as const;
         next.parent = newParent;
         next.root = p.root;
-        items.push({
-          Update: {
-            TableName: tableName(),
-            Key: K.provider(p.uuid),
-            UpdateExpression: 'ADD #children :one',
-            ConditionExpression: 'attribute_exists(pk) AND #root = :root',
-            ExpressionAttributeNames: { '#root': 'root', '#children': 'children' },
-            ExpressionAttributeValues: { ':one': 1, ':root': p.root },
-          },
-        });
+        items.push(childrenDelta(p.uuid, 1, p.root));
         changed.add(p.uuid);
       } else {
         if (!opts.allowReparenting) return { error: 'unparent_not_allowed' } as const;
@@ -436,78 +404,31 @@ export async function updateProvider(
         next.root = uuid;
       }
       if (cur.parent) {
-        items.push({
-          Update: {
-            TableName: tableName(),
-            Key: K.provider(cur.parent),
-            UpdateExpression: 'ADD #children :m',
-            ConditionExpression: 'attribute_exists(pk)',
-            ExpressionAttributeNames: { '#children': 'children' },
-            ExpressionAttributeValues: { ':m': -1 },
-          },
-        });
+        items.push(childrenDelta(cur.parent, -1));
         changed.add(cur.parent);
       }
       // every descendant gets the new root; each is conditioned on its tree links
       // being what we saw, so a concurrent child creation or move retries us.
       for (const d of subtree) {
         if (d.uuid === uuid) continue;
-        items.push({
-          Update: {
-            TableName: tableName(),
-            Key: K.provider(d.uuid),
-            UpdateExpression: 'SET #root = :root',
-            ConditionExpression: 'attribute_exists(pk) AND #root = :old AND #children = :c',
-            ExpressionAttributeNames: { '#root': 'root', '#children': 'children' },
-            ExpressionAttributeValues: { ':root': next.root, ':old': cur.root, ':c': d.children },
-          },
-        });
+        const e = new Expr().set('root', next.root);
+        items.push(e.when(e.exists('pk')).when(e.eq('root', cur.root)).when(e.eq('children', d.children)).updateItem(K.provider(d.uuid)));
         changed.add(d.uuid);
       }
     }
     if (change.name !== undefined && change.name !== cur.name) {
       next.name = change.name;
-      items.push({
-        Put: {
-          TableName: tableName(),
-          Item: { ...K.providerName(change.name), uuid },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      });
-      items.push({
-        Delete: {
-          TableName: tableName(),
-          Key: K.providerName(cur.name),
-          ConditionExpression: '#uuid = :u',
-          ExpressionAttributeNames: { '#uuid': 'uuid' },
-          ExpressionAttributeValues: { ':u': uuid },
-        },
-      });
+      items.push(newItem({ ...K.providerName(change.name), uuid }), nameRelease(cur.name, uuid));
     }
     if (!items.length) return cur;
     if (next.root !== cur.root) items.push(...treeMove(uuid, cur.root, next.root, subtree));
     next.updatedAt = new Date().toISOString();
     const selfIdx = items.length;
-    items.push({
-      Update: {
-        TableName: tableName(),
-        Key: K.provider(uuid),
-        UpdateExpression: next.parent
-          ? 'SET #name = :name, #parent = :parent, #root = :root, #updated = :upd'
-          : 'SET #name = :name, #root = :root, #updated = :upd REMOVE #parent',
-        ConditionExpression: 'attribute_exists(pk) AND #name = :oldname AND #root = :oldroot AND #children = :c',
-        ExpressionAttributeNames: { '#name': 'name', '#root': 'root', '#parent': 'parent', '#updated': 'updated', '#children': 'children' },
-        ExpressionAttributeValues: {
-          ':name': next.name,
-          ':root': next.root,
-          ':upd': next.updatedAt,
-          ':oldname': cur.name,
-          ':oldroot': cur.root,
-          ':c': cur.children,
-          ...(next.parent ? { ':parent': next.parent } : {}),
-        },
-      },
-    });
+    const self = new Expr().set('name', next.name).set('root', next.root).set('updated', next.updatedAt);
+    if (next.parent) self.set('parent', next.parent);
+    else self.remove('parent');
+    self.when(self.exists('pk')).when(self.eq('name', cur.name)).when(self.eq('root', cur.root)).when(self.eq('children', cur.children));
+    items.push(self.updateItem(K.provider(uuid)));
     items.push(logPut({ rereads: changed }));
     const out = await transact(items);
     if (out.ok) return next;
@@ -529,50 +450,15 @@ export async function deleteProvider(uuid: string): Promise<true | DeleteFailure
     if (!cur) return { error: 'not_found' } as const;
     if (cur.children > 0) return { error: 'has_children' } as const;
     if (cur.allocationCount > 0) return { error: 'in_use' } as const;
-    const items: TxItem[] = [
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: K.provider(uuid),
-          ConditionExpression: 'attribute_exists(pk) AND #children = :zero',
-          ExpressionAttributeNames: { '#children': 'children' },
-          ExpressionAttributeValues: { ':zero': 0 },
-        },
-      },
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: K.providerState(uuid),
-          ConditionExpression: 'attribute_exists(pk) AND #allocs = :zero AND #invVer = :iv AND #gen = :g',
-          ExpressionAttributeNames: { '#allocs': 'allocs', '#invVer': 'invVer', '#gen': 'gen' },
-          ExpressionAttributeValues: { ':zero': 0, ':iv': cur.invVersion, ':g': cur.generation },
-        },
-      },
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: K.providerName(cur.name),
-          ConditionExpression: '#uuid = :u',
-          ExpressionAttributeNames: { '#uuid': 'uuid' },
-          ExpressionAttributeValues: { ':u': uuid },
-        },
-      },
-    ];
-    if (cur.parent) {
-      items.push({
-        Update: {
-          TableName: tableName(),
-          Key: K.provider(cur.parent),
-          UpdateExpression: 'ADD #children :m',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#children': 'children' },
-          ExpressionAttributeValues: { ':m': -1 },
-        },
-      });
-    }
+    const def = new Expr();
+    def.when(def.exists('pk')).when(def.eq('children', 0));
+    const state = new Expr();
+    state.when(state.exists('pk')).when(state.eq('allocs', 0)).when(state.eq('invVer', cur.invVersion)).when(state.eq('gen', cur.generation));
+    const items: TxItem[] = [def.deleteItem(K.provider(uuid)), state.deleteItem(K.providerState(uuid)), nameRelease(cur.name, uuid)];
+    if (cur.parent) items.push(childrenDelta(cur.parent, -1));
     items.push(...sharingChanges(uuid, cur, undefined));
     // its tree's item: a root's goes (it has no children), a descendant leaves its root's
-    items.push(cur.root === uuid ? { Delete: { TableName: tableName(), Key: K.providerTree(uuid) } } : treeChange(cur.root, 'DELETE', [uuid]));
+    items.push(cur.root === uuid ? new Expr().deleteItem(K.providerTree(uuid)) : treeChange(cur.root, 'DELETE', [uuid]));
     const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);
     items.push(...refs.items);
     items.push(logPut({ rereads: [uuid, ...(cur.parent ? [cur.parent] : [])] }));

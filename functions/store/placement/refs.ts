@@ -6,7 +6,7 @@
  * Standard classes and traits cannot be deleted and are not counted.
  */
 import { isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
-import { tableName } from '../ddb/client.js';
+import { Expr } from '../ddb/expr.js';
 import { K } from './keys.js';
 import type { TxItem } from '../ddb/tx.js';
 
@@ -24,16 +24,8 @@ export function refUpdates(changes: RefChange[]): { items: TxItem[]; names: RefC
     if (c.delta === 0) continue;
     if (c.kind === 'trait' ? isStandardTrait(c.name) : isStandardResourceClass(c.name)) continue;
     const key = c.kind === 'trait' ? K.customTrait(c.name) : K.customResourceClass(c.name);
-    items.push({
-      Update: {
-        TableName: tableName(),
-        Key: key,
-        UpdateExpression: 'ADD #refs :d',
-        ConditionExpression: 'attribute_exists(pk)',
-        ExpressionAttributeNames: { '#refs': 'refs' },
-        ExpressionAttributeValues: { ':d': c.delta },
-      },
-    });
+    const e = new Expr().add('refs', c.delta);
+    items.push(e.when(e.exists('pk')).updateItem(key));
     names.push(c);
   }
   return { items, names };

@@ -10,52 +10,30 @@ import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { nextSeq } from './providers.js';
-import { customSeq, forgetCustomOrder, rememberCustomItems } from './catalog.js';
+import { type CustomName, customNameFromItem, customNameItem, forgetCustomOrder, rememberCustomItems } from './catalog.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { Expr, newItem } from '../ddb/expr.js';
 
-export interface CustomResourceClass {
-  name: string;
-  refs: number;
-  createdAt: string;
-  updatedAt?: string;
-  seq: number;
+export type CustomResourceClass = CustomName;
+
+/** a Delete of a custom class's item that no provider counts (refs 0); the old item comes back when refused */
+function deleteUnused(name: string): TxItem {
+  const e = new Expr().returningOldOnFailure();
+  return e.when(e.exists('pk')).when(e.atMost('refs', 0)).deleteItem(K.customResourceClass(name));
 }
-
-function fromItem(it: Record<string, unknown>): CustomResourceClass {
-  return {
-    name: String(it.sk),
-    refs: Number(it.refs ?? 0),
-    createdAt: String(it.created),
-    updatedAt: it.updated ? String(it.updated) : undefined,
-    seq: customSeq(it),
-  };
-}
-
-function toItem(rc: CustomResourceClass): Record<string, unknown> {
-  return {
-    ...K.customResourceClass(rc.name),
-    type: 'RC',
-    refs: rc.refs,
-    created: rc.createdAt,
-    ...(rc.updatedAt ? { updated: rc.updatedAt } : {}),
-    seq: rc.seq,
-  };
-}
-
-const NOT_IN_USE = 'attribute_exists(pk) AND (attribute_not_exists(#refs) OR #refs <= :zero)';
 
 export async function getCustomResourceClass(name: string): Promise<CustomResourceClass | undefined> {
   if (!keyFits(K.customResourceClass(name))) return undefined;
   const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.customResourceClass(name), ConsistentRead: true }));
-  return r.Item ? fromItem(r.Item) : undefined;
+  return r.Item ? customNameFromItem(r.Item) : undefined;
 }
 
 /** Every custom class in creation order. */
 export async function listCustomResourceClasses(): Promise<CustomResourceClass[]> {
   const items = await queryAll(K.customResourceClassPks);
   rememberCustomItems('rc', items);
-  const out = items.map(fromItem);
+  const out = items.map(customNameFromItem);
   return out.sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 
@@ -67,7 +45,7 @@ export async function listCustomResourceClasses(): Promise<CustomResourceClass[]
 export async function createCustomResourceClass(name: string): Promise<CustomResourceClass | undefined> {
   return withRetries(async () => {
     const rc: CustomResourceClass = { name, refs: 0, createdAt: new Date().toISOString(), seq: nextSeq() };
-    const out = await transact([{ Put: { TableName: tableName(), Item: toItem(rc), ConditionExpression: 'attribute_not_exists(pk)' } }]);
+    const out = await transact([newItem(customNameItem('rc', rc))]);
     if (out.ok) return rc;
     return out.failed.includes(0) ? undefined : RETRY;
   });
@@ -77,18 +55,7 @@ export async function createCustomResourceClass(name: string): Promise<CustomRes
 export async function deleteCustomResourceClass(name: string): Promise<true | 'not_found' | 'in_use'> {
   if (!keyFits(K.customResourceClass(name))) return 'not_found';
   return withRetries(async () => {
-    const out = await transact([
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: K.customResourceClass(name),
-          ConditionExpression: NOT_IN_USE,
-          ExpressionAttributeNames: { '#refs': 'refs' },
-          ExpressionAttributeValues: { ':zero': 0 },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-    ]);
+    const out = await transact([deleteUnused(name)]);
     if (out.ok) {
       forgetCustomOrder('rc');
       return true;
@@ -108,19 +75,7 @@ export async function renameCustomResourceClass(
   to: string,
 ): Promise<CustomResourceClass | 'not_found' | 'exists' | 'in_use'> {
   const renamed: CustomResourceClass = { ...from, name: to, refs: 0, updatedAt: new Date().toISOString() };
-  const items: TxItem[] = [
-    {
-      Delete: {
-        TableName: tableName(),
-        Key: K.customResourceClass(from.name),
-        ConditionExpression: NOT_IN_USE,
-        ExpressionAttributeNames: { '#refs': 'refs' },
-        ExpressionAttributeValues: { ':zero': 0 },
-        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-      },
-    },
-    { Put: { TableName: tableName(), Item: toItem(renamed), ConditionExpression: 'attribute_not_exists(pk)' } },
-  ];
+  const items: TxItem[] = [deleteUnused(from.name), newItem(customNameItem('rc', renamed))];
   return withRetries(async () => {
     const out = await transact(items);
     if (out.ok) {

@@ -13,41 +13,25 @@ import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact } from '../ddb/tx.js';
-import { customSeq, forgetCustomOrder, missingTraits, rememberCustomItems } from './catalog.js';
+import { Expr, newItem } from '../ddb/expr.js';
+import { type CustomName, customNameFromItem, customNameItem, forgetCustomOrder, missingTraits, rememberCustomItems } from './catalog.js';
 import { nextSeq } from './providers.js';
 import { diffRefs } from './refs.js';
 import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
 
-export interface CustomTrait {
-  name: string;
-  refs: number;
-  createdAt: string;
-  updatedAt?: string;
-  /** creation order (Placement lists custom traits by id) */
-  seq: number;
-}
-
-function fromItem(it: Record<string, unknown>): CustomTrait {
-  return {
-    name: String(it.sk),
-    refs: Number(it.refs ?? 0),
-    createdAt: String(it.created),
-    updatedAt: it.updated ? String(it.updated) : undefined,
-    seq: customSeq(it),
-  };
-}
+export type CustomTrait = CustomName;
 
 export async function getCustomTrait(name: string): Promise<CustomTrait | undefined> {
   if (!keyFits(K.customTrait(name))) return undefined;
   const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.customTrait(name), ConsistentRead: true }));
-  return r.Item ? fromItem(r.Item) : undefined;
+  return r.Item ? customNameFromItem(r.Item) : undefined;
 }
 
 /** Every custom trait, in creation order. */
 export async function listCustomTraits(): Promise<CustomTrait[]> {
   const items = await queryAll(K.customTraitPks);
   rememberCustomItems('trait', items);
-  return items.map(fromItem).sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
+  return items.map(customNameFromItem).sort((a, b) => a.seq - b.seq || (a.name < b.name ? -1 : 1));
 }
 
 /**
@@ -57,18 +41,9 @@ export async function listCustomTraits(): Promise<CustomTrait[]> {
  */
 export async function createCustomTrait(name: string): Promise<{ created: boolean; trait?: CustomTrait }> {
   return withRetries(async () => {
-    const now = new Date().toISOString();
-    const seq = nextSeq();
-    const out = await transact([
-      {
-        Put: {
-          TableName: tableName(),
-          Item: { ...K.customTrait(name), type: 'TRAIT', refs: 0, created: now, seq },
-          ConditionExpression: 'attribute_not_exists(pk)',
-        },
-      },
-    ]);
-    if (out.ok) return { created: true, trait: { name, refs: 0, createdAt: now, seq } };
+    const trait: CustomTrait = { name, refs: 0, createdAt: new Date().toISOString(), seq: nextSeq() };
+    const out = await transact([newItem(customNameItem('trait', trait))]);
+    if (out.ok) return { created: true, trait };
     return out.failed.includes(0) ? { created: false } : RETRY;
   });
 }
@@ -77,18 +52,8 @@ export async function createCustomTrait(name: string): Promise<{ created: boolea
 export async function deleteCustomTrait(name: string): Promise<true | 'not_found' | 'in_use'> {
   if (!keyFits(K.customTrait(name))) return 'not_found';
   return withRetries(async () => {
-    const out = await transact([
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: K.customTrait(name),
-          ConditionExpression: 'attribute_exists(pk) AND (attribute_not_exists(#refs) OR #refs <= :zero)',
-          ExpressionAttributeNames: { '#refs': 'refs' },
-          ExpressionAttributeValues: { ':zero': 0 },
-          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
-        },
-      },
-    ]);
+    const e = new Expr().returningOldOnFailure();
+    const out = await transact([e.when(e.exists('pk')).when(e.atMost('refs', 0)).deleteItem(K.customTrait(name))]);
     if (out.ok) {
       forgetCustomOrder('trait');
       return true;

@@ -10,11 +10,11 @@ import { queryPartition } from '../ddb/query.js';
 import { config } from '../../config.js';
 import { sumUsage, usageDeltas, type TypeUsage } from '../../core/placement/usage.js';
 import type { ConsumerChange } from '../../core/placement/claim.js';
-import { tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { batchGet } from '../ddb/batch.js';
 import { keyFits, shardOf } from '../ddb/keys.js';
 import type { TxItem } from '../ddb/tx.js';
+import { Expr } from '../ddb/expr.js';
 
 /** The usage shard a consumer's aggregates go to. */
 export const usageShardOf = (consumer: string) => shardOf(consumer, config().usageShards);
@@ -22,22 +22,9 @@ export const usageShardOf = (consumer: string) => shardOf(consumer, config().usa
 /** One Update per aggregate item the consumer changes touch. */
 export function usageUpdates(changes: ConsumerChange[]): TxItem[] {
   return usageDeltas(changes, usageShardOf).map((d) => {
-    const names: Record<string, string> = { '#project': 'project', '#user': 'user' };
-    const values: Record<string, unknown> = { ':project': d.project, ':user': d.user };
-    const adds = Object.entries(d.add).map(([attr, n], i) => {
-      names[`#a${i}`] = attr;
-      values[`:a${i}`] = n;
-      return `#a${i} :a${i}`;
-    });
-    return {
-      Update: {
-        TableName: tableName(),
-        Key: K.usage(d.project, d.shard, d.user),
-        UpdateExpression: `SET #project = :project, #user = :user ADD ${adds.join(', ')}`,
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    };
+    const e = new Expr().set('project', d.project).set('user', d.user);
+    for (const [attr, n] of Object.entries(d.add)) e.add(attr, n);
+    return e.updateItem(K.usage(d.project, d.shard, d.user));
   });
 }
 

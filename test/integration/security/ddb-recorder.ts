@@ -75,18 +75,20 @@ function record(family: string, command: string, input: any) {
 
 /** Install the recorder on the store's DynamoDB client (built for the current endpoint: call after useTable). */
 export async function installRecorder(): Promise<void> {
-  const { ddbRaw } = await import('../../../functions/store/ddb/client.js');
-  const raw = ddbRaw();
-  if (installed.has(raw)) return;
-  installed.add(raw);
-  raw.middlewareStack.add(
-    (next, context) => async (args) => {
-      const family = current.getStore() ?? '(outside a request)';
-      record(family, String(context.commandName), args.input);
-      return next(args);
-    },
-    { step: 'build', name: 'berthIamRecorder', override: true },
-  );
+  const { ddbCallStacks } = await import('../../../functions/store/ddb/client.js');
+  // every client: the plain one carries the intent protocol's own calls (store/ddb/intents.ts)
+  for (const client of ddbCallStacks()) {
+    if (installed.has(client)) continue;
+    installed.add(client);
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const family = current.getStore() ?? '(outside a request)';
+        record(family, String(context.commandName), args.input);
+        return next(args);
+      },
+      { step: 'build', name: 'berthIamRecorder', override: true },
+    );
+  }
 }
 
 /** Serve an API whose handlers run inside the recorder's family context. */

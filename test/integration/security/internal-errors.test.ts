@@ -119,12 +119,20 @@ describe('an AWS failure is a generic 5xx with the request id; the detail is log
 describe('the Lambda wrapper’s last line of defence', () => {
   it('answers an escaped error with a generic 500 and a request id', async () => {
     const { httpLambda } = await import('../../../functions/http/apigw.js');
+    const { placementApp } = await import('../../../functions/placement/framework/app.js');
+    const { baremetalApp } = await import('../../../functions/baremetal/framework/app.js');
     const secret = `socket hang up while calling ${ARN}`;
     const before = output.text.length;
-    for (const name of ['placement-traits', 'baremetal-nodes']) {
-      const fn = httpLambda(async () => {
-        throw new Error(secret);
-      }, name);
+    // each API's app registers how its 500 looks; the wrapper uses it for what escapes the app
+    const crashes = { 'placement-traits': placementApp({}).crash, 'baremetal-nodes': baremetalApp({}).crash };
+    for (const [name, crash] of Object.entries(crashes)) {
+      const thrower = Object.assign(
+        async () => {
+          throw new Error(secret);
+        },
+        { crash },
+      );
+      const fn = httpLambda(thrower, name);
       const event = {
         version: '2.0',
         rawPath: '/x',

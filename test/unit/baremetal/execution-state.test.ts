@@ -17,7 +17,7 @@ import {
 } from '../../../functions/core/baremetal/allocations.js';
 import { executionInput } from '../../../functions/conductor/allocate.js';
 import type { AllocationRecord } from '../../../functions/core/baremetal/records.js';
-import { internalErrorText } from '../../../functions/core/baremetal/errors.js';
+import { internalErrorText } from '../../../functions/core/errors.js';
 
 /** Step Functions' cap on an execution's input and on any state's data (UTF-8 bytes) */
 const STEP_FUNCTIONS_CAP = 256 * 1024;
