@@ -112,6 +112,8 @@ export function withProviderDelta<P extends ProviderState>(p: P, d: ProviderDelt
     usages,
     generation: p.generation + d.generation,
     allocationCount: p.allocationCount + d.allocations,
+    // ISO timestamps: the later of two strings (Math.max would turn them into NaN)
+    // biome-ignore lint/complexity/useMathMinMax: strings, not numbers
     updatedAt: d.updatedAt > p.updatedAt ? d.updatedAt : p.updatedAt,
   };
 }
