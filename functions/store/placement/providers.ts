@@ -71,10 +71,23 @@ export function toItems(p: ProviderRecord, last: string): Record<string, unknown
   return [defItem(p), stateItem(p, last)];
 }
 
-export type StateRead = ProviderState & { last?: string };
+/**
+ * The attribute of a state item that names the bare-metal node the provider is
+ * (BAREMETAL_SCHEDULER=placement, node-provider.ts): such a provider follows its node,
+ * and Placement writes that would change its inventory, traits or aggregates, or delete
+ * it, are refused (provider-writes.ts, deleteProvider, reshaper.ts).
+ */
+export const NODE_ATTR = 'bm';
+
+export type StateRead = ProviderState & {
+  last?: string;
+  /** the bare-metal node this provider is (NODE_ATTR), if any */
+  node?: string;
+};
 
 export function stateFromItem(it: Item): StateRead {
   return {
+    ...(it[NODE_ATTR] !== undefined ? { node: String(it[NODE_ATTR]) } : {}),
     uuid: String(it.pk).slice(3),
     generation: Number(it.gen ?? 0),
     inventories: it.inv ?? {},
@@ -113,6 +126,8 @@ export function fromItems(def: Item, state: Item | undefined): ProviderRecord {
 export interface ProviderRead {
   record: ProviderRecord;
   last?: string;
+  /** the bare-metal node this provider is (its state item's NODE_ATTR), if any */
+  node?: string;
 }
 
 /** Both items of one provider: one strongly consistent Query of its partition (1 read unit while they fit 4 KB). */
@@ -128,7 +143,8 @@ async function readProviderAndTree(uuid: string, to: string): Promise<{ read: Pr
   if (!def) return undefined;
   const state = items.find((it) => it.sk === K.providerState(uuid).sk);
   const tree = items.find((it) => it.sk === K.providerTree(uuid).sk);
-  return { read: { record: fromItems(def, state), last: state?.last }, members: [...((tree?.members as Set<string> | undefined) ?? [])] };
+  const node = state?.[NODE_ATTR] !== undefined ? { node: String(state[NODE_ATTR]) } : {};
+  return { read: { record: fromItems(def, state), last: state?.last, ...node }, members: [...((tree?.members as Set<string> | undefined) ?? [])] };
 }
 
 /**
@@ -485,62 +501,85 @@ export async function updateProvider(
 
 // ------------------------------------------------------------------ delete
 
-export type DeleteFailure = { error: 'not_found' } | { error: 'has_children' } | { error: 'in_use' };
+export type DeleteFailure = { error: 'not_found' } | { error: 'has_children' } | { error: 'in_use' } | { error: 'node_provider'; node: string };
+
+/**
+ * The actions that delete provider `cur` (as read): its two items and its name, the
+ * parent's child count, its tree item's membership, the refs of its custom traits and
+ * classes. `state` conditions the state item's delete (the caller's: deleteProvider's
+ * "no allocations, inventory and generation as read"; a node's delete its own).
+ */
+export function providerDeleteItems(
+  cur: ProviderRecord,
+  state: { condition: string; names: Record<string, string>; values: Record<string, unknown> },
+): TxItem[] {
+  const items: TxItem[] = [
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: K.provider(cur.uuid),
+        ConditionExpression: 'attribute_exists(pk) AND #children = :zero',
+        ExpressionAttributeNames: { '#children': 'children' },
+        ExpressionAttributeValues: { ':zero': 0 },
+      },
+    },
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: K.providerState(cur.uuid),
+        ConditionExpression: `attribute_exists(pk) AND ${state.condition}`,
+        ExpressionAttributeNames: state.names,
+        ExpressionAttributeValues: state.values,
+      },
+    },
+    {
+      Delete: {
+        TableName: tableName(),
+        Key: K.providerName(cur.name),
+        ConditionExpression: '#uuid = :u',
+        ExpressionAttributeNames: { '#uuid': 'uuid' },
+        ExpressionAttributeValues: { ':u': cur.uuid },
+      },
+    },
+  ];
+  if (cur.parent) {
+    items.push({
+      Update: {
+        TableName: tableName(),
+        Key: K.provider(cur.parent),
+        UpdateExpression: 'ADD #children :m',
+        ConditionExpression: 'attribute_exists(pk)',
+        ExpressionAttributeNames: { '#children': 'children' },
+        ExpressionAttributeValues: { ':m': -1 },
+      },
+    });
+  }
+  // its tree's item: a root's goes (it has no children), a descendant leaves its root's
+  items.push(
+    cur.root === cur.uuid ? { Delete: { TableName: tableName(), Key: K.providerTree(cur.uuid) } } : treeChange(cur.root, 'DELETE', [cur.uuid]),
+  );
+  const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);
+  items.push(...refs.items);
+  return items;
+}
 
 export async function deleteProvider(uuid: string): Promise<true | DeleteFailure> {
   return withRetries(async () => {
-    const cur = await getProvider(uuid);
-    if (!cur) return { error: 'not_found' } as const;
+    const read = await readProvider(uuid);
+    if (!read) return { error: 'not_found' } as const;
+    const cur = read.record;
+    // a bare-metal node's provider goes with its node (NODE_ATTR)
+    if (read.node) return { error: 'node_provider', node: read.node } as const;
     if (cur.children > 0) return { error: 'has_children' } as const;
     if (cur.allocationCount > 0) return { error: 'in_use' } as const;
-    const items: TxItem[] = [
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: K.provider(uuid),
-          ConditionExpression: 'attribute_exists(pk) AND #children = :zero',
-          ExpressionAttributeNames: { '#children': 'children' },
-          ExpressionAttributeValues: { ':zero': 0 },
-        },
-      },
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: K.providerState(uuid),
-          ConditionExpression: 'attribute_exists(pk) AND #allocs = :zero AND #invVer = :iv AND #gen = :g',
-          ExpressionAttributeNames: { '#allocs': 'allocs', '#invVer': 'invVer', '#gen': 'gen' },
-          ExpressionAttributeValues: { ':zero': 0, ':iv': cur.invVersion, ':g': cur.generation },
-        },
-      },
-      {
-        Delete: {
-          TableName: tableName(),
-          Key: K.providerName(cur.name),
-          ConditionExpression: '#uuid = :u',
-          ExpressionAttributeNames: { '#uuid': 'uuid' },
-          ExpressionAttributeValues: { ':u': uuid },
-        },
-      },
-    ];
-    if (cur.parent) {
-      items.push({
-        Update: {
-          TableName: tableName(),
-          Key: K.provider(cur.parent),
-          UpdateExpression: 'ADD #children :m',
-          ConditionExpression: 'attribute_exists(pk)',
-          ExpressionAttributeNames: { '#children': 'children' },
-          ExpressionAttributeValues: { ':m': -1 },
-        },
-      });
-    }
-    // its tree's item: a root's goes (it has no children), a descendant leaves its root's
-    items.push(cur.root === uuid ? { Delete: { TableName: tableName(), Key: K.providerTree(uuid) } } : treeChange(cur.root, 'DELETE', [uuid]));
-    const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);
-    items.push(...refs.items);
+    const items = providerDeleteItems(cur, {
+      condition: '#allocs = :zero AND #invVer = :iv AND #gen = :g',
+      names: { '#allocs': 'allocs', '#invVer': 'invVer', '#gen': 'gen' },
+      values: { ':zero': 0, ':iv': cur.invVersion, ':g': cur.generation },
+    });
     items.push(logPut({ rereads: [uuid, ...(cur.parent ? [cur.parent] : [])] }));
     const out = await transact(items);
     if (out.ok) return true;
-    return RETRY; // something moved under us (a child, an allocation, a rename): re-evaluate
+    return RETRY; // something moved under us (a child, an allocation, a rename, a node taking it): re-evaluate
   });
 }
