@@ -10,7 +10,8 @@
  * Options: --fresh, --placement-port N, --baremetal-port N, --dashboard-port N, --ddb-port N,
  *          --ddb-endpoint URL, --table NAME, --ddb-faults SPEC,
  *          --host H, --maintenance-interval SECONDS (0 disables),
- *          --no-response-limit (lift Lambda's 6 MB answer limit, which applies by default as in AWS)
+ *          --no-response-limit (lift Lambda's 6 MB answer limit, which applies by default as in AWS),
+ *          --baremetal-scheduler database|placement (BAREMETAL_SCHEDULER; placement migrates the table first)
  * SIGINT / SIGTERM stop every child.
  */
 import type { Server } from 'node:http';
@@ -19,6 +20,7 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDynamoDbLocal, ensureTable, type DdbLocal } from './ddb-local.js';
 import { describeFaults, parseFaults, startFaultProxy, type FaultProxy, type FaultSpec } from './ddb-faults.js';
+import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../functions/config.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -40,6 +42,8 @@ interface Options {
   dashboardPort?: number | null;
   /** lift Lambda's 6 MB response limit (local only; AWS cannot) */
   noResponseLimit?: boolean;
+  /** where bare-metal allocations find and reserve nodes (BAREMETAL_SCHEDULER) */
+  baremetalScheduler?: BaremetalScheduler;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -53,6 +57,7 @@ export function parseArgs(argv: string[]): Options {
     dashboardPort: process.env.DASHBOARD_PORT === undefined ? undefined : Number(process.env.DASHBOARD_PORT),
     ddbEndpoint: process.env.BERTH_DDB_ENDPOINT || undefined,
     ddbFaults: process.env.BERTH_DDB_FAULTS ? parseFaults(process.env.BERTH_DDB_FAULTS) : undefined,
+    baremetalScheduler: process.env.BAREMETAL_SCHEDULER ? scheduler('BAREMETAL_SCHEDULER', process.env.BAREMETAL_SCHEDULER) : undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -74,6 +79,7 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--dashboard-port') o.dashboardPort = Number(val());
     else if (a === '--no-dashboard') o.dashboardPort = null;
     else if (a === '--no-response-limit') o.noResponseLimit = true;
+    else if (a === '--baremetal-scheduler') o.baremetalScheduler = scheduler(a, val());
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
         [
@@ -81,6 +87,9 @@ export function parseArgs(argv: string[]): Options {
           '                    [--ddb-port N | --ddb-endpoint URL] [--table NAME] [--ddb-faults SPEC]',
           '  --ddb-endpoint URL   use an existing DynamoDB (LocalStack, DynamoDB Local in a container, ...); the table is created if missing',
           '  --ddb-faults SPEC    DynamoDB fault and lag injector, e.g. rate=0.05,lag=500,seed=7 (see local/ddb-faults.ts)',
+          '  --baremetal-scheduler database|placement',
+          '                       where bare-metal allocations find and reserve nodes (default database; placement',
+          '                       makes every node a resource provider and migrates the table first)',
           '',
         ].join('\n'),
       );
@@ -92,6 +101,11 @@ export function parseArgs(argv: string[]): Options {
   if (o.ddbEndpoint && o.fresh)
     throw new Error('--fresh empties the DynamoDB Local that npm start runs; with --ddb-endpoint use a new --table instead');
   return o;
+}
+
+function scheduler(flag: string, v: string): BaremetalScheduler {
+  if (!(BAREMETAL_SCHEDULERS as readonly string[]).includes(v)) throw new Error(`${flag} ${v}: expected one of ${BAREMETAL_SCHEDULERS.join(', ')}`);
+  return v as BaremetalScheduler;
 }
 
 function port(flag: string, v: string): number {
@@ -162,6 +176,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
   process.env.TABLE_NAME = tableName;
   process.env.AWS_REGION ??= 'local';
   if (o.noResponseLimit) process.env.MAX_RESPONSE_BYTES = '0';
+  if (o.baremetalScheduler) process.env.BAREMETAL_SCHEDULER = o.baremetalScheduler;
   // CloudWatch EMF metric lines are for Lambda; locally they would only be noise
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   let faults: FaultProxy | undefined;
@@ -173,6 +188,12 @@ export async function startStack(o: Options): Promise<RunningStack> {
     // handlers read their environment when first used: import them only now
     const { resetConfig } = await import('../functions/config.js');
     resetConfig();
+    // a table switched to the placement scheduler is migrated before anything is served
+    // (as the maintenance task or `npx berth migrate-baremetal` does it in AWS)
+    if (process.env.BAREMETAL_SCHEDULER === 'placement') {
+      const { migrateNodesToPlacement } = await import('../functions/store/baremetal/placement-migration.js');
+      await migrateNodesToPlacement({ deadline: Number.POSITIVE_INFINITY });
+    }
     const { servePlacement, serveBaremetal } = await import('./apis.js');
     const servers: Server[] = [];
     const stopServers = () => Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
