@@ -83,7 +83,19 @@ export function executionInput(a: AllocationRecord, execution: string): Record<s
 }
 
 /** process-wide counters of the reservation work (benchmarks and tests read them) */
-export const reserveStats = { find: 0, reserveCalls: 0, attempts: 0, won: 0, taken: 0, busy: 0, gone: 0, refreshes: 0, retries: 0, failed: 0 };
+export const reserveStats = {
+  find: 0,
+  fromForest: 0,
+  reserveCalls: 0,
+  attempts: 0,
+  won: 0,
+  taken: 0,
+  busy: 0,
+  gone: 0,
+  refreshes: 0,
+  retries: 0,
+  failed: 0,
+};
 
 export function resetReserveStats(): void {
   for (const k of Object.keys(reserveStats) as Array<keyof typeof reserveStats>) reserveStats[k] = 0;
@@ -108,7 +120,9 @@ function findRetries(): number {
  * everything in its own conditions.
  */
 async function lookForNodes(req: AllocationSpec, fromForest: boolean) {
-  return fromForest ? freeNodeProviders(req) : allocatableNodes(req.resource_class);
+  if (!fromForest) return allocatableNodes(req.resource_class);
+  reserveStats.fromForest++;
+  return freeNodeProviders(req);
 }
 
 /** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */
