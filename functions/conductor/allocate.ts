@@ -119,10 +119,10 @@ function findRetries(): number {
  * free unit of its class. Either is only a list to try: the reservation re-checks
  * everything in its own conditions.
  */
-async function lookForNodes(req: AllocationSpec, fromForest: boolean) {
+async function lookForNodes(req: AllocationSpec, fromForest: boolean, again = false) {
   if (!fromForest) return allocatableNodes(req.resource_class);
   reserveStats.fromForest++;
-  return freeNodeProviders(req);
+  return freeNodeProviders(req, { nameFirst: !again });
 }
 
 /** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */
@@ -199,7 +199,7 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
       lost.add(uuid);
       if (queue.length || input.more) {
         reserveStats.refreshes++;
-        const fresh = await lookForNodes(req, fromForest);
+        const fresh = await lookForNodes(req, fromForest, true);
         const still = new Set(fresh.filter((n) => stillSuitable(n, req)).map((n) => n.uuid));
         queue = queue.filter(([u]) => still.has(u) && !lost.has(u));
         if (input.more) queue.push(...topUp(fresh, req, queue, tried));

@@ -34,12 +34,19 @@ export function placementResourceClass(rc: string | null | undefined): string | 
 
 /**
  * Is the node's unit reserved in Placement? Whenever an allocation could not take the
- * node: not available, in maintenance, power state unknown, an instance on it — and
- * retired (Ironic never makes a retired node available; Nova's driver reserves the unit
- * of a node with an instance too).
+ * node: not available, in maintenance, power state unknown, an instance on it (set
+ * without an allocation: Nova's flow), retired (Ironic never makes a retired node
+ * available). The instance of the node's own allocation does not reserve the unit: that
+ * allocation's consumer uses it (capacity is 0 either way; reserving it as well would
+ * count the unit twice), as Nova's driver does with `[workarounds]
+ * skip_reserve_in_use_ironic_nodes`. So an allocation taking or giving back an available
+ * node changes the provider's usage only, which the change log carries to every forest.
  */
-export function nodeUnitReserved(n: Pick<NodeRecord, 'provision_state' | 'maintenance' | 'power_state' | 'instance_uuid' | 'retired'>): boolean {
-  return !isAllocatable(n) || n.retired;
+export function nodeUnitReserved(
+  n: Pick<NodeRecord, 'provision_state' | 'maintenance' | 'power_state' | 'instance_uuid' | 'retired'> & { allocation_uuid?: string | null },
+): boolean {
+  const foreignInstance = n.instance_uuid && n.instance_uuid !== n.allocation_uuid ? n.instance_uuid : null;
+  return !isAllocatable({ ...n, instance_uuid: foreignInstance }) || n.retired;
 }
 
 /** the namespace of the aggregates that stand for projects (uuid5 names) */
@@ -89,6 +96,7 @@ export function nodeProviderShape(
     | 'maintenance'
     | 'power_state'
     | 'instance_uuid'
+    | 'allocation_uuid'
     | 'retired'
   >,
   held?: HeldState,

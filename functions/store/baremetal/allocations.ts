@@ -379,7 +379,7 @@ async function reserveThroughPlacement(a: ReservationRequest, node: { uuid: stri
       // a node without a provider yet (the deployment is still migrating): created with the reservation
       full = await getNode(node.uuid);
       if (!full) return { error: 'taken' };
-      await ensureNodeNames({ ...full, instance_uuid: a.uuid });
+      await ensureNodeNames({ ...full, instance_uuid: a.uuid, allocation_uuid: a.uuid });
     }
     const link = reservationLink(a, { uuid: node.uuid, resource_class: a.resource_class }, read, full);
     if (!link) return reserveFailure(await transactOrThrow(own), a, node);

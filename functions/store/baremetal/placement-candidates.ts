@@ -13,9 +13,14 @@ import type { ProviderRecord } from '../../core/placement/model.js';
 import { snapshot } from '../placement/snapshot.js';
 import { getNodeUuidByName } from './nodes.js';
 
-/** The forest's providers an allocation could take, fresh (every write acknowledged before the call is in it). */
-export async function freeNodeProviders(req: AllocationRequest): Promise<ProviderCandidate[]> {
-  const [forest, named] = await Promise.all([snapshot().fresh(), req.name ? getNodeUuidByName(req.name) : undefined]);
+/**
+ * The forest's providers an allocation could take, fresh (every write acknowledged before
+ * the call is in it). `nameFirst: false` (a second look, which only drops nodes taken
+ * meanwhile) skips the look-up of the node named like the allocation.
+ */
+export async function freeNodeProviders(req: AllocationRequest, opts: { nameFirst?: boolean } = {}): Promise<ProviderCandidate[]> {
+  const byName = req.name && opts.nameFirst !== false;
+  const [forest, named] = await Promise.all([snapshot().fresh(), byName ? getNodeUuidByName(req.name!) : undefined]);
   let records: ProviderRecord[];
   if (req.candidate_nodes.length) {
     records = req.candidate_nodes.map((u) => forest.get(u)).filter((p): p is ProviderRecord => !!p);

@@ -114,7 +114,8 @@ export interface ReservedNode {
 
 /**
  * The Placement items of a reservation: the allocation's consumer takes the node's unit
- * and the unit becomes reserved (the node takes an instance). Planned on `provider` —
+ * (a claim alone: the unit of an available node stays unreserved, its own allocation
+ * uses it, and the change-log entry carries the usage change). Planned on `provider` —
  * the forest's record (allocate.ts: no read on the common path; a stale one fails the
  * generation guard and is read again) or a consistent read — or, for a node without a
  * provider yet (a deployment still migrating), on the node itself (`node`).
@@ -134,12 +135,13 @@ export function reservationLink(
       uuid: p.uuid,
       name: p.name,
       seq: p.seq,
-      inventories: { [rc]: nodeInventory(true) },
+      // an available node taken by its own allocation: its unit is used, not reserved (nodeUnitReserved)
+      inventories: { [rc]: nodeInventory(false) },
       traits: [...p.traits],
       aggregates: [...p.aggregates],
     };
   } else if (node) {
-    want = nodeProviderShape({ ...node, instance_uuid: a.uuid });
+    want = nodeProviderShape({ ...node, instance_uuid: a.uuid, allocation_uuid: a.uuid });
   } else return undefined;
   const claim: NodeClaim = { consumer: a.uuid, ...consumerOf(a), resourceClass: rc };
   return refusalOf(nodeProviderItems({ node: reserved.uuid, want, read: provider, claim }), reserved.uuid, a.uuid);

@@ -14,7 +14,8 @@
  *             delete: providerDeleteItems, the state item IF allocs = <read> AND gen = <read>
  *   consumer  claim:   Put CONS (type BAREMETAL) IF absent, Put the row, usage +
  *             release: Delete CONS IF gen = <read>, Delete the row, usage -
- *   change log: Put LOG naming the provider (readers read it again)
+ *   change log: Put LOG carrying the provider's usage change (a claim or release that
+ *               changes nothing else), else naming the provider (readers read it again)
  *
  * The generation guard makes the plan's view of the provider the one the write applies
  * to: a claim through Placement, a write adopting the provider, another node write —
@@ -24,7 +25,7 @@
  * generation, so those writes, which are generation-guarded too, cannot slip between.
  */
 import type { ConsumerRecord, Resources } from '../../core/placement/consumers.js';
-import type { ProviderRecord } from '../../core/placement/model.js';
+import type { ProviderDelta, ProviderRecord } from '../../core/placement/model.js';
 import { BAREMETAL_CONSUMER_TYPE, sameInventories, sameSet, type NodeProviderShape } from '../../core/baremetal/placement.js';
 import { tableName } from '../ddb/client.js';
 import type { TxItem } from '../ddb/tx.js';
@@ -104,7 +105,11 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
   const now = ch.now ?? new Date().toISOString();
   const cur = ch.read?.record;
   const stamp = logStamp(Date.parse(now), [ch.read?.last]);
+  // the provider's `updated` is its entry's time, as a claim's (readers of a delta need not be told it)
+  const at = new Date(stamp.ts).toISOString();
   const items: TxItem[] = [];
+  /** what the change-log entry says: the provider's usage change (a claim or release alone), or read it again */
+  let delta: ProviderDelta | undefined;
   const index: { state?: number; name?: number; consumer?: number } = {};
   const used: Resources = {};
   let allocs = 0;
@@ -187,8 +192,8 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
       aggregates: want.aggregates,
       children: 0,
       allocationCount: Math.max(0, allocs),
-      createdAt: now,
-      updatedAt: now,
+      createdAt: at,
+      updatedAt: at,
       seq: want.seq,
     };
     const T = tableName();
@@ -208,11 +213,15 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
     if (invChanged || defChanged || !marked || usedDeltas.length || allocs) {
       const guard = stateGuard(stamp);
       const names: Record<string, string> = { '#gen': 'gen', '#updated': 'updated', '#node': NODE_ATTR, ...guard.names };
-      const values: Record<string, unknown> = { ':g': cur.generation, ':now': now, ':node': ch.node, ...guard.values };
+      const values: Record<string, unknown> = { ':g': cur.generation, ':now': at, ':node': ch.node, ...guard.values };
       const sets = [guard.set, '#updated = :now', '#node = :node'];
       const adds: string[] = [];
       // what Placement's own writes are refused for moves the generation; so does a claim (a release does not, as DELETE)
       const bump = invChanged || defChanged || !marked || claimed ? 1 : 0;
+      // a claim or a release alone: the entry carries the usage change (changelog.ts), no reader reads the provider again
+      if (!invChanged && !defChanged && marked) {
+        delta = { used: Object.fromEntries(usedDeltas), generation: bump, allocations: allocs, updatedAt: at };
+      }
       if (bump) {
         values[':one'] = 1;
         adds.push('#gen :one');
@@ -270,6 +279,6 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
       );
     }
   }
-  if (items.length) items.push(logPut({ rereads: [ch.node] }, stamp));
+  if (items.length) items.push(logPut(delta ? { deltas: new Map([[ch.node, delta]]) } : { rereads: [ch.node] }, stamp));
   return { items, index };
 }

@@ -122,7 +122,8 @@ describe('every allocation is a Placement consumer, written with the reservation
     const usages = await pl.req('GET', '/usages?project_id=proj-a', { version: '1.38' });
     expect(usages.json.usages).toEqual({ BAREMETAL: { consumer_count: 1, CUSTOM_PL_GOLD: 1 } });
     expect((await pl.req('GET', `/resource_providers/${n.uuid}/usages`)).json.usages).toEqual({ CUSTOM_PL_GOLD: 1 });
-    expect(await reservedOf(n.uuid, 'CUSTOM_PL_GOLD')).toBe(1);
+    // used by the allocation's consumer, not reserved as well (capacity 0 either way)
+    expect(await reservedOf(n.uuid, 'CUSTOM_PL_GOLD')).toBe(0);
     expect(await candidates('resources=CUSTOM_PL_GOLD:1')).toEqual([]);
     // released: consumer, usage and reservation go in the same write
     expect((await bm.req('DELETE', `/v1/allocations/${a.uuid}`)).status).toBe(204);
@@ -292,6 +293,36 @@ describe('a Placement client and a bare-metal allocation racing for one node: ex
     expect(placementWins + allocationWins).toBe(8);
   });
 });
+
+describe('the forest every process keeps', () => {
+  it('agrees with the table after all of the above (reservations and releases reach it as usage changes in the change log)', async () => {
+    const { snapshot } = await import('../../../functions/store/placement/snapshot.js');
+    const { scanAllProviders, readProviders } = await import('../../../functions/store/placement/providers.js');
+    const { changelogEntries } = await logShape();
+    const forest = await snapshot().fresh();
+    const table = await readProviders((await scanAllProviders()).map((p) => p.record.uuid));
+    expect(table.size).toBeGreaterThan(10);
+    for (const [uuid, { record }] of table) {
+      const f = forest.get(uuid);
+      expect(f, uuid).toBeDefined();
+      expect({ generation: f!.generation, usages: f!.usages, allocationCount: f!.allocationCount, inventories: f!.inventories }, uuid).toEqual({
+        generation: record.generation,
+        usages: record.usages,
+        allocationCount: record.allocationCount,
+        inventories: record.inventories,
+      });
+    }
+    // a reservation of an available node, and its release, are carried as usage changes, not re-reads
+    expect(changelogEntries.withDeltas).toBeGreaterThan(0);
+  });
+});
+
+/** how many change-log entries carry usage changes (`d`), read straight from the log */
+async function logShape() {
+  const { readLogSince } = await import('../../../functions/store/placement/changelog.js');
+  const { entries } = await readLogSince(Date.now() - 3_600_000);
+  return { changelogEntries: { withDeltas: entries.filter((e) => e.deltas.length).length } };
+}
 
 describe('what follows a node is refused to Placement writers; claims are not', () => {
   it('inventory, traits, aggregates and deletion of a node provider: 409; a write that changes nothing passes', async () => {

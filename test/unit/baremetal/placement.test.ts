@@ -76,6 +76,9 @@ describe('a node as a resource provider', () => {
       [{ maintenance: true }, true],
       [{ power_state: null }, true],
       [{ instance_uuid: 'a' }, true],
+      // its own allocation's instance: the unit is used by the allocation's consumer, not reserved
+      [{ instance_uuid: 'a', allocation_uuid: 'a' }, false],
+      [{ instance_uuid: 'a', allocation_uuid: 'a', provision_state: 'active' }, true],
       [{ retired: true }, true],
     ] as Array<[Partial<NodeRecord>, boolean]>) {
       expect(nodeUnitReserved(node(over)), JSON.stringify(over)).toBe(reserved);
