@@ -224,7 +224,9 @@ export const BAREMETAL_PLACEMENT_ACCESS: { families: Record<string, AccessRule[]
  * Bare-metal items (functions/store/baremetal/keys.ts) and their gsi2 partitions. The
  * bare-metal construct (cdk/lib/baremetal.ts) decides the actions per family and step;
  * these bind them to bare-metal items, so no bare-metal function can read or write a
- * Placement item (and no Placement function a bare-metal one: none lists these keys).
+ * Placement item (and no Placement function a bare-metal one: none lists these keys) —
+ * except, with the placement scheduler only, the Placement items of
+ * BAREMETAL_PLACEMENT_ACCESS above.
  */
 export const BAREMETAL_ITEM_KEYS = ['BMN#*', 'BMNNAME#*', 'BMNINST#*', 'BMA#*', 'BMANAME#*'];
 export const BAREMETAL_INDEX_KEYS = ['BMNS#*', 'BMAS#*'];
