@@ -280,7 +280,7 @@ export async function reserveNode(
   if (placementMode()) return reserveThroughPlacement(a, node, items, provider);
   const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true };
-  return reserveFailure(out, a, node);
+  return reserveFailure(out, a);
 }
 
 /** The reservation's own items: node (0), instance (1), allocation (2). */
@@ -351,12 +351,11 @@ function reservationItems(a: ReservationRequest, exec: string, node: { uuid: str
   ];
 }
 
-async function reserveFailure(out: Extract<TxOutcome, { ok: false }>, a: ReservationRequest, node: { uuid: string }): Promise<ReserveOutcome> {
+async function reserveFailure(out: Extract<TxOutcome, { ok: false }>, a: ReservationRequest): Promise<ReserveOutcome> {
   if (out.conflict) return { error: 'busy' };
   if (out.failed.includes(2)) return { error: 'gone' };
   if (out.failed.includes(0)) return { error: 'taken' };
   if (out.failed.includes(1)) return { error: 'instance_associated', node: await nodeUuidForInstance(a.uuid) };
-  void node;
   return { error: 'busy' };
 }
 
@@ -382,22 +381,20 @@ async function reserveThroughPlacement(a: ReservationRequest, node: { uuid: stri
       await ensureNodeNames({ ...full, instance_uuid: a.uuid, allocation_uuid: a.uuid });
     }
     const link = reservationLink(a, { uuid: node.uuid, resource_class: a.resource_class }, read, full);
-    if (!link) return reserveFailure(await transactOrThrow(own), a, node);
+    if (!link) {
+      // no Placement class (no resource class: nothing an allocation asks for): the reservation alone
+      const out = await transact(own, BM_TX);
+      return out.ok ? { ok: true } : reserveFailure(out, a);
+    }
     if ('error' in link) return link.reason === 'consumer_exists' ? { error: 'consumer_exists' } : { error: 'taken' };
     const out = await transact([...own, ...link.items], BM_TX);
     if (out.ok) return { ok: true };
-    if (out.conflict || out.failed.some((i) => i < own.length)) return reserveFailure(out, a, node);
+    if (out.conflict || out.failed.some((i) => i < own.length)) return reserveFailure(out, a);
     if (linkFailure(out, link, own.length, node.uuid)) return { error: 'taken' };
     if (link.index.consumer !== undefined && out.failed.includes(own.length + link.index.consumer)) return { error: 'consumer_exists' };
     read = await readProvider(node.uuid);
   }
   return { error: 'busy' };
-}
-
-async function transactOrThrow(items: TxItem[]): Promise<Extract<TxOutcome, { ok: false }>> {
-  const out = await transact(items, BM_TX);
-  if (out.ok) throw new Error('unreachable: a reservation without a class committed');
-  return out;
 }
 
 /**
