@@ -26,7 +26,8 @@ export default defineConfig({
           include: ['test/integration/**/*.test.ts', 'test/fuzz/**/*.test.ts'],
           testTimeout: 120_000,
           hookTimeout: 180_000,
-          setupFiles: ['test/setup/polyfills.ts'],
+          // after every test of a bare-metal file: node, provider and allocations agree
+          setupFiles: ['test/setup/polyfills.ts', 'test/setup/baremetal-agreement.ts'],
           globalSetup: ['test/integration/global-ddb.ts'],
           // files share one DynamoDB Local (one table each); keep the 2-core machine responsive
           maxWorkers: 2,

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --scenario a,b] [--quick] [--json out.jsonl]`
+ * `npm run bench [-- --scenario a,b] [--quick] [--json out.jsonl] [--baremetal-scheduler database|placement]`
  * Measures Berth on this machine against the local stack (DynamoDB Local + the real
  * handlers behind the API Gateway adapter). Each scenario gets a freshly started, empty
  * stack. Figures are printed as `# ...` human lines and JSON lines (also appended to
@@ -41,6 +41,8 @@ async function main() {
       dashboardPort: null,
       // scenarios measure the solver on answers of any size; coldstart runs its own processes with AWS's limit
       noResponseLimit: true,
+      // the bare-metal race in either mode (docs/design.md, "Bare metal through Placement")
+      baremetalScheduler: args['baremetal-scheduler'] === 'placement' ? 'placement' : undefined,
     });
     const ctx: BenchContext = {
       stack,

@@ -8,6 +8,9 @@ type Env = Record<string, string | undefined>;
 
 export type PlacementPolicyMode = 'default' | 'legacy-rbac' | 'secure-rbac' | 'open';
 export type BaremetalPolicyMode = 'noauth' | 'legacy' | 'secure-rbac';
+export type BaremetalScheduler = 'database' | 'placement';
+/** the values BAREMETAL_SCHEDULER accepts (the first is the default) */
+export const BAREMETAL_SCHEDULERS: readonly BaremetalScheduler[] = ['database', 'placement'];
 
 export interface PolicySettings<M extends string> {
   /** undefined: the API's default for the identity strategy */
@@ -56,6 +59,20 @@ export interface BaremetalSettings {
   orphanGraceS: number;
   /** how many times orphan recovery resumes one allocation or node action before failing it */
   maxResumes: number;
+  /**
+   * BAREMETAL_SCHEDULER: where allocations find and reserve nodes. 'database' (default):
+   * the node items and their index alone. 'placement': every node is also a resource
+   * provider and every allocation a Placement consumer, written in the same transactions
+   * (docs/design.md, "Bare metal through Placement"). `npm start` and `cdk synth` refuse
+   * any other value before anything starts; here it reads as the default.
+   */
+  scheduler: BaremetalScheduler;
+  /**
+   * BAREMETAL_MIGRATION_SETTLE_S: a migration pass to the placement scheduler completes
+   * only if it began this long after the switch was first seen (work of processes still
+   * running the old configuration has ended): 120 s in Lambda, 0 elsewhere.
+   */
+  migrationSettleS: number;
   allocationStateMachineArn?: string;
   nodeActionStateMachineArn?: string;
 }
@@ -252,6 +269,8 @@ export function loadConfig(env: Env = process.env): Config {
       indexRetries: indexRetries >= 0 ? indexRetries : undefined,
       orphanGraceS: orphanGrace >= 0 ? orphanGrace : 30,
       maxResumes: Math.max(0, int(env.BAREMETAL_MAX_RESUMES, 3)),
+      scheduler: env.BAREMETAL_SCHEDULER === 'placement' ? 'placement' : 'database',
+      migrationSettleS: Math.max(0, num(env.BAREMETAL_MIGRATION_SETTLE_S, inLambda ? 120 : 0)),
       allocationStateMachineArn: optional(env[STATE_MACHINE_ARN_ENV.allocation]),
       nodeActionStateMachineArn: optional(env[STATE_MACHINE_ARN_ENV['node-action']]),
     },

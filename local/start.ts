@@ -16,7 +16,8 @@
  *          --ddb-endpoint URL, --table NAME, --ddb-faults SPEC, --ddb-meter,
  *          --containers K, --container-concurrency N (requests one container takes at a time; 0: any),
  *          --host H, --maintenance-interval SECONDS (0 disables),
- *          --no-response-limit (lift Lambda's 6 MB answer limit, which applies by default as in AWS)
+ *          --no-response-limit (lift Lambda's 6 MB answer limit, which applies by default as in AWS),
+ *          --baremetal-scheduler database|placement (BAREMETAL_SCHEDULER; placement migrates the table first)
  * SIGINT / SIGTERM stop every child.
  */
 import type { Server } from 'node:http';
@@ -28,6 +29,7 @@ import { describeFaults, parseFaults, startFaultProxy, type FaultProxy, type Fau
 import { startMeterProxy, type MeterProxy } from './ddb-meter.js';
 import { meterSummary } from './ddb-report.js';
 import type { ContainerSet } from './containers.js';
+import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../functions/config.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -61,6 +63,8 @@ interface Options {
   quietContainers?: boolean;
   /** put the metering proxy between the handlers (or the fault injector) and DynamoDB */
   ddbMeter?: boolean;
+  /** where bare-metal allocations find and reserve nodes (BAREMETAL_SCHEDULER) */
+  baremetalScheduler?: BaremetalScheduler;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -74,6 +78,7 @@ export function parseArgs(argv: string[]): Options {
     dashboardPort: process.env.DASHBOARD_PORT === undefined ? undefined : Number(process.env.DASHBOARD_PORT),
     ddbEndpoint: process.env.BERTH_DDB_ENDPOINT || undefined,
     ddbFaults: process.env.BERTH_DDB_FAULTS ? parseFaults(process.env.BERTH_DDB_FAULTS) : undefined,
+    baremetalScheduler: process.env.BAREMETAL_SCHEDULER ? scheduler('BAREMETAL_SCHEDULER', process.env.BAREMETAL_SCHEDULER) : undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -98,17 +103,21 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--containers') o.containers = count(a, val(), 1);
     else if (a === '--container-concurrency') o.containerConcurrency = count(a, val(), 0);
     else if (a === '--ddb-meter') o.ddbMeter = true;
+    else if (a === '--baremetal-scheduler') o.baremetalScheduler = scheduler(a, val());
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
         [
           'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--host H] [--maintenance-interval S] [--no-response-limit]',
           '                    [--ddb-port N | --ddb-endpoint URL] [--table NAME] [--ddb-faults SPEC] [--ddb-meter]',
-          '                    [--containers K] [--container-concurrency N]',
+          '                    [--containers K] [--container-concurrency N] [--baremetal-scheduler database|placement]',
           '  --ddb-endpoint URL   use an existing DynamoDB (LocalStack, DynamoDB Local in a container, ...); the table is created if missing',
           '  --ddb-faults SPEC    DynamoDB fault and lag injector, e.g. rate=0.05,lag=500,seed=7 (see local/ddb-faults.ts)',
           '  --ddb-meter          record every DynamoDB call and the units AWS would bill; a summary per request type at exit',
           '  --containers K       K processes serve the handlers (each like a Lambda container) behind a round-robin front',
           '  --container-concurrency N  requests one container takes at a time (default 1, as Lambda; 0: no limit)',
+          '  --baremetal-scheduler database|placement',
+          '                       where bare-metal allocations find and reserve nodes (default database; placement',
+          '                       makes every node a resource provider and migrates the table first)',
           '',
         ].join('\n'),
       );
@@ -126,6 +135,11 @@ function count(flag: string, v: string, min: number): number {
   const n = Number(v);
   if (!Number.isInteger(n) || n < min) throw new Error(`${flag} ${v}: a whole number >= ${min} expected`);
   return n;
+}
+
+function scheduler(flag: string, v: string): BaremetalScheduler {
+  if (!(BAREMETAL_SCHEDULERS as readonly string[]).includes(v)) throw new Error(`${flag} ${v}: expected one of ${BAREMETAL_SCHEDULERS.join(', ')}`);
+  return v as BaremetalScheduler;
 }
 
 function port(flag: string, v: string): number {
@@ -199,6 +213,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
   process.env.TABLE_NAME = tableName;
   process.env.AWS_REGION ??= 'local';
   if (o.noResponseLimit) process.env.MAX_RESPONSE_BYTES = '0';
+  if (o.baremetalScheduler) process.env.BAREMETAL_SCHEDULER = o.baremetalScheduler;
   // CloudWatch EMF metric lines are for Lambda; locally they would only be noise
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   let faults: FaultProxy | undefined;
@@ -211,6 +226,15 @@ export async function startStack(o: Options): Promise<RunningStack> {
     if (o.ddbFaults) faults = await startFaultProxy(meter?.endpoint ?? ddbEndpoint, o.ddbFaults);
     const handlerEndpoint = faults?.endpoint ?? meter?.endpoint ?? ddbEndpoint;
     process.env.DDB_ENDPOINT = handlerEndpoint;
+    // handlers read their environment when first used: import them only now
+    const { resetConfig } = await import('../functions/config.js');
+    resetConfig();
+    // a table switched to the placement scheduler is migrated before anything is served
+    // (as the maintenance task or `npx berth migrate-baremetal` does it in AWS)
+    if (process.env.BAREMETAL_SCHEDULER === 'placement') {
+      const { migrateNodesToPlacement } = await import('../functions/store/baremetal/placement-migration.js');
+      await migrateNodesToPlacement({ deadline: Number.POSITIVE_INFINITY });
+    }
     const servers: Server[] = [];
     const stopServers = () => Promise.all(servers.map((srv) => new Promise((r) => srv.close(r))));
     let placementUrl: string;

@@ -53,6 +53,8 @@ export class LocalRunner implements Executor {
   private readonly machines = new Map<Machine, StateMachine>();
   private readonly executions = new Map<string, Running>();
   interceptor: StepInterceptor | undefined;
+  /** Runs every step (tests attribute a step's DynamoDB requests to its own Lambda: its IAM rules). */
+  stepContext: (<T>(step: string, run: () => Promise<T>) => Promise<T>) | undefined;
   /** ms each Wait state pauses locally (defaults from machines.ts) */
   waitOverrides: Record<string, number> = {};
 
@@ -74,7 +76,8 @@ export class LocalRunner implements Executor {
       handlers[state] = async (params: unknown) => {
         const payload = (params as { Payload: Record<string, unknown> }).Payload;
         if (this.interceptor) await this.interceptor(machine, state, payload);
-        return { Payload: await fn(payload as never), StatusCode: 200 };
+        const call = () => fn(payload as never);
+        return { Payload: await (this.stepContext ? this.stepContext(step, call) : call()), StatusCode: 200 };
       };
     }
     const run = this.machine(machine).run(input as never, {

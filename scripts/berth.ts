@@ -20,6 +20,9 @@ commands:
   import-legacy FILE              import pre-1.8 allocations (no consumer records)
   migrate-consumers [--batch-size N] [--force]
                                   give legacy allocations consumer records (resumable)
+  migrate-baremetal [--settle S]  switch bare metal to the placement scheduler: every node
+                                  its resource provider, every allocation its consumer
+                                  (resumable, idempotent; docs/design.md)
   help                            this text
 
 environment: TABLE_NAME (default berth), DDB_ENDPOINT (DynamoDB Local; unset for AWS),
@@ -56,6 +59,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./berth/dump.js')).importLegacyCommand(rest);
     case 'migrate-consumers':
       return (await import('./migrate-consumers.js')).migrateConsumersCommand(rest);
+    case 'migrate-baremetal':
+      return (await import('./berth/migrate-baremetal.js')).migrateBaremetalCommand(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -7,6 +7,8 @@
 //     (scripts/check-lockfile.mjs); any failure stops the run here;
 //  1. vitest: unit (pure core, schemas, CDK template, state machine) and integration
 //     (real handlers behind the local API Gateway adapter, against DynamoDB Local);
+//     Then the Ironic-compatible suites once more with BAREMETAL_SCHEDULER=placement
+//     (bare metal through Placement: the bare-metal API must not change);
 //  2. Placement's own gabbi conformance files listed in conformance/passing.txt,
 //     each against a fresh `npm start -- --fresh --containers 2` server (two processes
 //     answering round robin, as two Lambda containers would; needs ../shared and
@@ -17,7 +19,7 @@
 // failure instead. The children get this process's environment as it is.
 // Ends with one line: `N passed, N failed` (totals of both).
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { installHint, missingName, missingPackages, optionalPackage, sharedDir, strictCi } from './optional-packages.mjs';
@@ -88,6 +90,25 @@ if (only !== 'conformance') {
     failed += c.failed;
   }
   if (r.code !== 0 && (!c || c.failed === 0)) problems.push(`vitest exited with ${r.code}`);
+  if (dash < 0) {
+    // the same Ironic-compatible suites with the placement scheduler (every node a resource
+    // provider, every allocation a consumer): the bare-metal API answers as before
+    process.stdout.write('\n[test] the Ironic-compatible suites again, with BAREMETAL_SCHEDULER=placement\n');
+    const files = readdirSync(join(root, 'test/integration/baremetal'))
+      .filter((f) => f.endsWith('.test.ts') && !['placement.test.ts', 'migration.test.ts'].includes(f))
+      .map((f) => `test/integration/baremetal/${f}`);
+    files.push('test/integration/clients/baremetal.test.ts', 'test/integration/clients/openstacksdk.test.ts');
+    const p = await run(join(root, 'node_modules/.bin/vitest'), ['run', '--project', 'integration', ...files], {
+      env: { ...process.env, FORCE_COLOR: '0', BAREMETAL_SCHEDULER: 'placement' },
+    });
+    const pc = counts(p.out);
+    if (!pc) problems.push(`vitest (placement scheduler) exited ${p.code} without a summary`);
+    else {
+      passed += pc.passed;
+      failed += pc.failed;
+    }
+    if (p.code !== 0 && (!pc || pc.failed === 0)) problems.push(`vitest (placement scheduler) exited with ${p.code}`);
+  }
 }
 
 if (only !== 'vitest') {

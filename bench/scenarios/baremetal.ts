@@ -42,8 +42,9 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
   const pass =
     active.length === nodes && errors.length === allocations - nodes && booked.size === nodes && uuids.every((u) => booked.has(u)) && consistent;
   const stats = { ...reserveStats };
+  const scheduler = process.env.BAREMETAL_SCHEDULER ?? 'database';
   ctx.say(
-    `${allocations} allocations / ${nodes} nodes: settled in ${(settleMs / 1000).toFixed(2)} s (POSTs answered in ${(postMs / 1000).toFixed(2)} s); ` +
+    `[${scheduler} scheduler] ${allocations} allocations / ${nodes} nodes: settled in ${(settleMs / 1000).toFixed(2)} s (POSTs answered in ${(postMs / 1000).toFixed(2)} s); ` +
       `${active.length} active, ${errors.length} error, ${nodes - booked.size} nodes unbooked, consistent=${consistent} -> ${pass ? 'PASS' : 'FAIL'}`,
   );
   ctx.say(
@@ -51,6 +52,7 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
   );
   ctx.emit({
     case: label,
+    scheduler,
     nodes,
     allocations,
     settle_ms: Math.round(settleMs),

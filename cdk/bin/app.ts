@@ -10,10 +10,11 @@
  *   -c logLevel=WARN -c logSampleRate=0.01 -c sourceMaps=false   (every function; README, "Operating in AWS")
  *   -c alarmEmail=ops@example.com[,…] -c alarmTopicArn=arn:aws:sns:…   (where the alarms notify)
  *   -c dashboard=true -c insights=true|throttled   (CloudWatch dashboard; DynamoDB Contributor Insights, with the dashboard)
+ *   -c baremetalScheduler=database|placement   (bare metal through Placement: docs/design.md; switching runs a migration)
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
-import { BerthStack } from '../lib/berth-stack.js';
+import { BerthStack, SchedulerConfigError } from '../lib/berth-stack.js';
 import { FunctionSettingsError, type LogLevel } from '../lib/function.js';
 import { IdentityConfigError } from '../lib/identity.js';
 import { OperationsConfigError, parseInsights } from '../lib/operations.js';
@@ -64,6 +65,7 @@ try {
       dashboard: flag('dashboard'),
       insights: parseInsights(ctx('insights')),
     },
+    baremetalScheduler: ctx('baremetalScheduler'),
     forest: {
       memoryMb: ctx('forestMemoryMb') === undefined ? undefined : Number(ctx('forestMemoryMb')),
       provisionedConcurrency: ctx('provisionedConcurrency') === undefined ? undefined : Number(ctx('provisionedConcurrency')),
@@ -71,7 +73,13 @@ try {
   });
 } catch (e) {
   if (
-    !(e instanceof IdentityConfigError || e instanceof FunctionSettingsError || e instanceof OperationsConfigError || e instanceof ContextFlagError)
+    !(
+      e instanceof IdentityConfigError ||
+      e instanceof FunctionSettingsError ||
+      e instanceof OperationsConfigError ||
+      e instanceof ContextFlagError ||
+      e instanceof SchedulerConfigError
+    )
   )
     throw e;
   process.stderr.write(`\nBerth: refusing to synthesise: ${e.message}\n\n`);

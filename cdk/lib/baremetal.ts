@@ -28,14 +28,14 @@ import { MACHINES, STEPS } from '../../functions/conductor/machines.js';
 import type { Machine } from '../../functions/conductor/executor.js';
 import { BerthFunction, ROOT } from './function.js';
 import { acknowledgePublicRoute } from './nag.js';
-import { baremetalRules, grantTableAccess } from './permissions.js';
-import { STATE_MACHINE_ARN_ENV } from '../../functions/config.js';
+import { BAREMETAL_PLACEMENT_ACCESS, baremetalRules, grantTableAccess, type AccessRule } from './permissions.js';
+import { STATE_MACHINE_ARN_ENV, type BaremetalScheduler } from '../../functions/config.js';
 
 const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
 const WRITE = ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem', 'dynamodb:ConditionCheckItem'];
 
 /** the DynamoDB actions each family and step uses (TransactWriteItems needs the per-item actions) */
-const FAMILY_ACTIONS: Record<string, string[]> = {
+export const FAMILY_ACTIONS: Record<string, string[]> = {
   root: [],
   nodes: [...READ, ...WRITE],
   'node-traits': [...READ, 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
@@ -44,13 +44,20 @@ const FAMILY_ACTIONS: Record<string, string[]> = {
   allocations: [...READ, ...WRITE],
   drivers: [],
 };
-const STEP_ACTIONS: Record<string, string[]> = {
+export const STEP_ACTIONS: Record<string, string[]> = {
   'find-candidates': ['dynamodb:Query'],
   'reserve-node': ['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:UpdateItem', 'dynamodb:PutItem'],
   'fail-allocation': ['dynamodb:UpdateItem'],
   'advance-node': [...READ, ...WRITE],
   'fail-node-action': [...READ, ...WRITE],
 };
+/**
+ * BAREMETAL_SCHEDULER=placement: bare-metal actions a step needs besides STEP_ACTIONS (the
+ * node named like the allocation, a GetItem) — the Placement items are BAREMETAL_PLACEMENT_ACCESS
+ */
+export const PLACEMENT_STEP_ACTIONS: Record<string, string[]> = { 'find-candidates': ['dynamodb:GetItem'] };
+/** the steps that keep the provider forest in memory with the placement scheduler */
+const FOREST_STEPS = ['find-candidates', 'reserve-node'];
 /** which state machine a family starts executions of */
 const FAMILY_STARTS: Record<string, Machine> = { allocations: 'allocation', 'node-states': 'node-action' };
 const ARN_ENV: Record<Machine, string> = STATE_MACHINE_ARN_ENV;
@@ -86,6 +93,14 @@ export interface BaremetalProps {
   environment?: Record<string, string>;
   /** stage settings shared with the other APIs (throttling, access logs) */
   configureStage?: (api: apigw.HttpApi, accessLogs: logs.LogGroup) => void;
+  /**
+   * where allocations find and reserve nodes (-c baremetalScheduler; default database).
+   * 'placement' sets BAREMETAL_SCHEDULER on every bare-metal function and grants them the
+   * Placement items they then write (BAREMETAL_PLACEMENT_ACCESS); 'database' grants none.
+   */
+  scheduler?: BaremetalScheduler;
+  /** memory of the steps that hold the provider forest with the placement scheduler (MB) */
+  forestMemoryMb?: number;
 }
 
 export class BaremetalApi extends Construct {
@@ -103,15 +118,20 @@ export class BaremetalApi extends Construct {
     const { table } = props;
 
     // ---- step Lambdas and the state machines built from the ASL files
+    const placement = props.scheduler === 'placement';
     for (const step of STEPS) {
+      const forest = placement && FOREST_STEPS.includes(step);
       const fn = new BerthFunction(this, `Step-${step}`, {
         entry: `functions/baremetal/steps/${step}.ts`,
         description: `Bare metal step ${step}`,
         table,
         access: 'none',
-        memoryMb: 1024,
+        memoryMb: forest ? (props.forestMemoryMb ?? 3008) : 1024,
+        largeHeap: forest,
+        environment: { ...this.schedulerEnv(), ...(forest ? { SNAPSHOT_PREWARM: 'true' } : {}) },
       });
-      this.grantTable(fn.fn, STEP_ACTIONS[step]!);
+      this.grantTable(fn.fn, [...STEP_ACTIONS[step]!, ...(placement ? (PLACEMENT_STEP_ACTIONS[step] ?? []) : [])]);
+      if (placement) this.grantPlacement(fn.fn, BAREMETAL_PLACEMENT_ACCESS.steps[step]);
       this.steps.set(step, fn);
     }
     for (const [machine, spec] of Object.entries(MACHINES) as Array<[Machine, (typeof MACHINES)[Machine]]>) {
@@ -150,10 +170,12 @@ export class BaremetalApi extends Construct {
         environment: {
           BAREMETAL_POLICY_MODE: 'secure-rbac',
           ...(starts ? { [ARN_ENV[starts]]: this.machines.get(starts)!.stateMachineArn } : {}),
+          ...this.schedulerEnv(),
           ...props.environment,
         },
       });
       this.grantTable(fn.fn, FAMILY_ACTIONS[family] ?? [...READ, ...WRITE]);
+      if (placement) this.grantPlacement(fn.fn, BAREMETAL_PLACEMENT_ACCESS.families[family]);
       if (starts) this.machines.get(starts)!.grantStartExecution(fn.fn);
       this.families.set(family, fn);
     }
@@ -197,7 +219,17 @@ export class BaremetalApi extends Construct {
    * over, and describe/start executions of both state machines.
    */
   grantOrphanRecovery(fn: lambda.Function): void {
-    this.grantTable(fn, ['dynamodb:Query', 'dynamodb:GetItem', 'dynamodb:UpdateItem', 'dynamodb:PutItem']);
+    const placement = this.props.scheduler === 'placement';
+    // with the placement scheduler it also migrates nodes (a node's version checked in each transaction)
+    this.grantTable(fn, [
+      'dynamodb:Query',
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+      'dynamodb:PutItem',
+      ...(placement ? ['dynamodb:ConditionCheckItem'] : []),
+    ]);
+    if (placement) this.grantPlacement(fn, BAREMETAL_PLACEMENT_ACCESS.maintenance);
+    for (const [k, v] of Object.entries(this.schedulerEnv())) fn.addEnvironment(k, v);
     for (const [machine, sm] of this.machines) {
       fn.addEnvironment(ARN_ENV[machine], sm.stateMachineArn);
       sm.grantStartExecution(fn);
@@ -212,6 +244,17 @@ export class BaremetalApi extends Construct {
         reason: 'Recovery describes executions of this one state machine; execution names are generated per allocation.',
       });
     }
+  }
+
+  /** the functions' BAREMETAL_SCHEDULER (none: the default, database) */
+  schedulerEnv(): Record<string, string> {
+    return this.props.scheduler === 'placement' ? { BAREMETAL_SCHEDULER: 'placement' } : {};
+  }
+
+  /** the Placement items a function may touch with the placement scheduler (cdk/lib/permissions.ts) */
+  private grantPlacement(fn: lambda.IFunction, rules: AccessRule[] | undefined): void {
+    if (rules === undefined) throw new Error('a bare-metal function without BAREMETAL_PLACEMENT_ACCESS rules (cdk/lib/permissions.ts)');
+    if (rules.length) grantTableAccess(fn, this.props.table, rules);
   }
 
   private grantTable(fn: lambda.IFunction, actions: string[]): void {

@@ -18,6 +18,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
+import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../../functions/config.js';
 import { BerthFunction, setFunctionSettings, type FunctionSettings } from './function.js';
 import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
@@ -39,6 +40,8 @@ export interface BerthStackProps extends StackProps {
   operations?: Partial<OperationsOptions>;
   /** deployment-wide function settings (log level, sampling); unset ones: FUNCTION_DEFAULTS (cdk/lib/function.ts) */
   functions?: Partial<FunctionSettings>;
+  /** where bare-metal allocations find and reserve nodes (-c baremetalScheduler; docs/design.md, "Bare metal through Placement") */
+  baremetalScheduler?: string;
   /** the functions that keep the provider forest in memory (docs/design.md, "Memory") */
   forest?: {
     /** MB of memory (default 3008: a million providers need ~1.5 GB of heap, and CPU grows with memory) */
@@ -65,6 +68,7 @@ export class BerthStack extends Stack {
     const identity = validateIdentity(props.identity);
     setFunctionSettings(this, props.functions);
     const operations = validateOperations(props.operations);
+    const bmScheduler = validateScheduler(props.baremetalScheduler);
     const retain = props.retainData ?? true;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
@@ -115,7 +119,12 @@ export class BerthStack extends Stack {
       throw new Error(`identity mode ${identity.mode} builds no authorizer`);
     }
     const identityEnv = identityEnvironment(identity);
-    const env: Record<string, string> = { PLACEMENT_POLICY_MODE: 'secure-rbac', ...identityEnv };
+    const env: Record<string, string> = {
+      PLACEMENT_POLICY_MODE: 'secure-rbac',
+      // Placement refuses writes to bare-metal nodes' consumers in that mode
+      ...(bmScheduler === 'placement' ? { BAREMETAL_SCHEDULER: 'placement' } : {}),
+      ...identityEnv,
+    };
 
     // ---------------------------------------------------------------- Placement
     const accessLogs = new logs.LogGroup(this, 'PlacementAccessLogs', {
@@ -179,6 +188,8 @@ export class BerthStack extends Stack {
       authorizer,
       environment: identityEnv,
       configureStage: (api, lg) => this.configureStage(api, lg, props.throttle),
+      scheduler: bmScheduler,
+      forestMemoryMb,
     });
     new CfnOutput(this, 'BaremetalUrl', { value: baremetal.url });
 
@@ -280,3 +291,14 @@ export class BerthStack extends Stack {
 }
 
 export const DEFAULT_TIMEOUT = Duration.seconds(29);
+
+/** -c baremetalScheduler that cannot work stops the synth, as the other flags do */
+export class SchedulerConfigError extends Error {}
+
+export function validateScheduler(v: string | undefined): BaremetalScheduler {
+  if (v === undefined || v === '') return 'database';
+  if (!(BAREMETAL_SCHEDULERS as readonly string[]).includes(v)) {
+    throw new SchedulerConfigError(`-c baremetalScheduler=${v}: expected one of ${BAREMETAL_SCHEDULERS.join(', ')}`);
+  }
+  return v as BaremetalScheduler;
+}

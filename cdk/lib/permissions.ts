@@ -177,10 +177,59 @@ export const MAINTENANCE_ACCESS: AccessRule[] = [
 ];
 
 /**
+ * BAREMETAL_SCHEDULER=placement (docs/design.md, "Bare metal through Placement"): the
+ * Placement items a bare-metal function touches besides its own, granted only in that
+ * mode. A node write reads its provider (a Query of its partition) and the consumer it
+ * releases or claims, and writes them in its own transaction: the provider's items and
+ * name, allocation rows, the consumer, the usage aggregate, the change-log entry, refs on
+ * custom classes and traits — and creates a custom class or trait the node introduces
+ * (a catalog look-up, then a one-item transaction with its TX# marker).
+ */
+const NODE_PROVIDER_WRITE: AccessRule[] = [
+  { actions: [QUERY, PUT, UPDATE, DELETE], keys: ['RP#*'] },
+  { actions: [PUT, DELETE], keys: ['RPNAME#*'] },
+  { actions: [GET, PUT, DELETE], keys: ['CONS#*'] },
+  { actions: [UPDATE], keys: ['USAGE#*'] },
+  { actions: [PUT], keys: ['LOG#*'] },
+  { actions: [BATCH_GET, PUT, UPDATE], keys: ['RCS#*', 'TRAITS#*'] },
+  ...TX_MARKER,
+];
+/** whether allocations take their candidates from the forest yet (the migration's META item) */
+const SCHEDULER_STATE: AccessRule[] = [{ actions: [GET], keys: ['META'] }];
+
+/** Per bare-metal family and step, and for the maintenance function: the Placement items it may touch with the placement scheduler. */
+export const BAREMETAL_PLACEMENT_ACCESS: { families: Record<string, AccessRule[]>; steps: Record<string, AccessRule[]>; maintenance: AccessRule[] } =
+  {
+    families: {
+      root: [],
+      drivers: [],
+      nodes: withLargeChanges(NODE_PROVIDER_WRITE),
+      'node-traits': withLargeChanges(NODE_PROVIDER_WRITE),
+      'node-states': withLargeChanges(NODE_PROVIDER_WRITE),
+      'node-vifs': withLargeChanges(NODE_PROVIDER_WRITE),
+      allocations: withLargeChanges(NODE_PROVIDER_WRITE),
+    },
+    steps: {
+      // the forest (a snapshot of its own), the node named like the allocation (a bare-metal item)
+      'find-candidates': [...SNAPSHOT, ...SCHEDULER_STATE],
+      // the reservation's claim; a fresh look at the forest after a lost race
+      'reserve-node': withLargeChanges([...NODE_PROVIDER_WRITE, ...SNAPSHOT, ...SCHEDULER_STATE]),
+      'fail-allocation': [],
+      'advance-node': withLargeChanges(NODE_PROVIDER_WRITE),
+      'fail-node-action': withLargeChanges(NODE_PROVIDER_WRITE),
+    },
+    // the migration (functions/maintenance/baremetal-placement.ts): MAINTENANCE_ACCESS covers
+    // the Placement items; its progress is one more META item it writes
+    maintenance: [{ actions: [PUT], keys: ['META'] }],
+  };
+
+/**
  * Bare-metal items (functions/store/baremetal/keys.ts) and their gsi2 partitions. The
  * bare-metal construct (cdk/lib/baremetal.ts) decides the actions per family and step;
  * these bind them to bare-metal items, so no bare-metal function can read or write a
- * Placement item (and no Placement function a bare-metal one: none lists these keys).
+ * Placement item (and no Placement function a bare-metal one: none lists these keys) —
+ * except, with the placement scheduler only, the Placement items of
+ * BAREMETAL_PLACEMENT_ACCESS above.
  */
 export const BAREMETAL_ITEM_KEYS = ['BMN#*', 'BMNNAME#*', 'BMNINST#*', 'BMA#*', 'BMANAME#*'];
 export const BAREMETAL_INDEX_KEYS = ['BMNS#*', 'BMAS#*'];

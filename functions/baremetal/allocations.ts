@@ -146,6 +146,9 @@ async function create(r: BmRequest) {
     exec_at: Date.now(),
     seq: nextBmSeq(),
     ver: 0,
+    // whose consumer it is in Placement when it has no owner (BAREMETAL_SCHEDULER=placement)
+    consumer_project: r.creds.projectId ?? null,
+    consumer_user: r.creds.userId ?? null,
   };
   const saved = await createAllocation(rec, { backfillNode: node });
   r.headers.location = buildUrl(r, 'allocations', uuid);

@@ -19,12 +19,16 @@ import {
   stillSuitable,
   unexpectedFailureText,
   type AllocationRequest,
+  type CandidateNode,
 } from '../core/baremetal/allocations.js';
 import type { AllocationRecord } from '../core/baremetal/records.js';
 import { internalErrorText } from '../core/errors.js';
 import { config } from '../config.js';
 import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';
+import { candidatesFromForest } from '../store/baremetal/placement-migration.js';
+import { forestProvider, freeNodeProviders } from '../store/baremetal/placement-candidates.js';
+import { placementRefusalText } from '../core/baremetal/placement.js';
 import { RETRY, sleep, withRetries } from '../store/ddb/retry.js';
 import { log } from '../observability/log.js';
 
@@ -34,6 +38,9 @@ export type Candidate = [string, number];
 /** what an execution knows about its allocation */
 export interface AllocationSpec extends AllocationRequest {
   seq: number;
+  /** who created it (BAREMETAL_SCHEDULER=placement: its consumer's project without an owner, and user) */
+  consumer_project?: string | null;
+  consumer_user?: string | null;
 }
 
 export interface AllocationStepInput {
@@ -69,12 +76,26 @@ export function executionInput(a: AllocationRecord, execution: string): Record<s
     candidate_nodes: a.candidate_nodes ?? [],
     owner: a.owner,
     seq: a.seq,
+    ...(a.consumer_project ? { consumer_project: a.consumer_project } : {}),
+    ...(a.consumer_user ? { consumer_user: a.consumer_user } : {}),
   };
   return { allocation: a.uuid, execution, spec };
 }
 
 /** process-wide counters of the reservation work (benchmarks and tests read them) */
-export const reserveStats = { find: 0, reserveCalls: 0, attempts: 0, won: 0, taken: 0, busy: 0, gone: 0, refreshes: 0, retries: 0, failed: 0 };
+export const reserveStats = {
+  find: 0,
+  fromForest: 0,
+  reserveCalls: 0,
+  attempts: 0,
+  won: 0,
+  taken: 0,
+  busy: 0,
+  gone: 0,
+  refreshes: 0,
+  retries: 0,
+  failed: 0,
+};
 
 export function resetReserveStats(): void {
   for (const k of Object.keys(reserveStats) as Array<keyof typeof reserveStats>) reserveStats[k] = 0;
@@ -92,12 +113,24 @@ function findRetries(): number {
   return config().baremetal.indexRetries ?? (config().ddbEndpoint ? 0 : 1);
 }
 
+/**
+ * The nodes an allocation could take: the allocatable nodes of its class from the node
+ * index, or (BAREMETAL_SCHEDULER=placement, migrated) the providers of the forest with a
+ * free unit of its class. Either is only a list to try: the reservation re-checks
+ * everything in its own conditions.
+ */
+async function lookForNodes(req: AllocationSpec, fromForest: boolean, again = false) {
+  if (!fromForest) return allocatableNodes(req.resource_class);
+  reserveStats.fromForest++;
+  return freeNodeProviders(req, { nameFirst: !again });
+}
+
 /** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */
 export async function findCandidates(input: AllocationStepInput): Promise<AllocationStepOutput> {
   reserveStats.find++;
   const req = input.spec;
   // the index is eventually consistent; the reservation re-checks every condition
-  const nodes = await allocatableNodes(req.resource_class);
+  const nodes = await lookForNodes(req, await candidatesFromForest());
   try {
     const chosen = chooseCandidates(nodes, req);
     const candidates = chosen.slice(0, MAX_CANDIDATES).map((n) => [n.uuid, n.seq] as Candidate);
@@ -129,13 +162,14 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
   let busy: Candidate[] = [];
   const lost = new Set<string>();
   const tried = new Set<string>();
+  const fromForest = await candidatesFromForest();
   for (let pass = 0; pass < RESERVE_ATTEMPTS && pending.length; pass++) {
     busy = [];
     let queue = pending.filter(([u]) => !lost.has(u));
     while (queue.length) {
       const [uuid, seq] = queue.shift()!;
       tried.add(uuid);
-      const out = await reserveNode(req, input.execution, { uuid, seq });
+      const out = await reserveNode(req, input.execution, { uuid, seq }, fromForest ? forestProvider(uuid) : undefined);
       reserveStats.attempts++;
       if ('ok' in out) {
         reserveStats.won++;
@@ -151,6 +185,10 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
         const text = `Instance ${req.uuid} is already associated with a node, it cannot be associated with this other node ${uuid}`;
         return { ...input, outcome: 'failed', reason: unexpectedFailureText(text) };
       }
+      if (out.error === 'consumer_exists') {
+        const text = placementRefusalText({ reason: 'consumer_exists', node: uuid, consumer: req.uuid });
+        return { ...input, outcome: 'failed', reason: unexpectedFailureText(text) };
+      }
       if (out.error === 'busy') {
         reserveStats.busy++;
         busy.push([uuid, seq]);
@@ -161,7 +199,7 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
       lost.add(uuid);
       if (queue.length || input.more) {
         reserveStats.refreshes++;
-        const fresh = await allocatableNodes(req.resource_class);
+        const fresh = await lookForNodes(req, fromForest, true);
         const still = new Set(fresh.filter((n) => stillSuitable(n, req)).map((n) => n.uuid));
         queue = queue.filter(([u]) => still.has(u) && !lost.has(u));
         if (input.more) queue.push(...topUp(fresh, req, queue, tried));
@@ -180,7 +218,7 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
 }
 
 /** Fitting nodes of a fresh look that are neither queued nor tried yet, up to MAX_CANDIDATES queued in all. */
-function topUp(fresh: Awaited<ReturnType<typeof allocatableNodes>>, req: AllocationSpec, queue: Candidate[], tried: Set<string>): Candidate[] {
+function topUp(fresh: Array<CandidateNode & { seq: number }>, req: AllocationSpec, queue: Candidate[], tried: Set<string>): Candidate[] {
   const queued = new Set(queue.map(([u]) => u));
   let fitting: typeof fresh;
   try {

@@ -11,6 +11,8 @@ import { IronicError, Err } from '../core/baremetal/errors.js';
 import type { NodeRecord } from '../core/baremetal/records.js';
 import { config } from '../config.js';
 import { type RETRY, RetriesExhausted, withRetries } from '../store/ddb/retry.js';
+import { placementRefusalText } from '../core/baremetal/placement.js';
+import type { PlacementRefusal } from '../store/baremetal/placement-link.js';
 
 /** what the handler passes to re-read (and re-authorize) the object on every attempt */
 export type Load<T> = () => Promise<T>;
@@ -55,4 +57,15 @@ export function nodeBusy(uuid: string): IronicError {
 /** Ironic's NodeLocked: another action holds the node's lock (its reservation). */
 export function refuseLocked(node: NodeRecord): void {
   if (node.lock) throw Err.nodeLocked(node.uuid, config().baremetal.conductorName);
+}
+
+/**
+ * BAREMETAL_SCHEDULER=placement: a write the node's provider or consumer refuses is
+ * answered (409), not retried. Returns `out` narrowed to the store's other outcomes.
+ */
+export function refusedByPlacement<T>(out: T | PlacementRefusal): Exclude<T, PlacementRefusal> {
+  if (typeof out === 'object' && out !== null && (out as { error?: unknown }).error === 'placement') {
+    throw Err.conflict(placementRefusalText(out as PlacementRefusal));
+  }
+  return out as Exclude<T, PlacementRefusal>;
 }

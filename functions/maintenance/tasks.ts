@@ -3,6 +3,7 @@ import { migrateIncompleteConsumers } from './consumers.js';
 import { recoverOrphanAllocations, recoverStaleNodeActions } from './orphans.js';
 import { refreshForestImage } from './image.js';
 import { recoverIntents } from '../store/ddb/intents.js';
+import { migrateBaremetalToPlacement } from './baremetal-placement.js';
 
 export interface MaintenanceTask {
   name: string;
@@ -15,6 +16,8 @@ export const MAINTENANCE_TASKS: MaintenanceTask[] = [
   { name: 'large-changes', run: async () => ({ ...(await recoverIntents()) }) },
   // allocations imported without consumer records get one (seed 000's online migration)
   { name: 'incomplete-consumers', run: async ({ deadline }) => ({ ...(await migrateIncompleteConsumers({ deadline })) }) },
+  // BAREMETAL_SCHEDULER=placement: nodes get their providers and allocations their consumers (until done)
+  { name: 'baremetal-placement', run: async ({ deadline }) => ({ ...(await migrateBaremetalToPlacement({ deadline })) }) },
   // bare-metal allocations whose execution died or never started are taken over and resumed
   { name: 'baremetal-orphan-allocations', run: async ({ deadline }) => ({ ...(await recoverOrphanAllocations({ deadline })) }) },
   // bare-metal power/provision actions whose execution died: taken over and resumed

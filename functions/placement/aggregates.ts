@@ -4,6 +4,7 @@
  * with resource_provider_generation, checked (409 placement.concurrent_update) and
  * bumped in one conditional write.
  */
+import { nodeProviderRefusal } from '../core/baremetal/placement.js';
 import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
@@ -65,6 +66,7 @@ async function put(r: PlacementRequest) {
   const res = await setProviderAggregates(uuid, { current: cur, generation, bumpGeneration: withGeneration }, aggregates);
   if ('error' in res) {
     if (res.error === 'not_found') throw providerNotFound(uuid);
+    if (res.error === 'node_provider') throw conflict(nodeProviderRefusal(uuid, res.node, 'change the aggregates of'));
     throw generationConflict();
   }
   // upstream answers with the list it was sent

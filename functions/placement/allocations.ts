@@ -80,6 +80,8 @@ function claimError(f: ClaimFailure, notFoundPrefix: string): PlacementError {
       return badRequest(`${notFoundPrefix}${f.detail}`);
     case 'invalid_inventory':
       return conflict(`Unable to allocate inventory: ${f.detail}`);
+    case 'baremetal':
+      return conflict(f.detail);
   }
 }
 
@@ -206,7 +208,8 @@ async function removeForConsumer(r: PlacementRequest) {
   r.authorize(`${A}:delete`);
   const raw = r.params.consumer_uuid!;
   const deleted = await deleteConsumerAllocations(raw.toLowerCase());
-  if (!deleted) throw notFound(`No allocations for consumer '${raw}'`);
+  if (deleted === false) throw notFound(`No allocations for consumer '${raw}'`);
+  if (deleted !== true) throw claimError(deleted, '');
   return noContent();
 }
 

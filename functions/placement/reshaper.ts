@@ -38,6 +38,8 @@ function reshapeError(f: ReshapeFailure): PlacementError {
       return conflict(`update conflict: ${f.detail}`, ErrorCodes.INVENTORY_INUSE);
     case 'invalid_inventory':
       return conflict(`Unable to allocate inventory: ${f.detail}`);
+    case 'baremetal':
+      return conflict(f.detail);
   }
 }
 

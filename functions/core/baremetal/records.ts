@@ -149,6 +149,12 @@ export interface AllocationRecord {
   exec_at: number;
   /** how many times orphan recovery resumed the allocation (absent: never) */
   resumes?: number;
+  /**
+   * who created it (not in the API): with BAREMETAL_SCHEDULER=placement its Placement
+   * consumer belongs to the owner, else to this project, and to this user
+   */
+  consumer_project?: string | null;
+  consumer_user?: string | null;
   seq: number;
 }
 

@@ -1,5 +1,5 @@
 /** UUID helpers matching Python's uuid / oslo.utils behaviour. */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { isUuidLike } from './jsonschema.js';
 
 export { isUuidLike };
@@ -17,3 +17,13 @@ export function canonicalUuid(v: string): string {
 }
 
 export const newUuid = (): string => randomUUID();
+
+/** uuid.uuid5(namespace, name): the name-based (SHA-1) UUID, as Python computes it. */
+export function uuid5(namespace: string, name: string): string {
+  const ns = Buffer.from(canonicalUuid(namespace).replaceAll('-', ''), 'hex');
+  const hash = createHash('sha1').update(ns).update(Buffer.from(name, 'utf8')).digest();
+  const b = hash.subarray(0, 16);
+  b[6] = (b[6]! & 0x0f) | 0x50;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  return canonicalUuid(b.toString('hex'));
+}

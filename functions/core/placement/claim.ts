@@ -62,7 +62,9 @@ export type ClaimFailure =
   /** 400 (exception.ResourceClassNotFound) */
   | { error: 'class_missing'; resourceClass: string; detail: string }
   /** 409 (exception.InvalidInventory and its capacity / constraint subclasses) */
-  | { error: 'invalid_inventory'; detail: string };
+  | { error: 'invalid_inventory'; detail: string }
+  /** 409: a bare-metal allocation's consumer or a bare-metal node's inventory (BAREMETAL_SCHEDULER=placement) */
+  | { error: 'baremetal'; detail: string };
 
 export interface ProviderChange {
   uuid: string;

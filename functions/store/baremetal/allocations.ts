@@ -19,7 +19,11 @@ import { S } from '../../core/baremetal/states.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS, BM_TX, refuseOversized } from './keys.js';
 import { nodeUuidForInstance } from './nodes.js';
-import { transact, type TxItem } from '../ddb/tx.js';
+import { transact, type TxItem, type TxOutcome } from '../ddb/tx.js';
+import type { ProviderRecord } from '../../core/placement/model.js';
+import { readProvider, type ProviderRead } from '../placement/providers.js';
+import { getNode } from './nodes.js';
+import { ensureNodeNames, linkFailure, nodeLink, placementMode, reservationLink, type PlacementRefusal } from './placement-link.js';
 
 const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type', 'ver']);
 
@@ -190,9 +194,15 @@ export function allocationDeleteActions(a: AllocationRecord, nodeUuid: string | 
  * destroy_allocation: delete the allocation and release its node (instance_uuid and
  * allocation_uuid cleared) in one transaction, provided neither changed since read.
  */
-export async function deleteAllocation(a: AllocationRecord, node: NodeRecord | undefined): Promise<true | { error: 'stale' }> {
+export async function deleteAllocation(a: AllocationRecord, node: NodeRecord | undefined): Promise<true | { error: 'stale' } | PlacementRefusal> {
   const items = allocationDeleteActions(a, node ? node.uuid : null);
-  if (node) items.push(...releaseNodeActions(node, a.uuid));
+  if (node) {
+    items.push(...releaseNodeActions(node, a.uuid));
+    // its consumer gives the node's unit back, and the unit follows the node (BAREMETAL_SCHEDULER=placement)
+    const link = await nodeLink({ before: node, after: { ...node, instance_uuid: null, allocation_uuid: null }, release: a.uuid });
+    if ('error' in link) return link;
+    items.push(...link.items);
+  }
   const out = await transact(items, BM_TX);
   return out.ok ? true : { error: 'stale' };
 }
@@ -243,7 +253,9 @@ export type ReserveOutcome =
   /** the allocation is gone or belongs to another execution now */
   | { error: 'gone' }
   /** the allocation UUID is some other node's instance_uuid */
-  | { error: 'instance_associated'; node?: string };
+  | { error: 'instance_associated'; node?: string }
+  /** BAREMETAL_SCHEDULER=placement: a Placement consumer with the allocation's UUID exists and holds something else */
+  | { error: 'consumer_exists' };
 
 /** what a reservation needs to know about its allocation */
 export interface ReservationRequest {
@@ -252,9 +264,27 @@ export interface ReservationRequest {
   resource_class: string;
   traits: string[];
   owner?: string | null;
+  /** who created the allocation (its Placement consumer's project without an owner, and user) */
+  consumer_project?: string | null;
+  consumer_user?: string | null;
 }
 
-export async function reserveNode(a: ReservationRequest, exec: string, node: { uuid: string; seq: number }): Promise<ReserveOutcome> {
+export async function reserveNode(
+  a: ReservationRequest,
+  exec: string,
+  node: { uuid: string; seq: number },
+  /** BAREMETAL_SCHEDULER=placement: the node's provider as the forest holds it (saves a read; a stale one is read again) */
+  provider?: ProviderRecord,
+): Promise<ReserveOutcome> {
+  const items = reservationItems(a, exec, node);
+  if (placementMode()) return reserveThroughPlacement(a, node, items, provider);
+  const out = await transact(items, BM_TX);
+  if (out.ok) return { ok: true };
+  return reserveFailure(out, a);
+}
+
+/** The reservation's own items: node (0), instance (1), allocation (2). */
+function reservationItems(a: ReservationRequest, exec: string, node: { uuid: string; seq: number }): TxItem[] {
   const T = tableName();
   const now = isoNow();
   const names: Record<string, string> = {
@@ -288,7 +318,7 @@ export async function reserveNode(a: ReservationRequest, exec: string, node: { u
     names['#owner'] = 'owner';
     names['#lessee'] = 'lessee';
   }
-  const items: TxItem[] = [
+  return [
     {
       Update: {
         TableName: T,
@@ -319,12 +349,51 @@ export async function reserveNode(a: ReservationRequest, exec: string, node: { u
       },
     },
   ];
-  const out = await transact(items, BM_TX);
-  if (out.ok) return { ok: true };
+}
+
+async function reserveFailure(out: Extract<TxOutcome, { ok: false }>, a: ReservationRequest): Promise<ReserveOutcome> {
   if (out.conflict) return { error: 'busy' };
   if (out.failed.includes(2)) return { error: 'gone' };
   if (out.failed.includes(0)) return { error: 'taken' };
   if (out.failed.includes(1)) return { error: 'instance_associated', node: await nodeUuidForInstance(a.uuid) };
+  return { error: 'busy' };
+}
+
+/** how many times a reservation reads the node's provider again after it changed under the plan */
+const PROVIDER_REREADS = 3;
+
+/**
+ * The reservation and the allocation's Placement claim in ONE transaction
+ * (placement-link.ts reservationLink): the node's conditions as always, and its
+ * provider's generation as read — so a Placement client that claimed the node's unit
+ * first, or a stale forest record, fails it. A provider that changed is read again
+ * (consistently): held by a consumer now, the node is taken; otherwise the
+ * reservation is planned again on what was read.
+ */
+async function reserveThroughPlacement(a: ReservationRequest, node: { uuid: string }, own: TxItem[], hint?: ProviderRecord): Promise<ReserveOutcome> {
+  let read: ProviderRead | undefined = hint ? { record: hint } : await readProvider(node.uuid);
+  for (let attempt = 0; attempt < PROVIDER_REREADS; attempt++) {
+    let full: NodeRecord | undefined;
+    if (!read) {
+      // a node without a provider yet (the deployment is still migrating): created with the reservation
+      full = await getNode(node.uuid);
+      if (!full) return { error: 'taken' };
+      await ensureNodeNames({ ...full, instance_uuid: a.uuid, allocation_uuid: a.uuid });
+    }
+    const link = reservationLink(a, { uuid: node.uuid, resource_class: a.resource_class }, read, full);
+    if (!link) {
+      // no Placement class (no resource class: nothing an allocation asks for): the reservation alone
+      const out = await transact(own, BM_TX);
+      return out.ok ? { ok: true } : reserveFailure(out, a);
+    }
+    if ('error' in link) return link.reason === 'consumer_exists' ? { error: 'consumer_exists' } : { error: 'taken' };
+    const out = await transact([...own, ...link.items], BM_TX);
+    if (out.ok) return { ok: true };
+    if (out.conflict || out.failed.some((i) => i < own.length)) return reserveFailure(out, a);
+    if (linkFailure(out, link, own.length, node.uuid)) return { error: 'taken' };
+    if (link.index.consumer !== undefined && out.failed.includes(own.length + link.index.consumer)) return { error: 'consumer_exists' };
+    read = await readProvider(node.uuid);
+  }
   return { error: 'busy' };
 }
 
@@ -372,7 +441,7 @@ export async function takeOverAllocation(a: AllocationRecord, from: string | nul
   });
 }
 
-export type BackfillOutcome = { ok: true } | AllocationWriteFailure;
+export type BackfillOutcome = { ok: true } | AllocationWriteFailure | PlacementRefusal;
 
 /**
  * Backfill: create an active allocation for an already deployed node and bind it, in
@@ -404,8 +473,15 @@ export async function backfillAllocation(a: StoredAllocation, node: NodeRecord):
     instIdx = items.length;
     items.push({ Put: { TableName: T, Item: { ...BK.nodeInstance(a.uuid), node: node.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
   }
+  // the allocation's consumer takes the node's unit (BAREMETAL_SCHEDULER=placement)
+  const link = await nodeLink({ before: node, after: { ...node, instance_uuid: a.uuid, allocation_uuid: a.uuid }, claim: a });
+  if ('error' in link) return link;
+  const base = items.length;
+  items.push(...link.items);
   const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true };
+  const refused = linkFailure(out, link, base, node.uuid);
+  if (refused) return refused;
   if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
   if (out.failed.includes(nodeIdx) || out.conflict) return { error: 'stale' };

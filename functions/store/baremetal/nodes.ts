@@ -10,6 +10,7 @@ import { isAllocatable, type NodeRecord } from '../../core/baremetal/records.js'
 import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS, BM_TX, refuseOversized } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { linkFailure, nodeLink, type PlacementRefusal } from './placement-link.js';
 
 const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type']);
 
@@ -223,7 +224,9 @@ export type NodeWriteFailure =
   | { error: 'stale' }
   | { error: 'duplicate_uuid' }
   | { error: 'duplicate_name'; name: string }
-  | { error: 'instance_associated'; instance: string; node?: string };
+  | { error: 'instance_associated'; instance: string; node?: string }
+  /** BAREMETAL_SCHEDULER=placement: the node's provider or consumer refuses the change */
+  | PlacementRefusal;
 
 export type NodeWrite = { ok: true; node: NodeRecord } | NodeWriteFailure;
 
@@ -279,9 +282,16 @@ export async function createNode(n: NodeRecord): Promise<NodeWrite> {
   const items: TxItem[] = [{ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];
   const u = uniqueness(undefined, n, 1);
   items.push(...u.actions);
+  // its resource provider is created with it (BAREMETAL_SCHEDULER=placement)
+  const link = await nodeLink({ after: n });
+  if ('error' in link) return link;
+  const base = items.length;
+  items.push(...link.items);
   const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true, node: n };
   if (out.conflict) return { error: 'stale' };
+  const refused = linkFailure(out, link, base, n.uuid);
+  if (refused) return refused;
   // both taken: Ironic (its database's constraint order) names the name
   if (u.nameIdx !== undefined && out.failed.includes(u.nameIdx)) return { error: 'duplicate_name', name: n.name! };
   if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
@@ -313,8 +323,16 @@ export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[
   ];
   const u = uniqueness(cur, rec, 1);
   items.push(...u.actions, ...extra);
+  // its provider follows it, and an allocation deleted with `extra` gives its unit back (BAREMETAL_SCHEDULER=placement)
+  const release = cur.allocation_uuid && cur.allocation_uuid !== rec.allocation_uuid ? cur.allocation_uuid : undefined;
+  const link = await nodeLink({ before: cur, after: rec, release });
+  if ('error' in link) return link;
+  const base = items.length;
+  items.push(...link.items);
   const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true, node: rec };
+  const refused = linkFailure(out, link, base, rec.uuid);
+  if (refused) return refused;
   if (out.conflict || out.failed.includes(0)) return { error: 'stale' };
   if (u.nameIdx !== undefined && out.failed.includes(u.nameIdx)) return { error: 'duplicate_name', name: rec.name! };
   if (u.instIdx !== undefined && out.failed.includes(u.instIdx)) {
@@ -323,8 +341,12 @@ export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[
   return { error: 'stale' };
 }
 
-/** Delete a node (and whatever `extra` removes with it) if it is still the version read. */
-export async function deleteNodeItems(cur: NodeRecord, extra: TxItem[] = []): Promise<true | { error: 'stale' }> {
+/**
+ * Delete a node (and whatever `extra` removes with it) if it is still the version read;
+ * its provider goes with it, and its allocation's consumer (BAREMETAL_SCHEDULER=placement:
+ * refused while other consumers hold allocations on the provider).
+ */
+export async function deleteNodeItems(cur: NodeRecord, extra: TxItem[] = []): Promise<true | { error: 'stale' } | PlacementRefusal> {
   const items: TxItem[] = [
     {
       Delete: {
@@ -338,6 +360,9 @@ export async function deleteNodeItems(cur: NodeRecord, extra: TxItem[] = []): Pr
     ...uniqueness(cur, undefined, 1).actions,
     ...extra,
   ];
+  const link = await nodeLink({ before: cur, release: cur.allocation_uuid ?? undefined });
+  if ('error' in link) return link;
+  items.push(...link.items);
   const out = await transact(items, BM_TX);
   return out.ok ? true : { error: 'stale' };
 }

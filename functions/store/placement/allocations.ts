@@ -32,6 +32,7 @@ import {
   type ConsumerRequest,
   type ConsumerState,
   type ProviderChange,
+  type RowChange,
 } from '../../core/placement/claim.js';
 import { logPut, logStamp, stateGuard, type LogStamp } from './changelog.js';
 import { K } from './keys.js';
@@ -46,6 +47,7 @@ import { Expr, newItem } from '../ddb/expr.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { config } from '../../config.js';
 import { writeSeq } from '../../core/placement/order.js';
+import { baremetalConsumerProblem } from '../../core/baremetal/placement.js';
 
 /**
  * Which condition guards a claim's provider write:
@@ -170,18 +172,7 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   const position = new Map(plan.consumers.map((c, i) => [c.uuid, i]));
   for (const r of plan.rows) {
     if (r.resources) {
-      items.push(
-        new Expr().putItem({
-          ...K.providerAllocation(r.provider, r.consumer),
-          kind: 'ALLOC',
-          provider: r.provider,
-          consumer: r.consumer,
-          resources: r.resources,
-          cgen: r.generation,
-          created: opts.now,
-          wseq: writeSeq(opts.now, position.get(r.consumer) ?? 0),
-        }),
-      );
+      items.push(new Expr().putItem(allocationRowItem(r, opts.now, position.get(r.consumer) ?? 0)));
     } else {
       items.push(new Expr().deleteItem(K.providerAllocation(r.provider, r.consumer)));
     }
@@ -200,6 +191,20 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   return items;
 }
 
+/** The allocation row of a consumer on a provider (`position`: the consumer's place in its request, for wseq). */
+export function allocationRowItem(r: RowChange, now: string, position: number): Record<string, unknown> {
+  return {
+    ...K.providerAllocation(r.provider, r.consumer),
+    kind: 'ALLOC',
+    provider: r.provider,
+    consumer: r.consumer,
+    resources: r.resources,
+    cgen: r.generation,
+    created: now,
+    wseq: writeSeq(now, position),
+  };
+}
+
 /**
  * Write a plan; RETRY when the transaction was cancelled (conflict or a condition): the
  * caller reads again and plans again.
@@ -213,12 +218,17 @@ export async function writePlan(plan: ClaimPlan, opts: PlanWriteOptions): Promis
   return RETRY;
 }
 
+/** A bare-metal allocation's consumer is the bare-metal API's to write (BAREMETAL_SCHEDULER=placement). */
+export function refusedForBaremetal(requests: ConsumerRequest[], states: ReadonlyMap<string, ConsumerState>): ClaimFailure | undefined {
+  return config().baremetal.scheduler === 'placement' ? baremetalConsumerProblem(requests, states) : undefined;
+}
+
 /** Replace the allocations of the requested consumers (one transaction). */
 export async function claimAllocations(requests: ConsumerRequest[], opts: ClaimOptions = {}): Promise<true | ClaimFailure> {
   claimStats.claims++;
   return withRetries<true | ClaimFailure>(async () => {
     const { states, providers } = await readClaimState(requests);
-    const early = checkConsumerGenerations(requests, states) ?? checkProvidersExist(requests, providers);
+    const early = refusedForBaremetal(requests, states) ?? checkConsumerGenerations(requests, states) ?? checkProvidersExist(requests, providers);
     if (early) return early;
     const missingClasses = new Set(await missingResourceClasses(classesToLookUp(requests, states, providers)));
     const now = new Date().toISOString();
@@ -233,10 +243,15 @@ export async function claimAllocations(requests: ConsumerRequest[], opts: ClaimO
  * record (legacy rows are invisible here, as upstream). Provider generations are not
  * bumped (upstream's delete_all does not). False when there is nothing to delete.
  */
-export async function deleteConsumerAllocations(consumer: string): Promise<boolean> {
-  return withRetries(async () => {
+export async function deleteConsumerAllocations(consumer: string): Promise<boolean | ClaimFailure> {
+  return withRetries<boolean | ClaimFailure>(async () => {
     const rec = await getConsumer(consumer);
     if (!rec) return false;
+    const refused = refusedForBaremetal(
+      [{ uuid: consumer, allocations: {}, project: rec.project, user: rec.user, generation: { check: false } }],
+      new Map([[consumer, { record: rec }]]),
+    );
+    if (refused) return refused;
     const plan: ClaimPlan = { providers: new Map(), rows: [], consumers: [{ uuid: consumer, before: rec }] };
     for (const [rp, res] of Object.entries(rec.allocations)) {
       plan.providers.set(rp, {

@@ -19,7 +19,8 @@ import type { ProviderRecord } from '../../core/placement/model.js';
 import { logPut, logStamp, stateGuard } from './changelog.js';
 import { Expr } from '../ddb/expr.js';
 import { K } from './keys.js';
-import { readProvider, sharingChanges } from './providers.js';
+import { NODE_ATTR, readProvider, sharingChanges } from './providers.js';
+import { sameInventories, sameSet } from '../../core/baremetal/placement.js';
 import { refUpdates, type RefChange } from './refs.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
@@ -27,7 +28,9 @@ import { RETRY, withRetries } from '../ddb/retry.js';
 export type GuardedWriteFailure =
   | { error: 'not_found' }
   /** the client's generation is not the provider's */
-  | { error: 'generation' };
+  | { error: 'generation' }
+  /** the provider is a bare-metal node's (NODE_ATTR) and the write would change what follows the node */
+  | { error: 'node_provider'; node: string; what: 'inventory' | 'traits' | 'aggregates' };
 
 /** the attributes a patch may SET, and which of the provider's two items holds each (providers.ts) */
 const ITEM_OF = { inv: 'state', traits: 'def', aggs: 'def' } as const;
@@ -66,7 +69,7 @@ export async function guardedProviderWrite<F extends { error: string }>(
   opts: GuardedWriteOptions,
   plan: (cur: ProviderRecord) => Promise<ProviderPatch | F | null>,
 ): Promise<ProviderRecord | F | GuardedWriteFailure> {
-  let first: { record: ProviderRecord; last?: string } | undefined = opts.current && { record: opts.current };
+  let first: { record: ProviderRecord; last?: string; node?: string } | undefined = opts.current && { record: opts.current };
   return withRetries<ProviderRecord | F | GuardedWriteFailure>(async () => {
     const read = first ?? (await readProvider(uuid));
     first = undefined;
@@ -76,12 +79,19 @@ export async function guardedProviderWrite<F extends { error: string }>(
     const patch = await plan(cur);
     if (patch === null) return cur;
     if ('error' in patch) return patch;
+    // a bare-metal node's provider follows its node: a write that changes its inventory,
+    // traits or aggregates is refused (one that changes nothing goes through, as usual)
+    const followed = changesNodeProvider(cur, patch);
+    if (followed && read.node) return { error: 'node_provider', node: read.node, what: followed } as const;
 
     const now = new Date().toISOString();
     const stamp = logStamp(undefined, [read.last]);
     const state = new Expr();
     state.when(state.exists('pk')).when(state.eq('gen', cur.generation));
     stateGuard(stamp, state);
+    // (a record the caller read does not say whether a node owns the provider: the
+    // condition does, and a fresh read after it failed says which node)
+    if (followed) state.when(state.absent(NODE_ATTR));
     patch.condition?.(state);
     const def = new Expr();
     for (const [attr, value] of Object.entries(patch.set) as Array<[keyof typeof ITEM_OF, unknown]>)
@@ -105,4 +115,13 @@ export async function guardedProviderWrite<F extends { error: string }>(
       updatedAt: patch.bumpGeneration ? now : cur.updatedAt,
     };
   });
+}
+
+/** What of a provider that follows a bare-metal node the patch would change (undefined: nothing). */
+function changesNodeProvider(cur: ProviderRecord, patch: ProviderPatch): 'inventory' | 'traits' | 'aggregates' | undefined {
+  const set = patch.set as { inv?: ProviderRecord['inventories']; traits?: string[]; aggs?: string[] };
+  if (set.inv !== undefined && !sameInventories(cur.inventories, set.inv)) return 'inventory';
+  if (set.traits !== undefined && !sameSet(cur.traits, set.traits)) return 'traits';
+  if (set.aggs !== undefined && !sameSet(cur.aggregates, set.aggs)) return 'aggregates';
+  return undefined;
 }

@@ -73,10 +73,23 @@ export function toItems(p: ProviderRecord, last: string): Record<string, unknown
   return [defItem(p), stateItem(p, last)];
 }
 
-export type StateRead = ProviderState & { last?: string };
+/**
+ * The attribute of a state item that names the bare-metal node the provider is
+ * (BAREMETAL_SCHEDULER=placement, node-provider.ts): such a provider follows its node,
+ * and Placement writes that would change its inventory, traits or aggregates, or delete
+ * it, are refused (provider-writes.ts, deleteProvider, reshaper.ts).
+ */
+export const NODE_ATTR = 'bm';
+
+export type StateRead = ProviderState & {
+  last?: string;
+  /** the bare-metal node this provider is (NODE_ATTR), if any */
+  node?: string;
+};
 
 export function stateFromItem(it: Item): StateRead {
   return {
+    ...(it[NODE_ATTR] !== undefined ? { node: String(it[NODE_ATTR]) } : {}),
     uuid: String(it.pk).slice(3),
     generation: Number(it.gen ?? 0),
     inventories: it.inv ?? {},
@@ -115,6 +128,8 @@ export function fromItems(def: Item, state: Item | undefined): ProviderRecord {
 export interface ProviderRead {
   record: ProviderRecord;
   last?: string;
+  /** the bare-metal node this provider is (its state item's NODE_ATTR), if any */
+  node?: string;
 }
 
 /** Both items of one provider: one strongly consistent Query of its partition (1 read unit while they fit 4 KB). */
@@ -130,7 +145,8 @@ async function readProviderAndTree(uuid: string, to: string): Promise<{ read: Pr
   if (!def) return undefined;
   const state = items.find((it) => it.sk === K.providerState(uuid).sk);
   const tree = items.find((it) => it.sk === K.providerTree(uuid).sk);
-  return { read: { record: fromItems(def, state), last: state?.last }, members: [...((tree?.members as Set<string> | undefined) ?? [])] };
+  const node = state?.[NODE_ATTR] !== undefined ? { node: String(state[NODE_ATTR]) } : {};
+  return { read: { record: fromItems(def, state), last: state?.last, ...node }, members: [...((tree?.members as Set<string> | undefined) ?? [])] };
 }
 
 /**
@@ -442,28 +458,46 @@ export async function updateProvider(
 
 // ------------------------------------------------------------------ delete
 
-export type DeleteFailure = { error: 'not_found' } | { error: 'has_children' } | { error: 'in_use' };
+export type DeleteFailure = { error: 'not_found' } | { error: 'has_children' } | { error: 'in_use' } | { error: 'node_provider'; node: string };
+
+/**
+ * The actions that delete provider `cur` (as read): its two items and its name, the
+ * parent's child count, its tree item's membership, the refs of its custom traits and
+ * classes, its sharing entries. `stateCondition` adds the caller's condition to the
+ * state item's delete (deleteProvider's "no allocations, inventory and generation as
+ * read"; a node's delete its own).
+ */
+export function providerDeleteItems(cur: ProviderRecord, stateCondition: (state: Expr) => void): TxItem[] {
+  const def = new Expr();
+  def.when(def.exists('pk')).when(def.eq('children', 0));
+  const state = new Expr();
+  state.when(state.exists('pk'));
+  stateCondition(state);
+  const items: TxItem[] = [def.deleteItem(K.provider(cur.uuid)), state.deleteItem(K.providerState(cur.uuid)), nameRelease(cur.name, cur.uuid)];
+  if (cur.parent) items.push(childrenDelta(cur.parent, -1));
+  items.push(...sharingChanges(cur.uuid, cur, undefined));
+  // its tree's item: a root's goes (it has no children), a descendant leaves its root's
+  items.push(cur.root === cur.uuid ? new Expr().deleteItem(K.providerTree(cur.uuid)) : treeChange(cur.root, 'DELETE', [cur.uuid]));
+  const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);
+  items.push(...refs.items);
+  return items;
+}
 
 export async function deleteProvider(uuid: string): Promise<true | DeleteFailure> {
   return withRetries(async () => {
-    const cur = await getProvider(uuid);
-    if (!cur) return { error: 'not_found' } as const;
+    const read = await readProvider(uuid);
+    if (!read) return { error: 'not_found' } as const;
+    const cur = read.record;
+    // a bare-metal node's provider goes with its node (NODE_ATTR)
+    if (read.node) return { error: 'node_provider', node: read.node } as const;
     if (cur.children > 0) return { error: 'has_children' } as const;
     if (cur.allocationCount > 0) return { error: 'in_use' } as const;
-    const def = new Expr();
-    def.when(def.exists('pk')).when(def.eq('children', 0));
-    const state = new Expr();
-    state.when(state.exists('pk')).when(state.eq('allocs', 0)).when(state.eq('invVer', cur.invVersion)).when(state.eq('gen', cur.generation));
-    const items: TxItem[] = [def.deleteItem(K.provider(uuid)), state.deleteItem(K.providerState(uuid)), nameRelease(cur.name, uuid)];
-    if (cur.parent) items.push(childrenDelta(cur.parent, -1));
-    items.push(...sharingChanges(uuid, cur, undefined));
-    // its tree's item: a root's goes (it has no children), a descendant leaves its root's
-    items.push(cur.root === uuid ? new Expr().deleteItem(K.providerTree(uuid)) : treeChange(cur.root, 'DELETE', [uuid]));
-    const refs = refUpdates([...diffRefs('trait', cur.traits, []), ...diffRefs('resource_class', Object.keys(cur.inventories), [])]);
-    items.push(...refs.items);
+    const items = providerDeleteItems(cur, (state) =>
+      state.when(state.eq('allocs', 0)).when(state.eq('invVer', cur.invVersion)).when(state.eq('gen', cur.generation)),
+    );
     items.push(logPut({ rereads: [uuid, ...(cur.parent ? [cur.parent] : [])] }));
     const out = await transact(items);
     if (out.ok) return true;
-    return RETRY; // something moved under us (a child, an allocation, a rename): re-evaluate
+    return RETRY; // something moved under us (a child, an allocation, a rename, a node taking it): re-evaluate
   });
 }

@@ -9,7 +9,9 @@ import { checkReshape, planReshape, reshapeClassesToLookUp, type InventoryReplac
 import type { ConsumerRequest } from '../../core/placement/claim.js';
 import { missingResourceClasses } from './catalog.js';
 import { diffRefs, refUpdates, type RefChange } from './refs.js';
-import { readClaimState, writePlan, claimStats } from './allocations.js';
+import { readClaimState, refusedForBaremetal, writePlan, claimStats } from './allocations.js';
+import type { StateRead } from './providers.js';
+import { nodeProviderRefusal, sameInventories } from '../../core/baremetal/placement.js';
 import { withRetries } from '../ddb/retry.js';
 
 /** ref changes of several providers, one per class (a transaction touches an item once) */
@@ -30,7 +32,10 @@ export async function reshape(replacements: InventoryReplacement[], requests: Co
       requests,
       replacements.map((r) => r.provider),
     );
-    const early = checkReshape(replacements, requests, states, providers);
+    const early =
+      refusedForBaremetal(requests, states) ??
+      checkReshape(replacements, requests, states, providers) ??
+      nodeInventoryChange(replacements, providers);
     if (early) return early;
     const missingClasses = new Set(await missingResourceClasses(reshapeClassesToLookUp(replacements, requests, states, providers)));
     const now = new Date().toISOString();
@@ -45,4 +50,15 @@ export async function reshape(replacements: InventoryReplacement[], requests: Co
       extra: refs,
     });
   });
+}
+
+/** a reshape may not change the inventory of a bare-metal node's provider (it follows the node) */
+function nodeInventoryChange(replacements: InventoryReplacement[], providers: Map<string, StateRead>): ReshapeFailure | undefined {
+  for (const r of replacements) {
+    const p = providers.get(r.provider);
+    if (p?.node && !sameInventories(p.inventories, r.inventories)) {
+      return { error: 'baremetal', detail: nodeProviderRefusal(r.provider, p.node, 'change the inventory of') };
+    }
+  }
+  return undefined;
 }

@@ -32,14 +32,35 @@ export interface BmApi {
   close(): Promise<void>;
 }
 
+/**
+ * The bare-metal API of the running test file (the shared agreement check settles it and
+ * reads its table after every test: test/setup/baremetal-agreement.ts).
+ */
+export const activeBaremetal: { api?: BmApi; table?: string } = {};
+
+/**
+ * A table switched to the placement scheduler is migrated before it is used, as
+ * `npm start` and `npx berth migrate-baremetal` do (a fresh one at once). The scheduler
+ * comes from the environment (BAREMETAL_SCHEDULER: `npm test` runs the bare-metal
+ * suites with both) unless `env` names one.
+ */
+export async function useBaremetalTable(env: Record<string, string> = {}): Promise<string> {
+  const table = await useTable({ BAREMETAL_INDEX_RETRIES: '0', ...env });
+  const { forgetSchedulerState, migrateNodesToPlacement } = await import('../../../functions/store/baremetal/placement-migration.js');
+  forgetSchedulerState();
+  await migrateNodesToPlacement({ deadline: Number.POSITIVE_INFINITY });
+  activeBaremetal.table = table;
+  return table;
+}
+
 export async function startBaremetal(env: Record<string, string> = {}): Promise<BmApi> {
-  await useTable({ BAREMETAL_INDEX_RETRIES: '0', ...env });
+  await useBaremetalTable(env);
   const { serveBaremetal } = await import('../../../local/apis.js');
   const { localRunner } = await import('../../../local/state-machines.js');
   const server: Server = await serveBaremetal(0);
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const runner = localRunner();
-  return {
+  const api: BmApi = {
     url,
     runner,
     async req(method, path, opts = {}) {
@@ -78,6 +99,8 @@ export async function startBaremetal(env: Record<string, string> = {}): Promise<
       await new Promise((r) => server.close(r));
     },
   };
+  activeBaremetal.api = api;
+  return api;
 }
 
 /** Poll until `check` returns a value (not undefined), or fail after `ms`. */

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useTable } from '../harness.js';
+import { useBaremetalTable } from '../baremetal/harness.js';
 import { cli, installed, reportTimings, type Cli } from './cli.js';
 import { needs } from '../../optional.js';
 
@@ -26,7 +26,7 @@ let idle: () => Promise<void>;
 
 beforeAll(async () => {
   if (!ironic.available) return;
-  await useTable();
+  await useBaremetalTable();
   const { serveBaremetal } = await import('../../../local/apis.js');
   const { localRunner } = await import('../../../local/state-machines.js');
   server = await serveBaremetal(0);

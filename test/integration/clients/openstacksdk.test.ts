@@ -10,7 +10,7 @@ import { execFile } from 'node:child_process';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { useTable } from '../harness.js';
+import { useBaremetalTable } from '../baremetal/harness.js';
 import { PYTHON } from './cli.js';
 import { needs } from '../../optional.js';
 
@@ -23,7 +23,7 @@ let idle: () => Promise<void>;
 
 beforeAll(async () => {
   if (!sdk.available) return;
-  await useTable({ BAREMETAL_INDEX_RETRIES: '0' });
+  await useBaremetalTable({ BAREMETAL_INDEX_RETRIES: '0' });
   const { serveBaremetal } = await import('../../../local/apis.js');
   const { localRunner } = await import('../../../local/state-machines.js');
   server = await serveBaremetal(0);

@@ -18,6 +18,7 @@ import { resetConfig } from '../../../functions/config.js';
 import { serveDashboard } from '../../../local/dashboard.js';
 import { bulkTrees, type BulkTree } from '../fixtures.js';
 import { startPlacement, type Api } from '../harness.js';
+import { availableNode, startBaremetal, type BmApi } from '../baremetal/harness.js';
 import { needs } from '../../optional.js';
 
 const chromiumNeeded = needs('chromium');
@@ -398,5 +399,57 @@ chromiumNeeded.describe('dashboard in headless Chromium: a large cloud', () => {
       delete process.env.MAX_RESPONSE_BYTES;
       resetConfig();
     }
+  });
+});
+
+chromiumNeeded.describe('dashboard in headless Chromium: bare metal through Placement (BAREMETAL_SCHEDULER=placement)', () => {
+  let bm: BmApi;
+  let placement: Server;
+  let dash: Server;
+  let dashUrl: string;
+  const nodes: string[] = [];
+  let allocated = '';
+
+  beforeAll(async () => {
+    bm = await startBaremetal({ BAREMETAL_SCHEDULER: 'placement' });
+    const { servePlacement } = await import('../../../local/apis.js');
+    placement = await servePlacement(0);
+    for (const name of ['dash-gold-1', 'dash-gold-2']) nodes.push((await availableNode(bm, { resource_class: 'dash-gold', name })).uuid);
+    // made by a member of proj-bm: the allocation's consumer is that project's
+    const c = await bm.req('POST', '/v1/allocations', {
+      body: { resource_class: 'dash-gold', candidate_nodes: [nodes[0]] },
+      headers: { 'X-Project-Id': 'proj-bm' },
+    });
+    expect(c.status).toBe(201);
+    await bm.settle();
+    const a = (await bm.req('GET', `/v1/allocations/${c.json.uuid}`)).json;
+    expect(a.state).toBe('active');
+    allocated = a.node_uuid;
+    const url = (s: Server) => `http://127.0.0.1:${(s.address() as { port: number }).port}`;
+    dash = await serveDashboard({ port: 0, host: '127.0.0.1', placementUrl: url(placement), baremetalUrl: bm.url });
+    dashUrl = url(dash);
+  }, 120_000);
+
+  afterAll(async () => {
+    dash?.close();
+    placement?.closeAllConnections?.();
+    placement?.close();
+    await bm?.close();
+  });
+
+  it('shows every node as a provider with its unit, the allocated one full, and the allocation in its project', async () => {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(dashUrl);
+    await page.waitForSelector('body[data-loaded="true"]', { timeout: 30_000 });
+    expect((await page.locator('.provider .name').allTextContents()).sort()).toEqual([...nodes].sort());
+    const bar = (u: string) => page.locator(`.provider[data-uuid="${u}"] > .bars .bar[data-rc="CUSTOM_DASH_GOLD"] i`);
+    expect(await bar(allocated).getAttribute('style')).toContain('width:100.0%');
+    const free = nodes.find((u) => u !== allocated)!;
+    expect(await bar(free).getAttribute('style')).toContain('width:0.0%');
+    await page.click('nav button[data-tab="consumers"]');
+    const consumers = (await page.locator('#projects').textContent()) ?? '';
+    expect(consumers).toContain('project proj-bm');
+    expect(consumers).toContain('CUSTOM_DASH_GOLD 1');
+    await page.close();
   });
 });

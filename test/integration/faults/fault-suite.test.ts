@@ -14,12 +14,15 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { inject } from 'vitest';
 import { useTable } from '../harness.js';
-import { availableNode, type BmApi } from '../baremetal/harness.js';
+import { activeBaremetal, availableNode, type BmApi } from '../baremetal/harness.js';
+import { disagreements, scanTable } from '../baremetal/agreement.js';
 import { NO_FAULTS, startFaultProxy, type FaultProxy } from '../../../local/ddb-faults.js';
 import {
   baremetalWorkload,
   byStatus,
   checkBaremetal,
+  checkBaremetalPlacement,
+  foreignClaims,
   checkPlacementTotals,
   claimsWorkload,
   consumerRaces,
@@ -143,6 +146,69 @@ describe(`the fault suite: both APIs at a ${RATE * 100} % DynamoDB fault rate`, 
     expect(active).toBeGreaterThan(0);
     expect(active).toBeLessThanOrEqual(world.nodes.length);
     expect(world.creates.filter((c) => c.status === 201).length).toBeGreaterThan(world.nodes.length);
+  }, 600_000);
+});
+
+/**
+ * BAREMETAL_SCHEDULER=placement at the same fault rate: allocations racing for fewer
+ * nodes, node writes in between, and Placement clients (as Nova would) claiming the
+ * same nodes' units. Then, faults off: every answer matches what is stored, "Placement
+ * usage == active bare-metal allocations", "no node holds both a foreign Placement
+ * allocation and a bare-metal allocation", and the table-wide agreement of nodes,
+ * providers and consumers (../baremetal/agreement.ts).
+ */
+describe(`the fault suite: bare metal through Placement at ${RATE * 100} % faults`, () => {
+  beforeAll(async () => {
+    await setup(250, { BAREMETAL_SCHEDULER: 'placement' });
+    const { forgetSchedulerState, migrateNodesToPlacement } = await import('../../../functions/store/baremetal/placement-migration.js');
+    forgetSchedulerState();
+    await migrateNodesToPlacement({ deadline: Number.POSITIVE_INFINITY });
+    // the shared check after each test reads this table too
+    activeBaremetal.table = process.env.TABLE_NAME;
+    activeBaremetal.api = bmApi;
+  });
+  afterAll(async () => {
+    await bmApi?.settle();
+    activeBaremetal.table = undefined;
+    activeBaremetal.api = undefined;
+    await stopServers();
+    await proxy?.stop();
+  });
+
+  it('allocations and Placement claims racing for nodes: exactly one holds each node, usage == active allocations', async () => {
+    const world: BaremetalWorld = { nodes: [], resourceClass: `chaos-pl-${randomUUID().slice(0, 8)}`, creates: [] };
+    const placementClass = `CUSTOM_${world.resourceClass.replace(/[^0-9A-Za-z]+/g, '_').toUpperCase()}`;
+    for (let i = 0; i < 8; i++) world.nodes.push((await availableNode(bmApi, { resource_class: world.resourceClass })).uuid);
+    const rec = new Recorder();
+    proxy.setSpec({ rate: RATE, rates: { conflict: 0.08, inprogress: 0.08 } });
+    const [, foreign] = await Promise.all([
+      baremetalWorkload(baremetal, rec, world, { allocations: 30, patches: 16, parallel: 6, seed: 5 }),
+      foreignClaims(placement, rec, world, placementClass, { claims: 12, parallel: 3, seed: 9 }),
+    ]);
+    await bmApi.settle();
+    proxy.setSpec({ rate: 0, rates: {} });
+    const { recoverOrphanAllocations } = await import('../../../functions/maintenance/orphans.js');
+    for (let i = 0; i < 3; i++) {
+      await recoverOrphanAllocations({ graceMs: 0 });
+      await bmApi.settle();
+    }
+    const { active } = await checkBaremetal(baremetal, rec, world);
+    const { config } = await import('../../../functions/config.js');
+    const { foreignHeld } = await checkBaremetalPlacement(
+      baremetal,
+      placement,
+      rec,
+      world,
+      foreign,
+      placementClass,
+      config().incompleteConsumerProjectId,
+    );
+    expect(rec.violations, `answers by status ${JSON.stringify(byStatus(rec.answers))}`).toEqual([]);
+    expect(disagreements(await scanTable(inject('ddbEndpoint'), process.env.TABLE_NAME!), 'placement')).toEqual([]);
+    // both sides won some nodes, and never more than there are
+    expect(active).toBeGreaterThan(0);
+    expect(foreignHeld).toBeGreaterThan(0);
+    expect(active + foreignHeld).toBeLessThanOrEqual(world.nodes.length);
   }, 600_000);
 });
 

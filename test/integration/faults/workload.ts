@@ -625,6 +625,93 @@ export async function checkBaremetal(bm: Http, rec: Recorder, world: BaremetalWo
   return { active, error };
 }
 
+/**
+ * BAREMETAL_SCHEDULER=placement: Placement clients (as Nova's report client would)
+ * claiming a node's unit while allocations race for the same nodes. Each consumer is
+ * claimed by one worker, once: after a 2xx it must hold the node's unit, after a 4xx
+ * nothing, after a 5xx either.
+ */
+export interface ForeignClaims {
+  claims: Array<{ consumer: string; node: string; status: number }>;
+}
+
+export async function foreignClaims(
+  pl: Http,
+  rec: Recorder,
+  world: BaremetalWorld,
+  placementClass: string,
+  opts: { claims: number; parallel: number; seed: number },
+): Promise<ForeignClaims> {
+  const rnd = rng(opts.seed);
+  const out: ForeignClaims = { claims: [] };
+  await pool(opts.claims, opts.parallel, async () => {
+    const consumer = randomUUID();
+    const node = world.nodes[rnd(world.nodes.length)]!;
+    const body = {
+      allocations: { [node]: { resources: { [placementClass]: 1 } } },
+      project_id: 'nova-project',
+      user_id: 'nova-user',
+      consumer_generation: null,
+      consumer_type: 'INSTANCE',
+    };
+    const r = rec.add('placement', 'PUT /allocations/{c} (a node)', await pl.req('PUT', `/allocations/${consumer}`, body, '1.38'));
+    out.claims.push({ consumer, node, status: r.status });
+  });
+  return out;
+}
+
+/**
+ * The placement scheduler's invariants, through both APIs: every foreign claim's answer
+ * matches what is stored; "Placement usage == active bare-metal allocations" (every
+ * active allocation is a consumer holding its node's unit, and the BAREMETAL usage of
+ * the allocations' project counts exactly them); "no node holds both a foreign Placement
+ * allocation and a bare-metal allocation".
+ */
+export async function checkBaremetalPlacement(
+  bm: Http,
+  pl: Http,
+  rec: Recorder,
+  world: BaremetalWorld,
+  foreign: ForeignClaims,
+  placementClass: string,
+  project: string,
+): Promise<{ foreignHeld: number }> {
+  let foreignHeld = 0;
+  const foreignOn = new Map<string, string[]>();
+  for (const c of foreign.claims) {
+    const got = (await read(pl, `/allocations/${c.consumer}`)).json.allocations ?? {};
+    const held = got[c.node]?.resources?.[placementClass] === 1;
+    if (isOk(c.status) && !held) rec.violate(`foreign claim ${c.consumer} on ${c.node}: answered ${c.status} but not stored`);
+    if (is4xx(c.status) && Object.keys(got).length) rec.violate(`foreign claim ${c.consumer} on ${c.node}: answered ${c.status} but stored`);
+    if (held) {
+      foreignHeld++;
+      foreignOn.set(c.node, [...(foreignOn.get(c.node) ?? []), c.consumer]);
+    }
+  }
+  let active = 0;
+  for (const c of world.creates) {
+    const a = await read(bm, `/v1/allocations/${c.uuid}`);
+    if (a.status !== 200 || a.json.state !== 'active') continue;
+    active++;
+    const cons = (await read(pl, `/allocations/${c.uuid}`, '1.38')).json;
+    const mine = cons.allocations?.[a.json.node_uuid]?.resources;
+    if (JSON.stringify(mine) !== JSON.stringify({ [placementClass]: 1 }) || cons.consumer_type !== 'BAREMETAL') {
+      rec.violate(
+        `allocation ${c.uuid} active on ${a.json.node_uuid}, but its Placement consumer holds ${JSON.stringify(cons.allocations)} (${cons.consumer_type})`,
+      );
+    }
+    const others = foreignOn.get(a.json.node_uuid) ?? [];
+    if (others.length) rec.violate(`node ${a.json.node_uuid}: held by allocation ${c.uuid} and by Placement consumer(s) ${others.join(', ')}`);
+  }
+  for (const [node, consumers] of foreignOn)
+    if (consumers.length > 1) rec.violate(`node ${node}: held by Placement consumers ${consumers.join(', ')}`);
+  const usage = (await read(pl, `/usages?project_id=${project}`, '1.38')).json.usages?.BAREMETAL ?? {};
+  if ((usage.consumer_count ?? 0) !== active || (usage[placementClass] ?? 0) !== active) {
+    rec.violate(`Placement usage of ${project}: ${JSON.stringify(usage)}, but ${active} bare-metal allocations are active`);
+  }
+  return { foreignHeld };
+}
+
 // ------------------------------------------------------------------ report
 
 /** the nearest-rank percentile (bench/kit.ts), 0 of nothing */

@@ -9,8 +9,10 @@
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { BerthStack } from '../../../cdk/lib/berth-stack.js';
+import { BerthStack, SchedulerConfigError, validateScheduler } from '../../../cdk/lib/berth-stack.js';
 import {
+  BAREMETAL_PLACEMENT_ACCESS,
+  type AccessRule,
   BAREMETAL_INDEX_KEYS,
   BAREMETAL_ITEM_KEYS,
   BAREMETAL_MARKER_KEYS,
@@ -220,5 +222,85 @@ describe('AWS hardening of the stack', () => {
       }
       expect(vars.POWERTOOLS_LOGGER_LOG_EVENT ?? 'false').toBe('false');
     }
+  });
+});
+
+describe('-c baremetalScheduler=placement: bare-metal functions get exactly the Placement items they then write', () => {
+  let pt: Template;
+  beforeAll(() => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const s = new BerthStack(app, 'PermPlacement', {
+      identity: { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] },
+      baremetalScheduler: 'placement',
+    });
+    pt = Template.fromStack(s);
+  }, 120_000);
+
+  const fnsOf = (t: Template) => Object.values(t.findResources('AWS::Lambda::Function')) as any[];
+  function statementsIn(t: Template, description: string): Statement[] {
+    const fn = fnsOf(t).find((f) => f.Properties.Description === description);
+    if (!fn) throw new Error(`no function ${description}`);
+    const role = fn.Properties.Role['Fn::GetAtt'][0] as string;
+    return (Object.values(t.findResources('AWS::IAM::Policy')) as any[])
+      .filter((p) => p.Properties.Roles.some((r: any) => r.Ref === role))
+      .flatMap((p) => p.Properties.PolicyDocument.Statement as Statement[])
+      .filter((s) => [s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+  }
+  const isBaremetal = (s: Statement) => {
+    const k = JSON.stringify([...keys(s)].sort());
+    return [BAREMETAL_ITEM_KEYS, BAREMETAL_INDEX_KEYS, BAREMETAL_MARKER_KEYS].some((b) => JSON.stringify([...b].sort()) === k);
+  };
+
+  it('each bare-metal family and step: its bare-metal statements plus exactly its BAREMETAL_PLACEMENT_ACCESS rules', () => {
+    const all: Array<[string, string, AccessRule[]]> = [
+      ...Object.entries(BAREMETAL_PLACEMENT_ACCESS.families).map(([f, r]) => [`Bare metal ${f}`, f, r] as [string, string, AccessRule[]]),
+      ...Object.entries(BAREMETAL_PLACEMENT_ACCESS.steps).map(([f, r]) => [`Bare metal step ${f}`, f, r] as [string, string, AccessRule[]]),
+    ];
+    for (const [description, , rules] of all) {
+      const placementSt = statementsIn(pt, description).filter((s) => !isBaremetal(s));
+      const want = normalise(rules);
+      expect(placementSt.length, description).toBe(want.length);
+      for (const s of placementSt) {
+        expect(JSON.stringify(s.Resource)).not.toContain('*');
+        const w = want.find((r) => (r.index ?? undefined) === indexOf(s) && JSON.stringify(r.keys) === JSON.stringify([...keys(s)].sort()));
+        expect(w, `${description}: unexpected statement ${JSON.stringify(s)}`).toBeDefined();
+        expect([...actions(s)].sort()).toEqual(w!.actions);
+      }
+    }
+    // what stays out: the failure step writes only its allocation; nobody writes the forest image,
+    // aggregates' first sightings or the scheduler's progress, and nobody reads the legacy index
+    expect(statementsIn(pt, 'Bare metal step fail-allocation').filter((s) => !isBaremetal(s))).toEqual([]);
+    for (const [description] of all) {
+      for (const s of statementsIn(pt, description).filter((x) => !isBaremetal(x))) {
+        const writes = actions(s).some((a) => WRITES.includes(a));
+        for (const pk of ['IMG#x', 'FOREST', 'AGG#a', 'META'])
+          if (writes)
+            expect(
+              keys(s).some((k) => matches(k, pk)),
+              `${description} writes ${pk}`,
+            ).toBe(false);
+        expect(
+          keys(s).some((k) => matches(k, 'LEGACYALLOC#0')),
+          `${description} LEGACYALLOC`,
+        ).toBe(false);
+      }
+    }
+    // the forest: its snapshot reads for the two steps that hold it, and nobody else
+    const readsForest = (d: string) => statementsIn(pt, d).some((s) => indexOf(s) === 'gsi1');
+    expect(readsForest('Bare metal step find-candidates')).toBe(true);
+    expect(readsForest('Bare metal step reserve-node')).toBe(true);
+    expect(readsForest('Bare metal nodes')).toBe(false);
+  });
+
+  it('sets BAREMETAL_SCHEDULER=placement on bare-metal, Placement and maintenance functions; the default stack sets it nowhere', () => {
+    const described = fnsOf(pt).filter((f) => /^(Bare metal|Placement |Scheduled maintenance)/.test(String(f.Properties.Description ?? '')));
+    expect(described.length).toBeGreaterThan(20);
+    for (const f of described) expect(f.Properties.Environment?.Variables?.BAREMETAL_SCHEDULER, f.Properties.Description).toBe('placement');
+    for (const f of fnsOf(template)) expect(f.Properties.Environment?.Variables?.BAREMETAL_SCHEDULER, f.Properties.Description).toBeUndefined();
+  });
+
+  it('an unknown scheduler stops the synth', () => {
+    expect(() => validateScheduler('nova')).toThrow(SchedulerConfigError);
+    expect(validateScheduler(undefined)).toBe('database');
   });
 });

@@ -1,0 +1,42 @@
+/**
+ * An allocation's candidates from the provider forest (BAREMETAL_SCHEDULER=placement,
+ * once the migration completed: placement-migration.ts candidatesFromForest): the
+ * providers of the allocation's class with a free unit, the requested traits, in the
+ * owner's project aggregate, among the candidate nodes — from the warm in-memory forest
+ * every Placement process keeps (store/placement/snapshot.ts), read-your-writes like
+ * any forest-served answer. No node is read; the node named like the allocation is
+ * looked up by name (one GetItem) when the allocation has a name.
+ */
+import type { AllocationRequest } from '../../core/baremetal/allocations.js';
+import { placementResourceClass, providerCandidates, type ProviderCandidate } from '../../core/baremetal/placement.js';
+import type { ProviderRecord } from '../../core/placement/model.js';
+import { snapshot } from '../placement/snapshot.js';
+import { getNodeUuidByName } from './nodes.js';
+
+/**
+ * The forest's providers an allocation could take, fresh (every write acknowledged before
+ * the call is in it). `nameFirst: false` (a second look, which only drops nodes taken
+ * meanwhile) skips the look-up of the node named like the allocation.
+ */
+export async function freeNodeProviders(req: AllocationRequest, opts: { nameFirst?: boolean } = {}): Promise<ProviderCandidate[]> {
+  const byName = req.name && opts.nameFirst !== false;
+  const [forest, named] = await Promise.all([snapshot().fresh(), byName ? getNodeUuidByName(req.name!) : undefined]);
+  let records: ProviderRecord[];
+  if (req.candidate_nodes.length) {
+    records = req.candidate_nodes.map((u) => forest.get(u)).filter((p): p is ProviderRecord => !!p);
+  } else {
+    const rc = placementResourceClass(req.resource_class);
+    const ids = rc ? forest.byResourceClass.get(rc) : undefined;
+    records = [];
+    for (const u of ids ?? []) {
+      const p = forest.get(u);
+      if (p) records.push(p);
+    }
+  }
+  return providerCandidates(records, req, named);
+}
+
+/** The node's provider as the forest holds it now (no refresh: the reservation's guard catches a stale one). */
+export function forestProvider(uuid: string): ProviderRecord | undefined {
+  return snapshot().forest.get(uuid);
+}
