@@ -35,7 +35,8 @@
 import type { Forest, Members } from '../forest.js';
 import type { ProviderRecord } from '../model.js';
 import { Problem } from '../../errors.js';
-import type { CandidatesRequest, RequestGroup } from './request.js';
+import { aggsSatisfy, collectively, granularOk, hasAnyTrait, hasTraits, inAnyAgg, planGroup, rootOk, type GroupPlan } from './groups.js';
+import type { CandidatesRequest } from './request.js';
 import { bySeq, nextMark, RootViews, SHARING_TRAIT, viewIn, viewOf, type ProviderView } from './view.js';
 import { compareSummaryProviders, type SummaryOrderKey } from '../order.js';
 import { compareResourceClasses, type CustomOrder } from '../standard.js';
@@ -101,66 +102,6 @@ interface AnchorSearch {
 }
 const NONE: ProviderView[] = [];
 
-interface GroupPlan {
-  index: number;
-  group: RequestGroup;
-  granular: boolean;
-  resources: ReadonlyArray<readonly [string, number]>;
-  required: string[][];
-  forbidden: string[];
-  memberOf: string[][];
-  forbiddenAggs: string[];
-  /** root of the in_tree provider (resource-bearing groups only) */
-  inTreeRoot?: string;
-  /** in_tree names a provider that does not exist: nothing can match */
-  inTreeMissing: boolean;
-  /** a resourceless group without required traits or member_of matches nothing (as upstream) */
-  matchesNothing: boolean;
-  /** per-request memo of granularOk for providers seen from several anchors */
-  memo: Map<ProviderView, boolean>;
-}
-
-function hasTraits(p: ProviderView, required: string[][]): boolean {
-  for (const any of required) {
-    let ok = false;
-    for (const t of any) if (p.traits.has(t)) ok = true;
-    if (!ok) return false;
-  }
-  return true;
-}
-
-function hasAnyTrait(p: ProviderView, names: string[]): boolean {
-  for (const t of names) if (p.traits.has(t)) return true;
-  return false;
-}
-
-function aggsSatisfy(p: ProviderView, memberOf: string[][]): boolean {
-  for (const any of memberOf) {
-    let ok = false;
-    for (const a of any) if (p.inAgg(a)) ok = true;
-    if (!ok) return false;
-  }
-  return true;
-}
-
-function inAnyAgg(p: ProviderView, aggs: string[]): boolean {
-  for (const a of aggs) if (p.inAgg(a)) return true;
-  return false;
-}
-
-/** together, the providers of `ps` have one trait of each any-set */
-function collectively(ps: ReadonlyArray<ProviderView>, required: string[][]): boolean {
-  for (const any of required) {
-    let ok = false;
-    for (const p of ps) {
-      for (const t of any) if (p.traits.has(t)) ok = true;
-      if (ok) break;
-    }
-    if (!ok) return false;
-  }
-  return true;
-}
-
 export class CandidateSolver {
   private readonly plans: GroupPlan[];
   private readonly unsuffixed?: GroupPlan;
@@ -196,6 +137,8 @@ export class CandidateSolver {
   private readonly buffers: ProviderView[][];
   private readonly bufferLen: number[];
   private readonly unsuffixedChosen: ProviderView[] = [];
+  /** per group, granularOk of sharing providers (met again from every anchor they serve) */
+  private readonly memo: Array<Map<ProviderView, boolean>>;
   private readonly treeCache = new Map<string, ProviderView[]>();
   private readonly single: ProviderView[] = [];
 
@@ -204,7 +147,8 @@ export class CandidateSolver {
     private readonly req: CandidatesRequest,
     private readonly opts: SolveOptions = {},
   ) {
-    this.plans = req.groups.map((g, index) => this.plan(g, index));
+    this.plans = req.groups.map((g, index) => planGroup(forest, g, index));
+    this.memo = this.plans.map(() => new Map());
     this.unsuffixed = this.plans.find((p) => !p.granular);
     this.isolate = req.groupPolicy === 'isolate';
     this.distinctRoots = !req.nestedAware && forest.hasTrees();
@@ -230,30 +174,6 @@ export class CandidateSolver {
     const cap = opts.maxCandidates !== undefined && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity;
     const limit = req.limit !== undefined && req.limit > 0 ? req.limit : Infinity;
     this.stopAt = opts.randomize ? cap : Math.min(cap, limit);
-  }
-
-  private plan(g: RequestGroup, index: number): GroupPlan {
-    let inTreeRoot: string | undefined;
-    let inTreeMissing = false;
-    if (g.inTree !== undefined) {
-      const p = this.forest.get(g.inTree);
-      if (!p) inTreeMissing = true;
-      else if (g.resources.length) inTreeRoot = p.root;
-    }
-    return {
-      index,
-      group: g,
-      granular: g.useSameProvider,
-      resources: g.resources,
-      required: g.requiredTraits.map((s) => [...s]),
-      forbidden: [...g.forbiddenTraits],
-      memberOf: g.memberOf.map((s) => [...s]),
-      forbiddenAggs: [...g.forbiddenAggs],
-      inTreeRoot,
-      inTreeMissing,
-      matchesNothing: !g.resources.length && !g.requiredTraits.length && !g.memberOf.length,
-      memo: new Map(),
-    };
   }
 
   /**
@@ -310,29 +230,11 @@ export class CandidateSolver {
 
   // ------------------------------------------------------------ predicates
 
-  /** Could provider p satisfy granular group g on its own (anchor-independent)? */
-  private granularOk(g: GroupPlan, p: ProviderView): boolean {
-    for (const [rc, n] of g.resources) if (!p.fits(rc, n)) return false;
-    if (g.inTreeRoot !== undefined && p.root !== g.inTreeRoot) return false;
-    if (g.required.length && !hasTraits(p, g.required)) return false;
-    if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) return false;
-    if (g.memberOf.length && !aggsSatisfy(p, g.memberOf)) return false;
-    if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) return false;
-    return true;
-  }
-
   private granularOkMemo(g: GroupPlan, p: ProviderView): boolean {
-    let v = g.memo.get(p);
-    if (v === undefined) g.memo.set(p, (v = this.granularOk(g, p)));
+    const memo = this.memo[g.index]!;
+    let v = memo.get(p);
+    if (v === undefined) memo.set(p, (v = granularOk(g, p)));
     return v;
-  }
-
-  private rootOk(root: ProviderView): boolean {
-    const rr = this.req.rootRequired;
-    if (!rr) return true;
-    for (const t of rr.required) if (!root.traits.has(t)) return false;
-    for (const t of rr.forbidden) if (root.traits.has(t)) return false;
-    return true;
   }
 
   /** roots of every tree with a provider in one of the sharing provider's aggregates */
@@ -360,8 +262,8 @@ export class CandidateSolver {
     const consider = (size: number, expand: (into: Set<string>) => void) => {
       if (!best || size < best.size) best = { size, expand };
     };
-    const sizeOf = (m: ReadonlyMap<string, Members>, names: string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
-    const idsOf = (m: ReadonlyMap<string, Members>, names: string[]) => names.flatMap((x) => [...(m.get(x) ?? [])]);
+    const sizeOf = (m: ReadonlyMap<string, Members>, names: readonly string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
+    const idsOf = (m: ReadonlyMap<string, Members>, names: readonly string[]) => names.flatMap((x) => [...(m.get(x) ?? [])]);
     const rr = this.req.rootRequired;
     for (const t of rr?.required ?? []) {
       consider(f.byTrait.get(t)?.size ?? 0, (into) => {
@@ -372,7 +274,7 @@ export class CandidateSolver {
       const expandGranular = (ids: Iterable<string>) => (into: Set<string>) => {
         for (const u of ids) {
           const p = viewIn(f, u);
-          if (!p || !this.granularOk(g, p)) continue;
+          if (!p || !granularOk(g, p)) continue;
           into.add(p.root);
           if (p.sharing) this.anchorsOfSharing(p, into);
         }
@@ -466,7 +368,7 @@ export class CandidateSolver {
    */
   private accepts(i: number, p: ProviderView, viaTree: boolean, aSat: boolean): boolean {
     const g = this.slotPlan[i]!;
-    if (this.slotGranular[i]) return viaTree ? this.granularOk(g, p) : this.granularOkMemo(g, p);
+    if (this.slotGranular[i]) return viaTree ? granularOk(g, p) : this.granularOkMemo(g, p);
     if (!p.fits(this.slotRc[i]!, this.slotAmount[i]!)) return false;
     if (!viaTree && g.inTreeRoot !== undefined) return false;
     if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) return false;
@@ -482,7 +384,7 @@ export class CandidateSolver {
    * possible candidate (every slot on A) is pushed at once (STOP: enough candidates).
    */
   private prepare(A: ProviderView): AnchorSearch | typeof NONE_LEFT | typeof STOP {
-    if (!this.rootOk(A)) return NONE_LEFT;
+    if (!rootOk(this.req.rootRequired, A)) return NONE_LEFT;
     const u = this.unsuffixed;
     let aSat = true;
     if (u) {
@@ -723,7 +625,7 @@ export class CandidateSolver {
     if (lastBad < 0) return true;
     const f = this.forest;
     const all = () => f.all().map(viewOf);
-    if (rr && !f.roots().some((r) => this.rootOk(viewOf(r)))) return false;
+    if (rr && !f.roots().some((r) => rootOk(rr, viewOf(r)))) return false;
     for (let i = 0; i <= lastBad; i++) {
       const g = this.req.groups[i]!;
       const plan = this.plans[i]!;
@@ -741,7 +643,7 @@ export class CandidateSolver {
         });
         if (!any) return false;
       }
-      if (i < lastBad && plan.granular && !all().some((p) => this.granularOk(plan, p))) return false;
+      if (i < lastBad && plan.granular && !all().some((p) => granularOk(plan, p))) return false;
     }
     return true;
   }
@@ -845,7 +747,7 @@ export class CandidateSolver {
     for (const [root, g] of firstGroup) {
       const rv = viewIn(this.forest, root);
       if (!rv) continue;
-      const finder = alone.find((plan) => plan.index < g && this.tree(rv).some((q) => this.granularOk(plan, q)));
+      const finder = alone.find((plan) => plan.index < g && this.tree(rv).some((q) => granularOk(plan, q)));
       if (finder) firstGroup.set(root, finder.index);
     }
     const out: SummaryEntry[] = [];
