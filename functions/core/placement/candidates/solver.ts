@@ -35,13 +35,12 @@
 import type { Forest, Members } from '../forest.js';
 import type { ProviderRecord } from '../model.js';
 import { Problem } from '../../errors.js';
-import { aggsSatisfy, collectively, granularOk, hasAnyTrait, hasTraits, inAnyAgg, planGroup, rootOk, type GroupPlan } from './groups.js';
+import { aggsSatisfy, collectively, granularOk, hasAnyTrait, hasTraits, inAnyAgg, rootOk, type GroupPlan } from './groups.js';
 import type { CandidatesRequest } from './request.js';
+import { planSlots, type Slot, type SlotPlan } from './plan.js';
 import { bySeq, nextMark, RootViews, SHARING_TRAIT, viewIn, viewOf, type ProviderView } from './view.js';
 import { compareSummaryProviders, type SummaryOrderKey } from '../order.js';
-import { compareResourceClasses, type CustomOrder } from '../standard.js';
-
-export { SHARING_TRAIT } from './view.js';
+import type { CustomOrder } from '../standard.js';
 
 export interface SolveOptions {
   /** global cap on the candidates generated per request; undefined or <= 0 = none */
@@ -57,15 +56,6 @@ export interface SolveOptions {
   order?: CustomOrder;
 }
 
-/** One decision of the search: a granular group, or one class of the unnumbered group. */
-export interface Slot {
-  /** index of the group in request.groups */
-  group: number;
-  granular: boolean;
-  /** what the chosen provider gives for this slot (empty for a resourceless group) */
-  amounts: ReadonlyArray<readonly [string, number]>;
-}
-
 export interface SolveStats {
   anchorsVisited: number;
   nodes: number;
@@ -75,14 +65,14 @@ export interface SolveStats {
 
 export interface CandidatesResult {
   /** the search's slots; every candidate has one provider per slot, in this order */
-  slots: Slot[];
+  slots: readonly Slot[];
   /** slot indices in request-group order (how allocations and mappings are rendered) */
-  renderOrder: number[];
+  renderOrder: readonly number[];
   candidates: ProviderView[][];
   /** providers to summarise, in output order */
   summaries: ProviderView[];
   /** every resource class any group asked for (summaries before 1.27 show only these) */
-  requestedResources: Set<string>;
+  requestedResources: ReadonlySet<string>;
   stats: SolveStats;
 }
 
@@ -103,27 +93,12 @@ interface AnchorSearch {
 const NONE: ProviderView[] = [];
 
 export class CandidateSolver {
-  private readonly plans: GroupPlan[];
-  private readonly unsuffixed?: GroupPlan;
-  private readonly slots: Slot[] = [];
-  private readonly slotPlan: GroupPlan[] = [];
-  private readonly isolate: boolean;
-  private readonly distinctRoots: boolean;
+  private readonly plan: SlotPlan;
   private readonly sharingByAgg = new Map<string, ProviderView[]>();
   private readonly anySharing: boolean;
-  /** slot index after which the unnumbered group's collective traits are checked */
-  private lastUnsuffixedSlot = -1;
-  /** slot index -> same_subtree slot sets completed there */
-  private readonly subtreeChecks: Array<number[][] | undefined> = [];
-  /** classes more than one slot asks for (the only ones the supply bound can reject) */
-  private sharedClasses: string[] = [];
-  /** those classes with the total amount all slots ask for */
-  private sharedTotals: Array<[string, number]> = [];
-  /** per slot: granular?, and the unnumbered group's class and amount */
-  private slotGranular: boolean[] = [];
-  private slotRc: string[] = [];
-  private slotAmount: number[] = [];
-  private granularSlots = 0;
+  /** the global cap (MAX_ALLOCATION_CANDIDATES) */
+  private readonly cap: number;
+  /** how many candidates to generate: the cap, and `limit` unless randomised (sampled later) */
   private readonly stopAt: number;
   private readonly out: ProviderView[][] = [];
   private readonly seenSharedOnly = new Set<string>();
@@ -147,12 +122,9 @@ export class CandidateSolver {
     private readonly req: CandidatesRequest,
     private readonly opts: SolveOptions = {},
   ) {
-    this.plans = req.groups.map((g, index) => planGroup(forest, g, index));
-    this.memo = this.plans.map(() => new Map());
-    this.unsuffixed = this.plans.find((p) => !p.granular);
-    this.isolate = req.groupPolicy === 'isolate';
-    this.distinctRoots = !req.nestedAware && forest.hasTrees();
-    const sharingIds = forest.byTrait.get('MISC_SHARES_VIA_AGGREGATE');
+    this.plan = planSlots(forest, req, opts.order);
+    this.memo = this.plan.groups.map(() => new Map());
+    const sharingIds = forest.byTrait.get(SHARING_TRAIT);
     const sharing = [...(sharingIds ?? [])]
       .map((u) => viewIn(forest, u)!)
       .filter(Boolean)
@@ -165,67 +137,14 @@ export class CandidateSolver {
         l.push(s);
       }
     }
-    this.buildSlots();
-    this.buffers = this.slots.map(() => []);
-    this.bufferLen = this.slots.map(() => 0);
+    this.buffers = this.plan.slots.map(() => []);
+    this.bufferLen = this.plan.slots.map(() => 0);
     this.options = this.buffers;
     this.optLen = this.bufferLen;
-    this.chosen = new Array(this.slots.length);
-    const cap = opts.maxCandidates !== undefined && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity;
+    this.chosen = new Array(this.plan.slots.length);
+    this.cap = opts.maxCandidates !== undefined && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity;
     const limit = req.limit !== undefined && req.limit > 0 ? req.limit : Infinity;
-    this.stopAt = opts.randomize ? cap : Math.min(cap, limit);
-  }
-
-  /**
-   * Slot order: groups named in same_subtree first (set by set, so each set is checked
-   * as early as possible), then the unnumbered group's classes, then the other
-   * granular groups. Rendering uses request order (renderOrder).
-   */
-  private buildSlots(): void {
-    const order: GroupPlan[] = [];
-    const bySuffix = new Map(this.plans.map((p) => [p.group.suffix, p]));
-    for (const set of this.req.sameSubtrees) {
-      for (const s of set) {
-        const p = bySuffix.get(s);
-        if (p && !order.includes(p)) order.push(p);
-      }
-    }
-    if (this.unsuffixed) order.push(this.unsuffixed);
-    for (const p of this.plans) if (!order.includes(p)) order.push(p);
-    const slotsOfGroup = new Map<number, number[]>();
-    for (const p of order) {
-      const idx: number[] = [];
-      if (p.granular) {
-        idx.push(this.slots.length);
-        this.slots.push({ group: p.index, granular: true, amounts: p.resources });
-        this.slotPlan.push(p);
-      } else {
-        for (const r of p.resources) {
-          idx.push(this.slots.length);
-          this.slots.push({ group: p.index, granular: false, amounts: [r] });
-          this.slotPlan.push(p);
-        }
-        this.lastUnsuffixedSlot = this.slots.length - 1;
-      }
-      slotsOfGroup.set(p.index, idx);
-    }
-    const seen = new Map<string, number>();
-    for (const s of this.slots) for (const [rc] of s.amounts) seen.set(rc, (seen.get(rc) ?? 0) + 1);
-    this.sharedClasses = [...seen].filter(([, n]) => n > 1).map(([rc]) => rc);
-    this.sharedTotals = this.sharedClasses.map((rc) => [
-      rc,
-      this.slots.reduce((t, s) => t + s.amounts.reduce((a, [r, n]) => a + (r === rc ? n : 0), 0), 0),
-    ]);
-    this.slotGranular = this.slots.map((s) => s.granular);
-    this.slotRc = this.slots.map((s) => (s.granular ? '' : s.amounts[0]![0]));
-    this.slotAmount = this.slots.map((s) => (s.granular ? 0 : s.amounts[0]![1]));
-    this.granularSlots = this.slots.filter((s) => s.granular).length;
-    for (const set of this.req.sameSubtrees) {
-      const idx = set.flatMap((s) => slotsOfGroup.get(bySuffix.get(s)?.index ?? -1) ?? []);
-      if (idx.length < 2) continue;
-      const at = Math.max(...idx);
-      (this.subtreeChecks[at] ??= []).push(idx);
-    }
+    this.stopAt = opts.randomize ? this.cap : Math.min(this.cap, limit);
   }
 
   // ------------------------------------------------------------ predicates
@@ -270,7 +189,7 @@ export class CandidateSolver {
         for (const u of f.byTrait.get(t) ?? []) if (!f.get(u)?.parent) into.add(u);
       });
     }
-    for (const g of this.plans) {
+    for (const g of this.plan.groups) {
       const expandGranular = (ids: Iterable<string>) => (into: Set<string>) => {
         for (const u of ids) {
           const p = viewIn(f, u);
@@ -367,9 +286,9 @@ export class CandidateSolver {
    * anchor root satisfies the unnumbered group's member_of (which then spans the tree).
    */
   private accepts(i: number, p: ProviderView, viaTree: boolean, aSat: boolean): boolean {
-    const g = this.slotPlan[i]!;
-    if (this.slotGranular[i]) return viaTree ? granularOk(g, p) : this.granularOkMemo(g, p);
-    if (!p.fits(this.slotRc[i]!, this.slotAmount[i]!)) return false;
+    const g = this.plan.slotGroup[i]!;
+    if (this.plan.slotGranular[i]) return viaTree ? granularOk(g, p) : this.granularOkMemo(g, p);
+    if (!p.fits(this.plan.slotRc[i]!, this.plan.slotAmount[i]!)) return false;
     if (!viaTree && g.inTreeRoot !== undefined) return false;
     if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) return false;
     if (g.memberOf.length && !(viaTree && aSat) && !aggsSatisfy(p, g.memberOf)) return false;
@@ -385,7 +304,7 @@ export class CandidateSolver {
    */
   private prepare(A: ProviderView): AnchorSearch | typeof NONE_LEFT | typeof STOP {
     if (!rootOk(this.req.rootRequired, A)) return NONE_LEFT;
-    const u = this.unsuffixed;
+    const u = this.plan.unsuffixed;
     let aSat = true;
     if (u) {
       if (u.inTreeRoot !== undefined && u.inTreeRoot !== A.uuid) return NONE_LEFT;
@@ -394,7 +313,7 @@ export class CandidateSolver {
     }
     const tree = this.tree(A);
     const shared = this.sharedWith(A, tree);
-    const n = this.slots.length;
+    const n = this.plan.slots.length;
     if (tree.length === 1 && !shared.length) return this.alone(A, aSat) ? STOP : NONE_LEFT;
     this.options = this.buffers;
     this.optLen = this.bufferLen;
@@ -419,11 +338,11 @@ export class CandidateSolver {
 
   /** Every slot on the anchor itself: the only possible candidate of a one-provider tree. */
   private alone(A: ProviderView, aSat: boolean): boolean {
-    const n = this.slots.length;
+    const n = this.plan.slots.length;
     for (let i = 0; i < n; i++) if (!this.accepts(i, A, true, aSat)) return false;
-    if (this.isolate && this.granularSlots > 1) return false;
-    for (const [rc, total] of this.sharedTotals) if (!A.fitsSum(rc, total)) return false;
-    const u = this.unsuffixed;
+    if (this.plan.isolate && this.plan.granularSlots > 1) return false;
+    for (const [rc, total] of this.plan.sharedTotals) if (!A.fitsSum(rc, total)) return false;
+    const u = this.plan.unsuffixed;
     if (u?.required.length && !hasTraits(A, u.required)) return false;
     this.stats.nodes++;
     const c = new Array<ProviderView>(n);
@@ -438,23 +357,23 @@ export class CandidateSolver {
    * enough distinct providers.
    */
   private feasible(): boolean {
-    const u = this.unsuffixed;
+    const u = this.plan.unsuffixed;
     if (u?.required.length) {
       for (const any of u.required) {
         let ok = false;
-        for (let i = 0; i < this.slots.length && !ok; i++) {
-          if (this.slots[i]!.granular) continue;
+        for (let i = 0; i < this.plan.slots.length && !ok; i++) {
+          if (this.plan.slots[i]!.granular) continue;
           const opt = this.options[i]!;
           for (let k = 0; k < this.optLen[i]! && !ok; k++) for (const t of any) if (opt[k]!.traits.has(t)) ok = true;
         }
         if (!ok) return false;
       }
     }
-    for (const rc of this.sharedClasses) {
+    for (const rc of this.plan.sharedClasses) {
       let need = 0;
       const providers = new Set<ProviderView>();
-      for (let i = 0; i < this.slots.length; i++) {
-        for (const [rc2, n] of this.slots[i]!.amounts) {
+      for (let i = 0; i < this.plan.slots.length; i++) {
+        for (const [rc2, n] of this.plan.slots[i]!.amounts) {
           if (rc2 !== rc) continue;
           need += n;
           for (let k = 0; k < this.optLen[i]!; k++) providers.add(this.options[i]![k]!);
@@ -468,24 +387,24 @@ export class CandidateSolver {
       }
       if (supply < need) return false;
     }
-    if (this.isolate && this.granularSlots > 1) {
+    if (this.plan.isolate && this.plan.granularSlots > 1) {
       const distinct = new Set<ProviderView>();
-      for (let i = 0; i < this.slots.length; i++) {
-        if (this.slots[i]!.granular) for (let k = 0; k < this.optLen[i]!; k++) distinct.add(this.options[i]![k]!);
+      for (let i = 0; i < this.plan.slots.length; i++) {
+        if (this.plan.slots[i]!.granular) for (let k = 0; k < this.optLen[i]!; k++) distinct.add(this.options[i]![k]!);
       }
-      if (distinct.size < this.granularSlots) return false;
+      if (distinct.size < this.plan.granularSlots) return false;
     }
     return true;
   }
 
   /** Would p still fit slot i given the earlier choices on the same provider? */
   private fitsWithEarlier(i: number, p: ProviderView): boolean {
-    const amounts = this.slots[i]!.amounts;
+    const amounts = this.plan.slots[i]!.amounts;
     for (const [rc, n] of amounts) {
       let sum = n;
       for (let j = 0; j < i; j++) {
         if (this.chosen[j] !== p) continue;
-        for (const [rc2, m] of this.slots[j]!.amounts) if (rc2 === rc) sum += m;
+        for (const [rc2, m] of this.plan.slots[j]!.amounts) if (rc2 === rc) sum += m;
       }
       if (sum !== n && !p.fitsSum(rc, sum)) return false;
     }
@@ -493,28 +412,28 @@ export class CandidateSolver {
   }
 
   private clashes(i: number, p: ProviderView): boolean {
-    const slot = this.slots[i]!;
+    const slot = this.plan.slots[i]!;
     for (let j = 0; j < i; j++) {
       const q = this.chosen[j]!;
-      const other = this.slots[j]!;
-      if (this.isolate && slot.granular && q === p && other.granular) return true;
+      const other = this.plan.slots[j]!;
+      if (this.plan.isolate && slot.granular && q === p && other.granular) return true;
       // before 1.29: no two providers of one tree give resources to one request
-      if (this.distinctRoots && q !== p && q.root === p.root && slot.amounts.length && other.amounts.length) return true;
+      if (this.plan.distinctRoots && q !== p && q.root === p.root && slot.amounts.length && other.amounts.length) return true;
     }
     return false;
   }
 
   private collectiveTraitsOk(): boolean {
-    const u = this.unsuffixed!;
+    const u = this.plan.unsuffixed!;
     if (!u.required.length) return true;
     const ps = this.unsuffixedChosen;
     ps.length = 0;
-    for (let i = 0; i < this.slots.length; i++) if (!this.slots[i]!.granular) ps.push(this.chosen[i]!);
+    for (let i = 0; i < this.plan.slots.length; i++) if (!this.plan.slots[i]!.granular) ps.push(this.chosen[i]!);
     return collectively(ps, u.required);
   }
 
   /** one of the providers chosen for the set is an ancestor-or-self of all of them */
-  private sameSubtreeOk(idx: number[]): boolean {
+  private sameSubtreeOk(idx: readonly number[]): boolean {
     for (const i of idx) {
       const top = this.chosen[i]!;
       let all = true;
@@ -560,7 +479,7 @@ export class CandidateSolver {
     this.options = s.options;
     this.optLen = s.optLen;
     this.chosen = s.chosen;
-    const n = this.slots.length;
+    const n = this.plan.slots.length;
     const next = s.next;
     let d = s.depth;
     while (d >= 0) {
@@ -577,8 +496,8 @@ export class CandidateSolver {
       const p = s.options[d]![next[d]!++]!;
       if (d > 0 && (!this.fitsWithEarlier(d, p) || this.clashes(d, p))) continue;
       s.chosen[d] = p;
-      if (d === this.lastUnsuffixedSlot && !this.collectiveTraitsOk()) continue;
-      const checks = this.subtreeChecks[d];
+      if (d === this.plan.lastUnsuffixedSlot && !this.collectiveTraitsOk()) continue;
+      const checks = this.plan.subtreeChecks[d];
       if (checks) {
         let ok = true;
         for (const idx of checks) if (!this.sameSubtreeOk(idx)) ok = false;
@@ -628,7 +547,7 @@ export class CandidateSolver {
     if (rr && !f.roots().some((r) => rootOk(rr, viewOf(r)))) return false;
     for (let i = 0; i <= lastBad; i++) {
       const g = this.req.groups[i]!;
-      const plan = this.plans[i]!;
+      const plan = this.plan.groups[i]!;
       for (const [rc] of g.resources) {
         if (missRC.has(rc)) throw new Problem(400, `Invalid resource class in resources parameter: No such resource class ${rc}.`);
       }
@@ -649,35 +568,19 @@ export class CandidateSolver {
   }
 
   solve(): CandidatesResult {
-    const requestedResources = new Set<string>();
-    for (const g of this.req.groups) for (const [rc] of g.resources) requestedResources.add(rc);
-    // Groups in request order; the unnumbered group's classes in request order, or in
-    // class order where upstream takes its multi-provider path (the deployment has
-    // nested or sharing providers: it builds that group's requests per class id)
-    const byClassOrder = this.forest.hasTrees() || (this.forest.byTrait.get(SHARING_TRAIT)?.size ?? 0) > 0;
-    const cmp = compareResourceClasses(this.opts.order);
-    const classOf = (i: number) => this.slots[i]!.amounts[0]?.[0] ?? '';
-    const renderOrder = this.slots
-      .map((_, i) => i)
-      .sort(
-        (a, b) =>
-          this.slots[a]!.group - this.slots[b]!.group ||
-          (byClassOrder && !this.slots[a]!.granular && !this.slots[b]!.granular ? cmp(classOf(a), classOf(b)) : 0) ||
-          a - b,
-      );
+    const plan = this.plan;
     const result = (candidates: ProviderView[][]): CandidatesResult => ({
-      slots: this.slots,
-      renderOrder,
+      slots: plan.slots,
+      renderOrder: plan.renderOrder,
       candidates,
       summaries: this.summaries(candidates),
-      requestedResources,
+      requestedResources: plan.requestedResources,
       stats: this.stats,
     });
     if (!this.precheck()) return result([]);
-    if (this.plans.some((p) => p.inTreeMissing || p.matchesNothing)) return result([]);
+    if (this.plan.groups.some((p) => p.inTreeMissing || p.matchesNothing)) return result([]);
     this.roundRobin(this.anchors());
-    const cap = this.opts.maxCandidates !== undefined && this.opts.maxCandidates > 0 ? this.opts.maxCandidates : Infinity;
-    this.stats.capped = this.out.length >= cap;
+    this.stats.capped = this.out.length >= this.cap;
     let candidates = this.out;
     if (this.opts.randomize) candidates = sample(candidates, this.req.limit, this.opts.random ?? Math.random);
     return result(candidates);
@@ -719,23 +622,22 @@ export class CandidateSolver {
    */
   private summaries(candidates: ProviderView[][]): ProviderView[] {
     const resourceSlots: number[] = [];
-    for (const [i, s] of this.slots.entries()) if (s.amounts.length) resourceSlots.push(i);
+    for (const [i, s] of this.plan.slots.entries()) if (s.amounts.length) resourceSlots.push(i);
     // the first group (request order) that finds each tree: one that takes something
     // from it in the answer, or an earlier one a provider of the tree satisfies on its
     // own (upstream searches group by group and summarises every tree a group finds)
     const firstGroup = new Map<string, number>();
     for (const c of candidates) {
-      for (const [i, s] of this.slots.entries()) {
+      for (const [i, s] of this.plan.slots.entries()) {
         const root = c[i]!.root;
         const g = firstGroup.get(root);
         if (g === undefined || s.group < g) firstGroup.set(root, s.group);
       }
     }
-    const onePath = !(this.forest.hasTrees() || (this.forest.byTrait.get(SHARING_TRAIT)?.size ?? 0) > 0);
     // upstream's unnumbered group, searched across trees and sharing providers, also
     // finds the anchor tree of every combination it makes
-    const u = this.unsuffixed;
-    if (u && !onePath) {
+    const u = this.plan.unsuffixed;
+    if (u && this.plan.multiProvider) {
       for (const c of candidates) {
         const anchor = c.find((p) => !p.sharing)?.root;
         if (anchor === undefined) continue;
@@ -743,7 +645,7 @@ export class CandidateSolver {
         if (g === undefined || u.index < g) firstGroup.set(anchor, u.index);
       }
     }
-    const alone = this.plans.filter((g) => g.granular || onePath).sort((a, b) => a.index - b.index);
+    const alone = this.plan.groups.filter((g) => g.granular || !this.plan.multiProvider).sort((a, b) => a.index - b.index);
     for (const [root, g] of firstGroup) {
       const rv = viewIn(this.forest, root);
       if (!rv) continue;
@@ -758,7 +660,7 @@ export class CandidateSolver {
       firstGroup: firstGroup.get(p.root) ?? 0,
     });
     const mark = nextMark();
-    if (this.distinctRoots) {
+    if (this.plan.distinctRoots) {
       for (const c of candidates) {
         for (const i of resourceSlots) {
           const p = c[i]!;
