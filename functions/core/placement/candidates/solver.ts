@@ -32,14 +32,14 @@
  * every anchor, then the second, ...) so a small `limit` still spreads over trees, and
  * the search stops as soon as `limit` (or the global cap) is met.
  */
-import type { Forest, Members } from '../forest.js';
-import type { ProviderRecord } from '../model.js';
+import type { Forest } from '../forest.js';
 import { Problem } from '../../errors.js';
+import { pickAnchors, Trees, type AnchorList } from './anchors.js';
 import { aggsSatisfy, collectively, granularOk, hasAnyTrait, hasTraits, inAnyAgg, rootOk, type GroupPlan } from './groups.js';
 import type { CandidatesRequest } from './request.js';
 import { planSlots, type Slot, type SlotPlan } from './plan.js';
-import { bySeq, nextMark, RootViews, SHARING_TRAIT, viewIn, viewOf, type ProviderView } from './view.js';
-import { compareSummaryProviders, type SummaryOrderKey } from '../order.js';
+import { summarise } from './summaries.js';
+import { viewIn, viewOf, type ProviderView } from './view.js';
 import type { CustomOrder } from '../standard.js';
 
 export interface SolveOptions {
@@ -90,12 +90,10 @@ interface AnchorSearch {
   depth: number;
   done: boolean;
 }
-const NONE: ProviderView[] = [];
 
 export class CandidateSolver {
   private readonly plan: SlotPlan;
-  private readonly sharingByAgg = new Map<string, ProviderView[]>();
-  private readonly anySharing: boolean;
+  private readonly trees: Trees;
   /** the global cap (MAX_ALLOCATION_CANDIDATES) */
   private readonly cap: number;
   /** how many candidates to generate: the cap, and `limit` unless randomised (sampled later) */
@@ -114,8 +112,6 @@ export class CandidateSolver {
   private readonly unsuffixedChosen: ProviderView[] = [];
   /** per group, granularOk of sharing providers (met again from every anchor they serve) */
   private readonly memo: Array<Map<ProviderView, boolean>>;
-  private readonly treeCache = new Map<string, ProviderView[]>();
-  private readonly single: ProviderView[] = [];
 
   constructor(
     private readonly forest: Forest,
@@ -124,19 +120,7 @@ export class CandidateSolver {
   ) {
     this.plan = planSlots(forest, req, opts.order);
     this.memo = this.plan.groups.map(() => new Map());
-    const sharingIds = forest.byTrait.get(SHARING_TRAIT);
-    const sharing = [...(sharingIds ?? [])]
-      .map((u) => viewIn(forest, u)!)
-      .filter(Boolean)
-      .sort(bySeq);
-    this.anySharing = sharing.length > 0;
-    for (const s of sharing) {
-      for (const a of s.aggs) {
-        let l = this.sharingByAgg.get(a);
-        if (!l) this.sharingByAgg.set(a, (l = []));
-        l.push(s);
-      }
-    }
+    this.trees = new Trees(forest);
     this.buffers = this.plan.slots.map(() => []);
     this.bufferLen = this.plan.slots.map(() => 0);
     this.options = this.buffers;
@@ -154,130 +138,6 @@ export class CandidateSolver {
     let v = memo.get(p);
     if (v === undefined) memo.set(p, (v = granularOk(g, p)));
     return v;
-  }
-
-  /** roots of every tree with a provider in one of the sharing provider's aggregates */
-  private anchorsOfSharing(s: ProviderView, into: Set<string>): void {
-    into.add(s.root);
-    for (const a of s.aggs) {
-      for (const u of this.forest.byAggregate.get(a) ?? []) {
-        const q = this.forest.get(u);
-        if (q) into.add(q.root);
-      }
-    }
-  }
-
-  // ------------------------------------------------------------ anchors
-
-  /**
-   * Anchors worth visiting, in creation order: every root, or — when some group or
-   * root_required can only be met through a small index (a rare class, trait or
-   * aggregate) — the anchors reachable from that index.
-   */
-  private anchors(): { length: number; at(i: number): ProviderView } {
-    const roots = this.forest.roots();
-    const f = this.forest;
-    let best: { size: number; expand: (into: Set<string>) => void } | undefined;
-    const consider = (size: number, expand: (into: Set<string>) => void) => {
-      if (!best || size < best.size) best = { size, expand };
-    };
-    const sizeOf = (m: ReadonlyMap<string, Members>, names: readonly string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
-    const idsOf = (m: ReadonlyMap<string, Members>, names: readonly string[]) => names.flatMap((x) => [...(m.get(x) ?? [])]);
-    const rr = this.req.rootRequired;
-    for (const t of rr?.required ?? []) {
-      consider(f.byTrait.get(t)?.size ?? 0, (into) => {
-        for (const u of f.byTrait.get(t) ?? []) if (!f.get(u)?.parent) into.add(u);
-      });
-    }
-    for (const g of this.plan.groups) {
-      const expandGranular = (ids: Iterable<string>) => (into: Set<string>) => {
-        for (const u of ids) {
-          const p = viewIn(f, u);
-          if (!p || !granularOk(g, p)) continue;
-          into.add(p.root);
-          if (p.sharing) this.anchorsOfSharing(p, into);
-        }
-      };
-      if (g.granular) {
-        for (const [rc] of g.resources) consider(f.byResourceClass.get(rc)?.size ?? 0, expandGranular(f.byResourceClass.get(rc) ?? []));
-        for (const any of g.required) consider(sizeOf(f.byTrait, any), (into) => expandGranular(idsOf(f.byTrait, any))(into));
-        for (const any of g.memberOf) consider(sizeOf(f.byAggregate, any), (into) => expandGranular(idsOf(f.byAggregate, any))(into));
-        if (g.inTreeRoot !== undefined) {
-          const members = f.treeIds(g.inTreeRoot);
-          consider(members.size, expandGranular(members));
-        }
-      } else {
-        if (g.inTreeRoot !== undefined) {
-          const r = g.inTreeRoot;
-          consider(1, (into) => into.add(r));
-        }
-        for (const [rc, n] of g.resources) {
-          const ids = f.byResourceClass.get(rc);
-          consider(ids?.size ?? 0, (into) => {
-            for (const u of ids ?? []) {
-              const p = viewIn(f, u);
-              if (!p?.fits(rc, n)) continue;
-              into.add(p.root);
-              if (p.sharing && (!g.memberOf.length || aggsSatisfy(p, g.memberOf))) this.anchorsOfSharing(p, into);
-            }
-          });
-        }
-      }
-    }
-    if (!best || best.size * 4 >= roots.length) return new RootViews(roots);
-    const set = new Set<string>();
-    best.expand(set);
-    const picked =
-      set.size * 4 >= roots.length
-        ? roots.filter((r) => set.has(r.uuid))
-        : [...set]
-            .map((u) => f.get(u))
-            .filter((p): p is ProviderRecord => !!p && !p.parent)
-            .sort(bySeq);
-    return { length: picked.length, at: (i) => viewOf(picked[i]!) };
-  }
-
-  // ------------------------------------------------------------ per anchor
-
-  /** the tree's providers in creation order (a reused buffer for one-provider trees) */
-  private tree(root: ProviderView): ProviderView[] {
-    if (root.alone) {
-      this.single[0] = root;
-      return this.single;
-    }
-    const ids = this.forest.treeIds(root.uuid);
-    if (ids.size <= 1) {
-      this.single[0] = root;
-      return this.single;
-    }
-    let t = this.treeCache.get(root.uuid);
-    if (!t) {
-      t = [];
-      for (const u of ids) {
-        const p = viewIn(this.forest, u);
-        if (p) t.push(p);
-      }
-      t.sort(bySeq);
-      this.treeCache.set(root.uuid, t);
-    }
-    return t;
-  }
-
-  /** sharing providers of other trees associated (by aggregate) with this tree */
-  private sharedWith(root: ProviderView, tree: ProviderView[]): ProviderView[] {
-    if (!this.anySharing) return NONE;
-    let set: Set<ProviderView> | undefined;
-    for (const q of tree) {
-      for (const a of q.aggs) {
-        const l = this.sharingByAgg.get(a);
-        if (!l) continue;
-        for (const s of l) {
-          if (s.root === root.uuid) continue;
-          (set ??= new Set()).add(s);
-        }
-      }
-    }
-    return set ? [...set].sort(bySeq) : NONE;
   }
 
   /**
@@ -311,8 +171,8 @@ export class CandidateSolver {
       if (u.forbiddenAggs.length && inAnyAgg(A, u.forbiddenAggs)) return NONE_LEFT;
       if (u.memberOf.length) aSat = aggsSatisfy(A, u.memberOf);
     }
-    const tree = this.tree(A);
-    const shared = this.sharedWith(A, tree);
+    const tree = this.trees.of(A);
+    const shared = this.trees.sharedWith(A, tree);
     const n = this.plan.slots.length;
     if (tree.length === 1 && !shared.length) return this.alone(A, aSat) ? STOP : NONE_LEFT;
     this.options = this.buffers;
@@ -573,13 +433,13 @@ export class CandidateSolver {
       slots: plan.slots,
       renderOrder: plan.renderOrder,
       candidates,
-      summaries: this.summaries(candidates),
+      summaries: summarise(this.forest, plan, this.trees, candidates),
       requestedResources: plan.requestedResources,
       stats: this.stats,
     });
     if (!this.precheck()) return result([]);
     if (this.plan.groups.some((p) => p.inTreeMissing || p.matchesNothing)) return result([]);
-    this.roundRobin(this.anchors());
+    this.roundRobin(pickAnchors(this.forest, this.plan.groups, this.req.rootRequired));
     this.stats.capped = this.out.length >= this.cap;
     let candidates = this.out;
     if (this.opts.randomize) candidates = sample(candidates, this.req.limit, this.opts.random ?? Math.random);
@@ -593,7 +453,7 @@ export class CandidateSolver {
    * a scheduler needs; Placement's test_requested_limit_is_hit_result_balanced).
    * Only anchors with more candidates keep a suspended search.
    */
-  private roundRobin(anchors: { length: number; at(i: number): ProviderView }): void {
+  private roundRobin(anchors: AnchorList): void {
     let live: AnchorSearch[] = [];
     for (let a = 0; a < anchors.length; a++) {
       this.stats.anchorsVisited++;
@@ -612,93 +472,6 @@ export class CandidateSolver {
       live = still;
     }
   }
-
-  /**
-   * Every provider of every tree a candidate takes resources from (resourceless
-   * groups' providers are in those trees); before 1.29 with nested providers, only
-   * the providers the candidates use. In upstream's order (order.ts
-   * compareSummaryProviders): trees by the first request group that takes something
-   * from them, then by their root's creation; each tree's providers as created.
-   */
-  private summaries(candidates: ProviderView[][]): ProviderView[] {
-    const resourceSlots: number[] = [];
-    for (const [i, s] of this.plan.slots.entries()) if (s.amounts.length) resourceSlots.push(i);
-    // the first group (request order) that finds each tree: one that takes something
-    // from it in the answer, or an earlier one a provider of the tree satisfies on its
-    // own (upstream searches group by group and summarises every tree a group finds)
-    const firstGroup = new Map<string, number>();
-    for (const c of candidates) {
-      for (const [i, s] of this.plan.slots.entries()) {
-        const root = c[i]!.root;
-        const g = firstGroup.get(root);
-        if (g === undefined || s.group < g) firstGroup.set(root, s.group);
-      }
-    }
-    // upstream's unnumbered group, searched across trees and sharing providers, also
-    // finds the anchor tree of every combination it makes
-    const u = this.plan.unsuffixed;
-    if (u && this.plan.multiProvider) {
-      for (const c of candidates) {
-        const anchor = c.find((p) => !p.sharing)?.root;
-        if (anchor === undefined) continue;
-        const g = firstGroup.get(anchor);
-        if (g === undefined || u.index < g) firstGroup.set(anchor, u.index);
-      }
-    }
-    const alone = this.plan.groups.filter((g) => g.granular || !this.plan.multiProvider).sort((a, b) => a.index - b.index);
-    for (const [root, g] of firstGroup) {
-      const rv = viewIn(this.forest, root);
-      if (!rv) continue;
-      const finder = alone.find((plan) => plan.index < g && this.tree(rv).some((q) => granularOk(plan, q)));
-      if (finder) firstGroup.set(root, finder.index);
-    }
-    const out: SummaryEntry[] = [];
-    const entry = (p: ProviderView): SummaryEntry => ({
-      view: p,
-      seq: p.seq,
-      rootSeq: p.parent === undefined ? p.seq : (viewIn(this.forest, p.root)?.seq ?? p.seq),
-      firstGroup: firstGroup.get(p.root) ?? 0,
-    });
-    const mark = nextMark();
-    if (this.plan.distinctRoots) {
-      for (const c of candidates) {
-        for (const i of resourceSlots) {
-          const p = c[i]!;
-          if (p.mark !== mark) {
-            p.mark = mark;
-            out.push(entry(p));
-          }
-        }
-      }
-      return out.sort(compareSummaryProviders).map((e) => e.view);
-    }
-    const roots = new Set<string>();
-    for (const c of candidates) {
-      for (const i of resourceSlots) {
-        const p = c[i]!;
-        if (p.mark === mark) continue;
-        p.mark = mark;
-        if (p.alone) {
-          out.push(entry(p));
-          continue;
-        }
-        if (roots.has(p.root)) continue;
-        roots.add(p.root);
-        const root = viewIn(this.forest, p.root);
-        if (root) {
-          for (const q of this.tree(root)) {
-            q.mark = mark;
-            out.push(entry(q));
-          }
-        }
-      }
-    }
-    return out.sort(compareSummaryProviders).map((e) => e.view);
-  }
-}
-
-interface SummaryEntry extends SummaryOrderKey {
-  view: ProviderView;
 }
 
 /** random.sample / random.shuffle, as Placement's limit_results does */
