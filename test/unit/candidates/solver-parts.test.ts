@@ -53,10 +53,9 @@ describe('the slot plan', () => {
   });
 
   it('is frozen', () => {
-    const plan = planSlots(nested, parse('resources=VCPU:1&resources1=CUSTOM_VF:1'));
-    expect(Object.isFrozen(plan)).toBe(true);
-    for (const s of plan.slots) expect(Object.isFrozen(s)).toBe(true);
-    for (const g of plan.groups) expect(Object.isFrozen(g)).toBe(true);
+    // the plan object at run time; its slots and groups are readonly by type (freezing
+    // each of them too measurably slowed requests with many groups)
+    expect(Object.isFrozen(planSlots(nested, parse('resources=VCPU:1&resources1=CUSTOM_VF:1')))).toBe(true);
   });
 });
 

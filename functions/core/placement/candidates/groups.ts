@@ -34,7 +34,7 @@ export function planGroup(forest: Forest, g: RequestGroup, index: number): Group
     if (!p) inTreeMissing = true;
     else if (g.resources.length) inTreeRoot = p.root;
   }
-  return Object.freeze({
+  return {
     index,
     group: g,
     granular: g.useSameProvider,
@@ -46,7 +46,7 @@ export function planGroup(forest: Forest, g: RequestGroup, index: number): Group
     inTreeRoot,
     inTreeMissing,
     matchesNothing: !g.resources.length && !g.requiredTraits.length && !g.memberOf.length,
-  });
+  };
 }
 
 /** p has one trait of each any-set */

@@ -82,12 +82,12 @@ export function planSlots(forest: Forest, req: CandidatesRequest, order?: Custom
     const idx: number[] = [];
     if (p.granular) {
       idx.push(slots.length);
-      slots.push(Object.freeze({ group: p.index, granular: true, amounts: p.resources }));
+      slots.push({ group: p.index, granular: true, amounts: p.resources });
       slotGroup.push(p);
     } else {
       for (const r of p.resources) {
         idx.push(slots.length);
-        slots.push(Object.freeze({ group: p.index, granular: false, amounts: [r] }));
+        slots.push({ group: p.index, granular: false, amounts: [r] });
         slotGroup.push(p);
       }
       lastUnsuffixedSlot = slots.length - 1;

@@ -179,7 +179,9 @@ class CandidateSolver {
     if (tree.length === 1 && !shared.length) {
       if (!loneRootFits(this.plan, this.options, A, aSat)) return NONE_LEFT;
       this.stats.nodes++;
-      return this.push(new Array<ProviderView>(this.plan.slots.length).fill(A)) === 'stop' ? STOP : NONE_LEFT;
+      const c = new Array<ProviderView>(this.plan.slots.length);
+      for (let i = 0; i < c.length; i++) c[i] = A;
+      return this.push(c) === 'stop' ? STOP : NONE_LEFT;
     }
     if (!this.options.fill(tree, shared, aSat) || !feasible(this.plan, this.options)) return NONE_LEFT;
     return new AnchorSearch(this.plan, this.forest, this.options.take(), this.stats);
