@@ -14,7 +14,8 @@
  *    pushes.
  */
 import type { CandidatesRequest, VersionLike } from './request.js';
-import type { CandidatesResult, Slot } from './solver.js';
+import type { Slot } from './plan.js';
+import type { CandidatesResult } from './solver.js';
 import type { ProviderView } from './view.js';
 import { NO_CUSTOM_ORDER, sortResourceClasses, sortTraits, type CustomOrder } from '../standard.js';
 
@@ -98,7 +99,7 @@ interface Template {
  * first[i] (the first slot with the same provider). Groups in request order, classes
  * in request order within a group; amounts of one class on one provider added up.
  */
-function compile(first: number[], slots: Slot[], renderOrder: number[], suffixes: string[], shape: Shape): Template {
+function compile(first: number[], slots: readonly Slot[], renderOrder: readonly number[], suffixes: string[], shape: Shape): Template {
   const providers: number[] = [];
   const amounts = new Map<number, Map<string, number>>();
   const mappings = new Map<string, number[]>();

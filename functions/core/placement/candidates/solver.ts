@@ -31,38 +31,37 @@
  * capacity is skipped. Anchors are visited breadth-first (the first candidate of
  * every anchor, then the second, ...) so a small `limit` still spreads over trees, and
  * the search stops as soon as `limit` (or the global cap) is met.
+ *
+ * This module coordinates; the parts live beside it:
+ *   groups.ts     a request group prepared for matching, the provider predicates
+ *   plan.ts       the frozen slot plan (slots, their checks, render order)
+ *   anchors.ts    which anchors to visit; a tree's providers and sharing providers
+ *   options.ts    each slot's options at one anchor
+ *   prechecks.ts  unknown names (Placement's order), per-anchor bounds, one-provider trees
+ *   search.ts     the resumable depth-first search over one anchor's slots
+ *   summaries.ts  which providers provider_summaries lists, in upstream's order
  */
-import type { Forest, Members } from '../forest.js';
-import type { ProviderRecord } from '../model.js';
-import { Problem } from '../../errors.js';
-import type { CandidatesRequest, RequestGroup } from './request.js';
-import { bySeq, nextMark, RootViews, SHARING_TRAIT, viewIn, viewOf, type ProviderView } from './view.js';
-import { compareSummaryProviders, type SummaryOrderKey } from '../order.js';
-import { compareResourceClasses, type CustomOrder } from '../standard.js';
+import type { Forest } from '../forest.js';
+import type { CustomOrder } from '../standard.js';
+import { pickAnchors, Trees, type AnchorList } from './anchors.js';
+import { aggsSatisfy, inAnyAgg, rootOk } from './groups.js';
+import { SlotOptions } from './options.js';
+import { planSlots, type Slot, type SlotPlan } from './plan.js';
+import { feasible, loneRootFits, replayUnknownNames, type MissingNames } from './prechecks.js';
+import type { CandidatesRequest } from './request.js';
+import { AnchorSearch } from './search.js';
+import { summarise } from './summaries.js';
+import type { ProviderView } from './view.js';
 
-export { SHARING_TRAIT } from './view.js';
-
-export interface SolveOptions {
+export interface SolveOptions extends MissingNames {
   /** global cap on the candidates generated per request; undefined or <= 0 = none */
   maxCandidates?: number;
   /** randomize_allocation_candidates: sample `limit` from everything generated */
   randomize?: boolean;
   /** random source for `randomize` (tests pass a seeded one) */
   random?: () => number;
-  /** names that are neither standard nor existing custom resource classes / traits */
-  missingResourceClasses?: ReadonlySet<string>;
-  missingTraits?: ReadonlySet<string>;
   /** creation order of custom classes (the unnumbered group's classes may render in class order) */
   order?: CustomOrder;
-}
-
-/** One decision of the search: a granular group, or one class of the unnumbered group. */
-export interface Slot {
-  /** index of the group in request.groups */
-  group: number;
-  granular: boolean;
-  /** what the chosen provider gives for this slot (empty for a resourceless group) */
-  amounts: ReadonlyArray<readonly [string, number]>;
 }
 
 export interface SolveStats {
@@ -74,708 +73,60 @@ export interface SolveStats {
 
 export interface CandidatesResult {
   /** the search's slots; every candidate has one provider per slot, in this order */
-  slots: Slot[];
+  slots: readonly Slot[];
   /** slot indices in request-group order (how allocations and mappings are rendered) */
-  renderOrder: number[];
+  renderOrder: readonly number[];
   candidates: ProviderView[][];
   /** providers to summarise, in output order */
   summaries: ProviderView[];
   /** every resource class any group asked for (summaries before 1.27 show only these) */
-  requestedResources: Set<string>;
+  requestedResources: ReadonlySet<string>;
   stats: SolveStats;
 }
 
-const NO_NAMES: ReadonlySet<string> = new Set();
-const STOP = Symbol('stop');
+/** prepare(): the anchor cannot give a candidate; or enough candidates were found */
 const NONE_LEFT = Symbol('none');
+const STOP = Symbol('stop');
 
-/** a depth-first search over one anchor's slots that can stop and resume */
-interface AnchorSearch {
-  options: ProviderView[][];
-  optLen: number[];
-  chosen: ProviderView[];
-  /** per depth, the next option to try */
-  next: Int32Array;
-  depth: number;
-  done: boolean;
-}
-const NONE: ProviderView[] = [];
-
-interface GroupPlan {
-  index: number;
-  group: RequestGroup;
-  granular: boolean;
-  resources: ReadonlyArray<readonly [string, number]>;
-  required: string[][];
-  forbidden: string[];
-  memberOf: string[][];
-  forbiddenAggs: string[];
-  /** root of the in_tree provider (resource-bearing groups only) */
-  inTreeRoot?: string;
-  /** in_tree names a provider that does not exist: nothing can match */
-  inTreeMissing: boolean;
-  /** a resourceless group without required traits or member_of matches nothing (as upstream) */
-  matchesNothing: boolean;
-  /** per-request memo of granularOk for providers seen from several anchors */
-  memo: Map<ProviderView, boolean>;
-}
-
-function hasTraits(p: ProviderView, required: string[][]): boolean {
-  for (const any of required) {
-    let ok = false;
-    for (const t of any) if (p.traits.has(t)) ok = true;
-    if (!ok) return false;
-  }
-  return true;
-}
-
-function hasAnyTrait(p: ProviderView, names: string[]): boolean {
-  for (const t of names) if (p.traits.has(t)) return true;
-  return false;
-}
-
-function aggsSatisfy(p: ProviderView, memberOf: string[][]): boolean {
-  for (const any of memberOf) {
-    let ok = false;
-    for (const a of any) if (p.inAgg(a)) ok = true;
-    if (!ok) return false;
-  }
-  return true;
-}
-
-function inAnyAgg(p: ProviderView, aggs: string[]): boolean {
-  for (const a of aggs) if (p.inAgg(a)) return true;
-  return false;
-}
-
-/** together, the providers of `ps` have one trait of each any-set */
-function collectively(ps: ReadonlyArray<ProviderView>, required: string[][]): boolean {
-  for (const any of required) {
-    let ok = false;
-    for (const p of ps) {
-      for (const t of any) if (p.traits.has(t)) ok = true;
-      if (ok) break;
-    }
-    if (!ok) return false;
-  }
-  return true;
-}
-
-export class CandidateSolver {
-  private readonly plans: GroupPlan[];
-  private readonly unsuffixed?: GroupPlan;
-  private readonly slots: Slot[] = [];
-  private readonly slotPlan: GroupPlan[] = [];
-  private readonly isolate: boolean;
-  private readonly distinctRoots: boolean;
-  private readonly sharingByAgg = new Map<string, ProviderView[]>();
-  private readonly anySharing: boolean;
-  /** slot index after which the unnumbered group's collective traits are checked */
-  private lastUnsuffixedSlot = -1;
-  /** slot index -> same_subtree slot sets completed there */
-  private readonly subtreeChecks: Array<number[][] | undefined> = [];
-  /** classes more than one slot asks for (the only ones the supply bound can reject) */
-  private sharedClasses: string[] = [];
-  /** those classes with the total amount all slots ask for */
-  private sharedTotals: Array<[string, number]> = [];
-  /** per slot: granular?, and the unnumbered group's class and amount */
-  private slotGranular: boolean[] = [];
-  private slotRc: string[] = [];
-  private slotAmount: number[] = [];
-  private granularSlots = 0;
+class CandidateSolver {
+  private readonly plan: SlotPlan;
+  private readonly trees: Trees;
+  private readonly options: SlotOptions;
+  /** the global cap (MAX_ALLOCATION_CANDIDATES) */
+  private readonly cap: number;
+  /** how many candidates to generate: the cap, and `limit` unless randomised (sampled later) */
   private readonly stopAt: number;
   private readonly out: ProviderView[][] = [];
   private readonly seenSharedOnly = new Set<string>();
   private readonly stats: SolveStats = { anchorsVisited: 0, nodes: 0, capped: false };
-  // the search being prepared or stepped (see AnchorSearch); the predicates read these
-  private options: ProviderView[][];
-  /** number of valid entries of options[i] */
-  private optLen: number[];
-  private chosen: ProviderView[];
-  /** option buffers reused while preparing anchors */
-  private readonly buffers: ProviderView[][];
-  private readonly bufferLen: number[];
-  private readonly unsuffixedChosen: ProviderView[] = [];
-  private readonly treeCache = new Map<string, ProviderView[]>();
-  private readonly single: ProviderView[] = [];
 
   constructor(
     private readonly forest: Forest,
     private readonly req: CandidatesRequest,
-    private readonly opts: SolveOptions = {},
+    private readonly opts: SolveOptions,
   ) {
-    this.plans = req.groups.map((g, index) => this.plan(g, index));
-    this.unsuffixed = this.plans.find((p) => !p.granular);
-    this.isolate = req.groupPolicy === 'isolate';
-    this.distinctRoots = !req.nestedAware && forest.hasTrees();
-    const sharingIds = forest.byTrait.get('MISC_SHARES_VIA_AGGREGATE');
-    const sharing = [...(sharingIds ?? [])]
-      .map((u) => viewIn(forest, u)!)
-      .filter(Boolean)
-      .sort(bySeq);
-    this.anySharing = sharing.length > 0;
-    for (const s of sharing) {
-      for (const a of s.aggs) {
-        let l = this.sharingByAgg.get(a);
-        if (!l) this.sharingByAgg.set(a, (l = []));
-        l.push(s);
-      }
-    }
-    this.buildSlots();
-    this.buffers = this.slots.map(() => []);
-    this.bufferLen = this.slots.map(() => 0);
-    this.options = this.buffers;
-    this.optLen = this.bufferLen;
-    this.chosen = new Array(this.slots.length);
-    const cap = opts.maxCandidates !== undefined && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity;
+    this.plan = planSlots(forest, req, opts.order);
+    this.trees = new Trees(forest);
+    this.options = new SlotOptions(this.plan);
+    this.cap = opts.maxCandidates !== undefined && opts.maxCandidates > 0 ? opts.maxCandidates : Infinity;
     const limit = req.limit !== undefined && req.limit > 0 ? req.limit : Infinity;
-    this.stopAt = opts.randomize ? cap : Math.min(cap, limit);
-  }
-
-  private plan(g: RequestGroup, index: number): GroupPlan {
-    let inTreeRoot: string | undefined;
-    let inTreeMissing = false;
-    if (g.inTree !== undefined) {
-      const p = this.forest.get(g.inTree);
-      if (!p) inTreeMissing = true;
-      else if (g.resources.length) inTreeRoot = p.root;
-    }
-    return {
-      index,
-      group: g,
-      granular: g.useSameProvider,
-      resources: g.resources,
-      required: g.requiredTraits.map((s) => [...s]),
-      forbidden: [...g.forbiddenTraits],
-      memberOf: g.memberOf.map((s) => [...s]),
-      forbiddenAggs: [...g.forbiddenAggs],
-      inTreeRoot,
-      inTreeMissing,
-      matchesNothing: !g.resources.length && !g.requiredTraits.length && !g.memberOf.length,
-      memo: new Map(),
-    };
-  }
-
-  /**
-   * Slot order: groups named in same_subtree first (set by set, so each set is checked
-   * as early as possible), then the unnumbered group's classes, then the other
-   * granular groups. Rendering uses request order (renderOrder).
-   */
-  private buildSlots(): void {
-    const order: GroupPlan[] = [];
-    const bySuffix = new Map(this.plans.map((p) => [p.group.suffix, p]));
-    for (const set of this.req.sameSubtrees) {
-      for (const s of set) {
-        const p = bySuffix.get(s);
-        if (p && !order.includes(p)) order.push(p);
-      }
-    }
-    if (this.unsuffixed) order.push(this.unsuffixed);
-    for (const p of this.plans) if (!order.includes(p)) order.push(p);
-    const slotsOfGroup = new Map<number, number[]>();
-    for (const p of order) {
-      const idx: number[] = [];
-      if (p.granular) {
-        idx.push(this.slots.length);
-        this.slots.push({ group: p.index, granular: true, amounts: p.resources });
-        this.slotPlan.push(p);
-      } else {
-        for (const r of p.resources) {
-          idx.push(this.slots.length);
-          this.slots.push({ group: p.index, granular: false, amounts: [r] });
-          this.slotPlan.push(p);
-        }
-        this.lastUnsuffixedSlot = this.slots.length - 1;
-      }
-      slotsOfGroup.set(p.index, idx);
-    }
-    const seen = new Map<string, number>();
-    for (const s of this.slots) for (const [rc] of s.amounts) seen.set(rc, (seen.get(rc) ?? 0) + 1);
-    this.sharedClasses = [...seen].filter(([, n]) => n > 1).map(([rc]) => rc);
-    this.sharedTotals = this.sharedClasses.map((rc) => [
-      rc,
-      this.slots.reduce((t, s) => t + s.amounts.reduce((a, [r, n]) => a + (r === rc ? n : 0), 0), 0),
-    ]);
-    this.slotGranular = this.slots.map((s) => s.granular);
-    this.slotRc = this.slots.map((s) => (s.granular ? '' : s.amounts[0]![0]));
-    this.slotAmount = this.slots.map((s) => (s.granular ? 0 : s.amounts[0]![1]));
-    this.granularSlots = this.slots.filter((s) => s.granular).length;
-    for (const set of this.req.sameSubtrees) {
-      const idx = set.flatMap((s) => slotsOfGroup.get(bySuffix.get(s)?.index ?? -1) ?? []);
-      if (idx.length < 2) continue;
-      const at = Math.max(...idx);
-      (this.subtreeChecks[at] ??= []).push(idx);
-    }
-  }
-
-  // ------------------------------------------------------------ predicates
-
-  /** Could provider p satisfy granular group g on its own (anchor-independent)? */
-  private granularOk(g: GroupPlan, p: ProviderView): boolean {
-    for (const [rc, n] of g.resources) if (!p.fits(rc, n)) return false;
-    if (g.inTreeRoot !== undefined && p.root !== g.inTreeRoot) return false;
-    if (g.required.length && !hasTraits(p, g.required)) return false;
-    if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) return false;
-    if (g.memberOf.length && !aggsSatisfy(p, g.memberOf)) return false;
-    if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) return false;
-    return true;
-  }
-
-  private granularOkMemo(g: GroupPlan, p: ProviderView): boolean {
-    let v = g.memo.get(p);
-    if (v === undefined) g.memo.set(p, (v = this.granularOk(g, p)));
-    return v;
-  }
-
-  private rootOk(root: ProviderView): boolean {
-    const rr = this.req.rootRequired;
-    if (!rr) return true;
-    for (const t of rr.required) if (!root.traits.has(t)) return false;
-    for (const t of rr.forbidden) if (root.traits.has(t)) return false;
-    return true;
-  }
-
-  /** roots of every tree with a provider in one of the sharing provider's aggregates */
-  private anchorsOfSharing(s: ProviderView, into: Set<string>): void {
-    into.add(s.root);
-    for (const a of s.aggs) {
-      for (const u of this.forest.byAggregate.get(a) ?? []) {
-        const q = this.forest.get(u);
-        if (q) into.add(q.root);
-      }
-    }
-  }
-
-  // ------------------------------------------------------------ anchors
-
-  /**
-   * Anchors worth visiting, in creation order: every root, or — when some group or
-   * root_required can only be met through a small index (a rare class, trait or
-   * aggregate) — the anchors reachable from that index.
-   */
-  private anchors(): { length: number; at(i: number): ProviderView } {
-    const roots = this.forest.roots();
-    const f = this.forest;
-    let best: { size: number; expand: (into: Set<string>) => void } | undefined;
-    const consider = (size: number, expand: (into: Set<string>) => void) => {
-      if (!best || size < best.size) best = { size, expand };
-    };
-    const sizeOf = (m: ReadonlyMap<string, Members>, names: string[]) => names.reduce((n, x) => n + (m.get(x)?.size ?? 0), 0);
-    const idsOf = (m: ReadonlyMap<string, Members>, names: string[]) => names.flatMap((x) => [...(m.get(x) ?? [])]);
-    const rr = this.req.rootRequired;
-    for (const t of rr?.required ?? []) {
-      consider(f.byTrait.get(t)?.size ?? 0, (into) => {
-        for (const u of f.byTrait.get(t) ?? []) if (!f.get(u)?.parent) into.add(u);
-      });
-    }
-    for (const g of this.plans) {
-      const expandGranular = (ids: Iterable<string>) => (into: Set<string>) => {
-        for (const u of ids) {
-          const p = viewIn(f, u);
-          if (!p || !this.granularOk(g, p)) continue;
-          into.add(p.root);
-          if (p.sharing) this.anchorsOfSharing(p, into);
-        }
-      };
-      if (g.granular) {
-        for (const [rc] of g.resources) consider(f.byResourceClass.get(rc)?.size ?? 0, expandGranular(f.byResourceClass.get(rc) ?? []));
-        for (const any of g.required) consider(sizeOf(f.byTrait, any), (into) => expandGranular(idsOf(f.byTrait, any))(into));
-        for (const any of g.memberOf) consider(sizeOf(f.byAggregate, any), (into) => expandGranular(idsOf(f.byAggregate, any))(into));
-        if (g.inTreeRoot !== undefined) {
-          const members = f.treeIds(g.inTreeRoot);
-          consider(members.size, expandGranular(members));
-        }
-      } else {
-        if (g.inTreeRoot !== undefined) {
-          const r = g.inTreeRoot;
-          consider(1, (into) => into.add(r));
-        }
-        for (const [rc, n] of g.resources) {
-          const ids = f.byResourceClass.get(rc);
-          consider(ids?.size ?? 0, (into) => {
-            for (const u of ids ?? []) {
-              const p = viewIn(f, u);
-              if (!p?.fits(rc, n)) continue;
-              into.add(p.root);
-              if (p.sharing && (!g.memberOf.length || aggsSatisfy(p, g.memberOf))) this.anchorsOfSharing(p, into);
-            }
-          });
-        }
-      }
-    }
-    if (!best || best.size * 4 >= roots.length) return new RootViews(roots);
-    const set = new Set<string>();
-    best.expand(set);
-    const picked =
-      set.size * 4 >= roots.length
-        ? roots.filter((r) => set.has(r.uuid))
-        : [...set]
-            .map((u) => f.get(u))
-            .filter((p): p is ProviderRecord => !!p && !p.parent)
-            .sort(bySeq);
-    return { length: picked.length, at: (i) => viewOf(picked[i]!) };
-  }
-
-  // ------------------------------------------------------------ per anchor
-
-  /** the tree's providers in creation order (a reused buffer for one-provider trees) */
-  private tree(root: ProviderView): ProviderView[] {
-    if (root.alone) {
-      this.single[0] = root;
-      return this.single;
-    }
-    const ids = this.forest.treeIds(root.uuid);
-    if (ids.size <= 1) {
-      this.single[0] = root;
-      return this.single;
-    }
-    let t = this.treeCache.get(root.uuid);
-    if (!t) {
-      t = [];
-      for (const u of ids) {
-        const p = viewIn(this.forest, u);
-        if (p) t.push(p);
-      }
-      t.sort(bySeq);
-      this.treeCache.set(root.uuid, t);
-    }
-    return t;
-  }
-
-  /** sharing providers of other trees associated (by aggregate) with this tree */
-  private sharedWith(root: ProviderView, tree: ProviderView[]): ProviderView[] {
-    if (!this.anySharing) return NONE;
-    let set: Set<ProviderView> | undefined;
-    for (const q of tree) {
-      for (const a of q.aggs) {
-        const l = this.sharingByAgg.get(a);
-        if (!l) continue;
-        for (const s of l) {
-          if (s.root === root.uuid) continue;
-          (set ??= new Set()).add(s);
-        }
-      }
-    }
-    return set ? [...set].sort(bySeq) : NONE;
-  }
-
-  /**
-   * Can provider p serve slot i for the current anchor? `viaTree`: p is in the
-   * anchor's tree (else it is a sharing provider associated with it). `aSat`: the
-   * anchor root satisfies the unnumbered group's member_of (which then spans the tree).
-   */
-  private accepts(i: number, p: ProviderView, viaTree: boolean, aSat: boolean): boolean {
-    const g = this.slotPlan[i]!;
-    if (this.slotGranular[i]) return viaTree ? this.granularOk(g, p) : this.granularOkMemo(g, p);
-    if (!p.fits(this.slotRc[i]!, this.slotAmount[i]!)) return false;
-    if (!viaTree && g.inTreeRoot !== undefined) return false;
-    if (g.forbidden.length && hasAnyTrait(p, g.forbidden)) return false;
-    if (g.memberOf.length && !(viaTree && aSat) && !aggsSatisfy(p, g.memberOf)) return false;
-    if (g.forbiddenAggs.length && inAnyAgg(p, g.forbiddenAggs)) return false;
-    return true;
-  }
-
-  /**
-   * Prepare anchor A: fill the option buffers and return a suspended search over them,
-   * or NONE when some slot has no option or A cannot work. A tree of one provider with
-   * no sharing provider associated (flat deployments) needs no search: its only
-   * possible candidate (every slot on A) is pushed at once (STOP: enough candidates).
-   */
-  private prepare(A: ProviderView): AnchorSearch | typeof NONE_LEFT | typeof STOP {
-    if (!this.rootOk(A)) return NONE_LEFT;
-    const u = this.unsuffixed;
-    let aSat = true;
-    if (u) {
-      if (u.inTreeRoot !== undefined && u.inTreeRoot !== A.uuid) return NONE_LEFT;
-      if (u.forbiddenAggs.length && inAnyAgg(A, u.forbiddenAggs)) return NONE_LEFT;
-      if (u.memberOf.length) aSat = aggsSatisfy(A, u.memberOf);
-    }
-    const tree = this.tree(A);
-    const shared = this.sharedWith(A, tree);
-    const n = this.slots.length;
-    if (tree.length === 1 && !shared.length) return this.alone(A, aSat) ? STOP : NONE_LEFT;
-    this.options = this.buffers;
-    this.optLen = this.bufferLen;
-    for (let i = 0; i < n; i++) {
-      const opt = this.options[i]!;
-      let k = 0;
-      for (let j = 0; j < tree.length; j++) if (this.accepts(i, tree[j]!, true, aSat)) opt[k++] = tree[j]!;
-      for (let j = 0; j < shared.length; j++) if (this.accepts(i, shared[j]!, false, aSat)) opt[k++] = shared[j]!;
-      if (!k) return NONE_LEFT;
-      this.optLen[i] = k;
-    }
-    if (!this.feasible()) return NONE_LEFT;
-    return {
-      options: this.options.map((o, i) => o.slice(0, this.optLen[i])),
-      optLen: this.optLen.slice(),
-      chosen: new Array<ProviderView>(n),
-      next: new Int32Array(n + 1),
-      depth: 0,
-      done: false,
-    };
-  }
-
-  /** Every slot on the anchor itself: the only possible candidate of a one-provider tree. */
-  private alone(A: ProviderView, aSat: boolean): boolean {
-    const n = this.slots.length;
-    for (let i = 0; i < n; i++) if (!this.accepts(i, A, true, aSat)) return false;
-    if (this.isolate && this.granularSlots > 1) return false;
-    for (const [rc, total] of this.sharedTotals) if (!A.fitsSum(rc, total)) return false;
-    const u = this.unsuffixed;
-    if (u?.required.length && !hasTraits(A, u.required)) return false;
-    this.stats.nodes++;
-    const c = new Array<ProviderView>(n);
-    for (let i = 0; i < n; i++) c[i] = A;
-    return this.push(c) === 'stop';
-  }
-
-  /**
-   * Necessary conditions checked once per anchor: the unnumbered group's options
-   * together have its required traits; per class asked by several slots, total
-   * demand fits the options' total free capacity; isolated granular groups have
-   * enough distinct providers.
-   */
-  private feasible(): boolean {
-    const u = this.unsuffixed;
-    if (u?.required.length) {
-      for (const any of u.required) {
-        let ok = false;
-        for (let i = 0; i < this.slots.length && !ok; i++) {
-          if (this.slots[i]!.granular) continue;
-          const opt = this.options[i]!;
-          for (let k = 0; k < this.optLen[i]! && !ok; k++) for (const t of any) if (opt[k]!.traits.has(t)) ok = true;
-        }
-        if (!ok) return false;
-      }
-    }
-    for (const rc of this.sharedClasses) {
-      let need = 0;
-      const providers = new Set<ProviderView>();
-      for (let i = 0; i < this.slots.length; i++) {
-        for (const [rc2, n] of this.slots[i]!.amounts) {
-          if (rc2 !== rc) continue;
-          need += n;
-          for (let k = 0; k < this.optLen[i]!; k++) providers.add(this.options[i]![k]!);
-        }
-      }
-      let supply = 0;
-      for (const p of providers) {
-        const inv = p.inv.get(rc)!;
-        supply += Math.min(inv.cap - p.used(rc), inv.max);
-        if (supply >= need) break;
-      }
-      if (supply < need) return false;
-    }
-    if (this.isolate && this.granularSlots > 1) {
-      const distinct = new Set<ProviderView>();
-      for (let i = 0; i < this.slots.length; i++) {
-        if (this.slots[i]!.granular) for (let k = 0; k < this.optLen[i]!; k++) distinct.add(this.options[i]![k]!);
-      }
-      if (distinct.size < this.granularSlots) return false;
-    }
-    return true;
-  }
-
-  /** Would p still fit slot i given the earlier choices on the same provider? */
-  private fitsWithEarlier(i: number, p: ProviderView): boolean {
-    const amounts = this.slots[i]!.amounts;
-    for (const [rc, n] of amounts) {
-      let sum = n;
-      for (let j = 0; j < i; j++) {
-        if (this.chosen[j] !== p) continue;
-        for (const [rc2, m] of this.slots[j]!.amounts) if (rc2 === rc) sum += m;
-      }
-      if (sum !== n && !p.fitsSum(rc, sum)) return false;
-    }
-    return true;
-  }
-
-  private clashes(i: number, p: ProviderView): boolean {
-    const slot = this.slots[i]!;
-    for (let j = 0; j < i; j++) {
-      const q = this.chosen[j]!;
-      const other = this.slots[j]!;
-      if (this.isolate && slot.granular && q === p && other.granular) return true;
-      // before 1.29: no two providers of one tree give resources to one request
-      if (this.distinctRoots && q !== p && q.root === p.root && slot.amounts.length && other.amounts.length) return true;
-    }
-    return false;
-  }
-
-  private collectiveTraitsOk(): boolean {
-    const u = this.unsuffixed!;
-    if (!u.required.length) return true;
-    const ps = this.unsuffixedChosen;
-    ps.length = 0;
-    for (let i = 0; i < this.slots.length; i++) if (!this.slots[i]!.granular) ps.push(this.chosen[i]!);
-    return collectively(ps, u.required);
-  }
-
-  /** one of the providers chosen for the set is an ancestor-or-self of all of them */
-  private sameSubtreeOk(idx: number[]): boolean {
-    for (const i of idx) {
-      const top = this.chosen[i]!;
-      let all = true;
-      for (const j of idx) if (!this.isAncestorOrSelf(top, this.chosen[j]!)) all = false;
-      if (all) return true;
-    }
-    return false;
-  }
-
-  private isAncestorOrSelf(top: ProviderView, p: ProviderView): boolean {
-    if (top === p) return true;
-    if (top.root !== p.root) return false;
-    let parent = p.parent;
-    for (let guard = 0; parent !== undefined && guard < 10_000; guard++) {
-      if (parent === top.uuid) return true;
-      parent = this.forest.get(parent)?.parent;
-    }
-    return false;
-  }
-
-  /** record a candidate: 'dup' if already reported, 'stop' when there are enough */
-  private push(c: ProviderView[]): 'ok' | 'dup' | 'stop' {
-    // an allocation request made only of sharing providers can be reached from
-    // several anchors: report it once
-    let sharedOnly = true;
-    for (const p of c) if (!p.sharing) sharedOnly = false;
-    if (sharedOnly) {
-      const key = c.map((p) => p.uuid).join(',');
-      if (this.seenSharedOnly.has(key)) return 'dup';
-      this.seenSharedOnly.add(key);
-    }
-    this.out.push(c);
-    return this.out.length >= this.stopAt ? 'stop' : 'ok';
-  }
-
-  /**
-   * Resume a suspended depth-first search to its next complete assignment (a copy),
-   * or undefined when the anchor has no more. Each choice is checked against the
-   * earlier ones (running capacity sums, isolate, same tree before 1.29), the
-   * unnumbered group's collective traits and same_subtree as soon as they can be.
-   */
-  private step(s: AnchorSearch): ProviderView[] | undefined {
-    this.options = s.options;
-    this.optLen = s.optLen;
-    this.chosen = s.chosen;
-    const n = this.slots.length;
-    const next = s.next;
-    let d = s.depth;
-    while (d >= 0) {
-      if (d === n) {
-        s.depth = n - 1;
-        return s.chosen.slice();
-      }
-      if (next[d]! >= s.optLen[d]!) {
-        next[d] = 0;
-        d--;
-        continue;
-      }
-      this.stats.nodes++;
-      const p = s.options[d]![next[d]!++]!;
-      if (d > 0 && (!this.fitsWithEarlier(d, p) || this.clashes(d, p))) continue;
-      s.chosen[d] = p;
-      if (d === this.lastUnsuffixedSlot && !this.collectiveTraitsOk()) continue;
-      const checks = this.subtreeChecks[d];
-      if (checks) {
-        let ok = true;
-        for (const idx of checks) if (!this.sameSubtreeOk(idx)) ok = false;
-        if (!ok) continue;
-      }
-      d++;
-    }
-    s.depth = -1;
-    s.done = true;
-    return undefined;
-  }
-
-  /** the search's next new candidate, recorded; true = enough candidates */
-  private produce(s: AnchorSearch): boolean {
-    for (;;) {
-      const c = this.step(s);
-      if (!c) return false;
-      const r = this.push(c);
-      if (r !== 'dup') return r === 'stop';
-    }
-  }
-
-  // ------------------------------------------------------------ entry points
-
-  /**
-   * Placement raises unknown names and short-circuits to an empty answer in a fixed
-   * order (root_required, then group by group: classes, member_of, traits, in_tree,
-   * capacity). That order only shows when a name is unknown, so it is replayed only
-   * then. Returns false when Placement would answer with no candidates first.
-   */
-  precheck(): boolean {
-    const missRC = this.opts.missingResourceClasses ?? NO_NAMES;
-    const missT = this.opts.missingTraits ?? NO_NAMES;
-    const noTrait = (t: string) => new Problem(400, `No such trait(s): ${t}.`);
-    const groupMisses = this.req.groups.map(
-      (g) =>
-        g.resources.some(([rc]) => missRC.has(rc)) ||
-        g.requiredTraits.some((any) => [...any].some((t) => missT.has(t))) ||
-        [...g.forbiddenTraits].some((t) => missT.has(t)),
-    );
-    const rr = this.req.rootRequired;
-    for (const t of [...(rr?.required ?? []), ...(rr?.forbidden ?? [])]) if (missT.has(t)) throw noTrait(t);
-    const lastBad = groupMisses.lastIndexOf(true);
-    if (lastBad < 0) return true;
-    const f = this.forest;
-    const all = () => f.all().map(viewOf);
-    if (rr && !f.roots().some((r) => this.rootOk(viewOf(r)))) return false;
-    for (let i = 0; i <= lastBad; i++) {
-      const g = this.req.groups[i]!;
-      const plan = this.plans[i]!;
-      for (const [rc] of g.resources) {
-        if (missRC.has(rc)) throw new Problem(400, `Invalid resource class in resources parameter: No such resource class ${rc}.`);
-      }
-      if (plan.memberOf.length && !all().some((p) => aggsSatisfy(p, plan.memberOf))) return false;
-      for (const any of g.requiredTraits) for (const t of any) if (missT.has(t)) throw noTrait(t);
-      for (const t of g.forbiddenTraits) if (missT.has(t)) throw noTrait(t);
-      if (plan.inTreeMissing) return false;
-      for (const [rc, n] of g.resources) {
-        const any = [...(f.byResourceClass.get(rc) ?? [])].some((u) => {
-          const p = viewIn(f, u);
-          return !!p && p.fits(rc, n) && (plan.inTreeRoot === undefined || p.root === plan.inTreeRoot);
-        });
-        if (!any) return false;
-      }
-      if (i < lastBad && plan.granular && !all().some((p) => this.granularOk(plan, p))) return false;
-    }
-    return true;
+    this.stopAt = opts.randomize ? this.cap : Math.min(this.cap, limit);
   }
 
   solve(): CandidatesResult {
-    const requestedResources = new Set<string>();
-    for (const g of this.req.groups) for (const [rc] of g.resources) requestedResources.add(rc);
-    // Groups in request order; the unnumbered group's classes in request order, or in
-    // class order where upstream takes its multi-provider path (the deployment has
-    // nested or sharing providers: it builds that group's requests per class id)
-    const byClassOrder = this.forest.hasTrees() || (this.forest.byTrait.get(SHARING_TRAIT)?.size ?? 0) > 0;
-    const cmp = compareResourceClasses(this.opts.order);
-    const classOf = (i: number) => this.slots[i]!.amounts[0]?.[0] ?? '';
-    const renderOrder = this.slots
-      .map((_, i) => i)
-      .sort(
-        (a, b) =>
-          this.slots[a]!.group - this.slots[b]!.group ||
-          (byClassOrder && !this.slots[a]!.granular && !this.slots[b]!.granular ? cmp(classOf(a), classOf(b)) : 0) ||
-          a - b,
-      );
+    const plan = this.plan;
     const result = (candidates: ProviderView[][]): CandidatesResult => ({
-      slots: this.slots,
-      renderOrder,
+      slots: plan.slots,
+      renderOrder: plan.renderOrder,
       candidates,
-      summaries: this.summaries(candidates),
-      requestedResources,
+      summaries: summarise(this.forest, plan, this.trees, candidates),
+      requestedResources: plan.requestedResources,
       stats: this.stats,
     });
-    if (!this.precheck()) return result([]);
-    if (this.plans.some((p) => p.inTreeMissing || p.matchesNothing)) return result([]);
-    this.roundRobin(this.anchors());
-    const cap = this.opts.maxCandidates !== undefined && this.opts.maxCandidates > 0 ? this.opts.maxCandidates : Infinity;
-    this.stats.capped = this.out.length >= cap;
+    if (!replayUnknownNames(this.forest, this.req, plan, this.opts)) return result([]);
+    if (plan.groups.some((g) => g.inTreeMissing || g.matchesNothing)) return result([]);
+    this.roundRobin(pickAnchors(this.forest, plan.groups, this.req.rootRequired));
+    this.stats.capped = this.out.length >= this.cap;
     let candidates = this.out;
     if (this.opts.randomize) candidates = sample(candidates, this.req.limit, this.opts.random ?? Math.random);
     return result(candidates);
@@ -788,7 +139,7 @@ export class CandidateSolver {
    * a scheduler needs; Placement's test_requested_limit_is_hit_result_balanced).
    * Only anchors with more candidates keep a suspended search.
    */
-  private roundRobin(anchors: { length: number; at(i: number): ProviderView }): void {
+  private roundRobin(anchors: AnchorList): void {
     let live: AnchorSearch[] = [];
     for (let a = 0; a < anchors.length; a++) {
       this.stats.anchorsVisited++;
@@ -809,92 +160,57 @@ export class CandidateSolver {
   }
 
   /**
-   * Every provider of every tree a candidate takes resources from (resourceless
-   * groups' providers are in those trees); before 1.29 with nested providers, only
-   * the providers the candidates use. In upstream's order (order.ts
-   * compareSummaryProviders): trees by the first request group that takes something
-   * from them, then by their root's creation; each tree's providers as created.
+   * Prepare anchor A: a suspended search over its slots' options, or NONE_LEFT when
+   * some slot has no option or A cannot work. A one-provider tree with no sharing
+   * provider associated (flat deployments) needs no search: its only possible
+   * candidate (every slot on A) is recorded at once (STOP: enough candidates).
    */
-  private summaries(candidates: ProviderView[][]): ProviderView[] {
-    const resourceSlots: number[] = [];
-    for (const [i, s] of this.slots.entries()) if (s.amounts.length) resourceSlots.push(i);
-    // the first group (request order) that finds each tree: one that takes something
-    // from it in the answer, or an earlier one a provider of the tree satisfies on its
-    // own (upstream searches group by group and summarises every tree a group finds)
-    const firstGroup = new Map<string, number>();
-    for (const c of candidates) {
-      for (const [i, s] of this.slots.entries()) {
-        const root = c[i]!.root;
-        const g = firstGroup.get(root);
-        if (g === undefined || s.group < g) firstGroup.set(root, s.group);
-      }
+  private prepare(A: ProviderView): AnchorSearch | typeof NONE_LEFT | typeof STOP {
+    if (!rootOk(this.req.rootRequired, A)) return NONE_LEFT;
+    const u = this.plan.unsuffixed;
+    let aSat = true;
+    if (u) {
+      if (u.inTreeRoot !== undefined && u.inTreeRoot !== A.uuid) return NONE_LEFT;
+      if (u.forbiddenAggs.length && inAnyAgg(A, u.forbiddenAggs)) return NONE_LEFT;
+      if (u.memberOf.length) aSat = aggsSatisfy(A, u.memberOf);
     }
-    const onePath = !(this.forest.hasTrees() || (this.forest.byTrait.get(SHARING_TRAIT)?.size ?? 0) > 0);
-    // upstream's unnumbered group, searched across trees and sharing providers, also
-    // finds the anchor tree of every combination it makes
-    const u = this.unsuffixed;
-    if (u && !onePath) {
-      for (const c of candidates) {
-        const anchor = c.find((p) => !p.sharing)?.root;
-        if (anchor === undefined) continue;
-        const g = firstGroup.get(anchor);
-        if (g === undefined || u.index < g) firstGroup.set(anchor, u.index);
-      }
+    const tree = this.trees.of(A);
+    const shared = this.trees.sharedWith(A, tree);
+    if (tree.length === 1 && !shared.length) {
+      if (!loneRootFits(this.plan, this.options, A, aSat)) return NONE_LEFT;
+      this.stats.nodes++;
+      const c = new Array<ProviderView>(this.plan.slots.length);
+      for (let i = 0; i < c.length; i++) c[i] = A;
+      return this.push(c) === 'stop' ? STOP : NONE_LEFT;
     }
-    const alone = this.plans.filter((g) => g.granular || onePath).sort((a, b) => a.index - b.index);
-    for (const [root, g] of firstGroup) {
-      const rv = viewIn(this.forest, root);
-      if (!rv) continue;
-      const finder = alone.find((plan) => plan.index < g && this.tree(rv).some((q) => this.granularOk(plan, q)));
-      if (finder) firstGroup.set(root, finder.index);
-    }
-    const out: SummaryEntry[] = [];
-    const entry = (p: ProviderView): SummaryEntry => ({
-      view: p,
-      seq: p.seq,
-      rootSeq: p.parent === undefined ? p.seq : (viewIn(this.forest, p.root)?.seq ?? p.seq),
-      firstGroup: firstGroup.get(p.root) ?? 0,
-    });
-    const mark = nextMark();
-    if (this.distinctRoots) {
-      for (const c of candidates) {
-        for (const i of resourceSlots) {
-          const p = c[i]!;
-          if (p.mark !== mark) {
-            p.mark = mark;
-            out.push(entry(p));
-          }
-        }
-      }
-      return out.sort(compareSummaryProviders).map((e) => e.view);
-    }
-    const roots = new Set<string>();
-    for (const c of candidates) {
-      for (const i of resourceSlots) {
-        const p = c[i]!;
-        if (p.mark === mark) continue;
-        p.mark = mark;
-        if (p.alone) {
-          out.push(entry(p));
-          continue;
-        }
-        if (roots.has(p.root)) continue;
-        roots.add(p.root);
-        const root = viewIn(this.forest, p.root);
-        if (root) {
-          for (const q of this.tree(root)) {
-            q.mark = mark;
-            out.push(entry(q));
-          }
-        }
-      }
-    }
-    return out.sort(compareSummaryProviders).map((e) => e.view);
+    if (!this.options.fill(tree, shared, aSat) || !feasible(this.plan, this.options)) return NONE_LEFT;
+    return new AnchorSearch(this.plan, this.forest, this.options.take(), this.stats);
   }
-}
 
-interface SummaryEntry extends SummaryOrderKey {
-  view: ProviderView;
+  /** the search's next new candidate, recorded; true = enough candidates */
+  private produce(s: AnchorSearch): boolean {
+    for (;;) {
+      const c = s.step();
+      if (!c) return false;
+      const r = this.push(c);
+      if (r !== 'dup') return r === 'stop';
+    }
+  }
+
+  /** record a candidate: 'dup' if already reported, 'stop' when there are enough */
+  private push(c: ProviderView[]): 'ok' | 'dup' | 'stop' {
+    // an allocation request made only of sharing providers can be reached from
+    // several anchors: report it once
+    let sharedOnly = true;
+    for (const p of c) if (!p.sharing) sharedOnly = false;
+    if (sharedOnly) {
+      const key = c.map((p) => p.uuid).join(',');
+      if (this.seenSharedOnly.has(key)) return 'dup';
+      this.seenSharedOnly.add(key);
+    }
+    this.out.push(c);
+    return this.out.length >= this.stopAt ? 'stop' : 'ok';
+  }
 }
 
 /** random.sample / random.shuffle, as Placement's limit_results does */
