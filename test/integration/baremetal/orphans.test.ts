@@ -116,8 +116,8 @@ describe('orphan recovery', () => {
     setExecutor(counting);
     const [r1, r2, r3] = await Promise.all([0, 1, 2].map(() => recoverOrphanAllocations({ graceMs: 0 })));
     expect(r1!.resumed + r2!.resumed + r3!.resumed).toBe(1);
-    // the others either lost the conditional write or already saw the new execution running
-    expect(r1!.lost + r2!.lost + r3!.lost).toBeGreaterThanOrEqual(1);
+    // the others either lost the conditional write or already saw the new execution
+    // running (which of the two depends on timing: both may see it running)
     expect(r1!.lost + r2!.lost + r3!.lost + r1!.skipped + r2!.skipped + r3!.skipped).toBe(2);
     expect(starts).toHaveLength(1);
     await api.settle();
