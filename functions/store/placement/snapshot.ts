@@ -15,6 +15,7 @@ import { Forest } from '../../core/placement/forest.js';
 import { ImageFormatError } from '../../core/placement/forest-image.js';
 import { withProviderDelta, type ProviderRecord } from '../../core/placement/model.js';
 import { config } from '../../config.js';
+import { perTable } from '../ddb/per-table.js';
 import {
   asBase,
   BASE_MAX_AGE_MS,
@@ -602,37 +603,14 @@ export class ProviderSnapshot {
   }
 }
 
-let shared: ProviderSnapshot | undefined;
-/** The process-wide snapshot (one per Lambda container, one per local server). */
-let sharedFor = '';
-
-/** The process's snapshot of the table it talks to (a new table — a restarted local stack — starts a new one). */
-export function snapshot(): ProviderSnapshot {
-  const cfg = config();
-  const key = `${cfg.ddbEndpoint ?? ''}|${cfg.region}|${cfg.tableName}`;
-  if (!shared || key !== sharedFor) {
-    shared = new ProviderSnapshot({ useImage: cfg.snapshotImage });
-    sharedFor = key;
-  }
-  return shared;
-}
-
-let writerSnapshot: ProviderSnapshot | undefined;
-let writerFor = '';
+/** The process's snapshot of the table it talks to (one per Lambda container, one per local server; a new table starts a new one). */
+export const snapshot = perTable(() => new ProviderSnapshot({ useImage: config().snapshotImage }));
 
 /**
  * The snapshot images are made from (the maintenance function's): it loads and resyncs
  * through the index, never from an image, so each image carries a fresh full read.
  */
-export function imageSourceSnapshot(): ProviderSnapshot {
-  const cfg = config();
-  const key = `${cfg.ddbEndpoint ?? ''}|${cfg.region}|${cfg.tableName}`;
-  if (!writerSnapshot || key !== writerFor) {
-    writerSnapshot = new ProviderSnapshot({ useImage: false });
-    writerFor = key;
-  }
-  return writerSnapshot;
-}
+export const imageSourceSnapshot = perTable(() => new ProviderSnapshot({ useImage: false }));
 
 /**
  * Start loading the snapshot while the Lambda initialises (SNAPSHOT_PREWARM, set by cdk/
