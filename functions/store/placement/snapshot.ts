@@ -14,6 +14,24 @@
 import { Forest } from '../../core/placement/forest.js';
 import { ImageFormatError } from '../../core/placement/forest-image.js';
 import { withProviderDelta, type ProviderRecord } from '../../core/placement/model.js';
+import {
+  catchUpCosts,
+  imageUsable,
+  LONG_GAP_MS,
+  measureImage,
+  measureReread,
+  planCatchUp,
+  planJump,
+  planLoad,
+  planLongGap,
+  planPatch,
+  readLogAgain,
+  UNMEASURED,
+  type ImageWindow,
+  type Measured,
+  type RefreshSettings,
+  type SnapshotView,
+} from '../../core/placement/refresh-plan.js';
 import { config } from '../../config.js';
 import { perTable } from '../ddb/per-table.js';
 import {
@@ -88,24 +106,6 @@ async function unlessForeign<T>(read: Promise<T>): Promise<T | undefined> {
   }
 }
 
-/** An image is usable while the change log since it still exists (entries live a day). */
-const IMAGE_MAX_AGE_MS = 20 * 3600 * 1000;
-/**
- * A catch-up re-reads the changed providers (BatchGetItem, consistent) or loads a newer
- * image, whichever costs less — so it is never slower than a cold load, which loads that
- * image too. Re-reading costs this much per provider until this process has measured it
- * (refreshes that re-read ≥ REREAD_SAMPLE providers): DynamoDB Local's ~0.4 ms; in AWS
- * the measurement takes over. Loading an image costs what this process's last image load
- * cost per provider, or IMAGE_MS_PER_PROVIDER until it has loaded one (coldstart bench:
- * ~3 µs at a million providers, ~8 µs at 20,000), plus a fixed part. An estimate that
- * errs goes to the image: its cost is a cold load's.
- */
-const REREAD_MS_PER_PROVIDER = 0.4;
-const REREAD_SAMPLE = 100;
-const IMAGE_MS_PER_PROVIDER = 0.004;
-const IMAGE_FIXED_MS = 50;
-/** a refresh this long after the previous one first looks at the image's manifest */
-const LONG_GAP_MS = 20_000;
 /** an image is written as a delta while at most this share of the forest differs from its base */
 const DELTA_MAX_SHARE = 0.25;
 
@@ -126,10 +126,8 @@ export class ProviderSnapshot {
   private ticket = 0;
   private inflight: Promise<void> | undefined;
   private inflightTicket = 0;
-  /** measured cost of re-reading one changed provider (ms; see REREAD_MS_PER_PROVIDER) */
-  private rereadMs = REREAD_MS_PER_PROVIDER;
-  /** measured cost of loading a whole image, per provider (ms; see IMAGE_MS_PER_PROVIDER) */
-  private imageMs: number | undefined;
+  /** what re-reading a provider and loading an image cost here (refresh-plan.ts COSTS) */
+  private readonly measured: Measured = { ...UNMEASURED };
   /**
    * The full image this forest is a known change of (docs/design.md, "Delta images"):
    * every provider not in `dirty` is exactly as `base` holds it (or absent from both).
@@ -301,15 +299,14 @@ export class ProviderSnapshot {
   }
 
   /**
-   * Replace the forest with the current image when it is usable (the change log since
-   * it still exists), taken after `after` and made from a forest that read the index
-   * after `indexLoadedAfter`. Returns the instant the image is complete as of (every
-   * write committed before it is in); the caller replays the log from there.
+   * Replace the forest with the image `manifest` (or the current one) when `usable`
+   * admits it. Returns the instant the image is complete as of (every write committed
+   * before it is in); the caller replays the log from there.
    */
-  private async loadImage(after: number, indexLoadedAfter = 0, manifest?: ImageManifest): Promise<number | undefined> {
+  private async loadImage(usable: ImageWindow, manifest?: ImageManifest): Promise<number | undefined> {
     const t0 = performance.now();
     const m = manifest ?? (await readManifest());
-    if (!m || m.takenAt <= after || m.indexLoadAt <= indexLoadedAfter || Date.now() - m.takenAt > IMAGE_MAX_AGE_MS) return undefined;
+    if (!imageUsable(m, usable, Date.now())) return undefined;
     // the current forest stays until the new one is built: it answers meanwhile, stays
     // valid should the image fail, and keeps V8's old generation sized for a forest
     // (letting it go first made the heap shrink, then grow again by repeated full
@@ -320,7 +317,7 @@ export class ProviderSnapshot {
     if (!img) return undefined;
     this.forest = img.forest;
     this.setBase(m.base ?? asBase(m), img.deltaIds);
-    this.imageMs = (performance.now() - t0) / Math.max(1, m.providers);
+    this.measured.imageMs = measureImage(performance.now() - t0, m.providers);
     // the whole forest is now the image writer's, which read the index then
     this.lastFullLoad = Math.max(this.lastFullLoad, m.indexLoadAt);
     this.lasts.clear();
@@ -333,14 +330,14 @@ export class ProviderSnapshot {
    * from the image as it holds them, or deleted when it does not; the others are the
    * same in the image as here (a write to one committed after this forest's last refresh
    * and before the log was read, so after the image was taken, would be in `changed`).
-   * Only an image taken after the last refresh and before the log was read will do.
+   * refresh-plan.ts planPatch says which image will do, and whether a delta is enough.
    * Returns the instant the forest is complete as of, like loadImage().
    */
   private async patchFromImage(m: ImageManifest | undefined, changed: ReadonlySet<string>, logReadAt: number): Promise<number | undefined> {
     const t0 = performance.now();
-    if (!m || m.takenAt <= this.lastStart || m.takenAt > logReadAt - clockSkewMs() || Date.now() - m.takenAt > IMAGE_MAX_AGE_MS) return undefined;
-    // a delta of the base this forest is a known change of: its own chunks are enough
-    if (m.base && this.base?.id === m.base.id) return this.patchFromDelta(m, changed, t0);
+    const plan = planPatch(m, { lastStart: this.lastStart, logReadAt, now: Date.now(), baseId: this.base?.id }, { skewMs: clockSkewMs() });
+    if (!m || plan.route === 'none') return undefined;
+    if (plan.route === 'delta') return this.patchFromDelta(m, changed, t0);
     const img = await unlessForeign(readImageSome(m, changed, this.forest.intern));
     if (!img) return undefined;
     const p0 = performance.now();
@@ -355,7 +352,7 @@ export class ProviderSnapshot {
     // in both): a known change of its base. (Yet as this forest's own last index read left
     // them: a patch is no full load, and the periodic resync stays due.)
     this.setBase(m.base ?? asBase(m), img.deltaIds);
-    this.imageMs = (performance.now() - t0) / Math.max(1, m.providers);
+    this.measured.imageMs = measureImage(performance.now() - t0, m.providers);
     return this.adopt(m, img, t0);
   }
 
@@ -464,21 +461,28 @@ export class ProviderSnapshot {
 
   /** what a catch-up would cost, ms: re-reading one changed provider, and loading an image of `providers` */
   catchUpCosts(providers = this.forest.size): { rereadMsPerProvider: number; imageMs: number } {
-    // (a whole image's cost: a delta costs less, and an estimate that errs goes to the image)
-    const perProvider = this.imageMs ?? IMAGE_MS_PER_PROVIDER;
-    return { rereadMsPerProvider: this.rereadMs, imageMs: IMAGE_FIXED_MS + perProvider * providers };
+    return catchUpCosts(this.measured, providers);
   }
 
-  /** re-reading `changed` providers would take longer than loading an image of `providers` */
-  private imageIsCheaper(changed: number, providers = this.forest.size): boolean {
-    const c = this.catchUpCosts(providers);
-    return changed * c.rereadMsPerProvider > c.imageMs;
+  /** what the refresh plan needs of this snapshot, as of now */
+  private view(): SnapshotView {
+    const { loaded, lastStart, lastFullLoad, resyncDeferredUntil } = this;
+    return { loaded, lastStart, lastFullLoad, resyncDeferredUntil, providers: this.forest.size, useImage: this.options.useImage };
   }
 
+  /**
+   * Bring the forest up to date: the route is refresh-plan.ts's (planLoad, planLongGap
+   * and planJump, planCatchUp), the steps are this snapshot's.
+   */
   private async refresh(): Promise<void> {
     const started = Date.now();
     const t0 = performance.now();
-    const resyncMs = config().snapshotResyncS * 1000;
+    const settings: RefreshSettings = {
+      resyncMs: config().snapshotResyncS * 1000,
+      longGapMs: this.options.longGapMs ?? LONG_GAP_MS,
+      overlapMs: overlapMs(),
+      skewMs: clockSkewMs(),
+    };
     const parts: RefreshParts = { manifest: 0, log: 0, image: 0, index: 0, reread: 0 };
     const timed = async <T>(part: keyof RefreshParts, work: Promise<T>): Promise<T> => {
       const p0 = performance.now();
@@ -488,21 +492,20 @@ export class ProviderSnapshot {
         parts[part] += performance.now() - p0;
       }
     };
-    let since = this.lastStart - overlapMs();
-    const fullLoad = !this.loaded || (resyncMs > 0 && started - this.lastFullLoad > resyncMs && started >= this.resyncDeferredUntil);
-    // a cold start or a resync starts from an image when there is a usable one: for a
-    // resync, one whose writer read the index after this forest last did (it catches
-    // what the log may have missed, as a scan would)
-    const fromImage = fullLoad && this.options.useImage ? await timed('image', this.loadImage(0, this.loaded ? this.lastFullLoad : 0)) : undefined;
+    let since = this.lastStart - settings.overlapMs;
+    // 1. a cold start or a resync: from an image when there is a usable one
+    const load = planLoad(this.view(), started, settings);
+    const fullLoad = load.route !== 'keep';
+    const fromImage = load.route === 'image' ? await timed('image', this.loadImage(load.usable)) : undefined;
     if (fromImage !== undefined) {
-      since = fromImage - overlapMs();
+      since = fromImage - settings.overlapMs;
       if (this.loaded) this.stats.resyncs++;
       else this.stats.coldLoads++;
     } else if (fullLoad) {
       // cold load, or the periodic full resync: a safety net should a write ever commit
       // later than the overlap window allows (the change log then never shows it)
       const l0 = performance.now();
-      const replayFrom = started - Math.max(overlapMs(), config().snapshotIndexLagMs);
+      const replayFrom = started - Math.max(settings.overlapMs, config().snapshotIndexLagMs);
       const all = await timed('index', scanAllProviders());
       const scanned = new Set<string>();
       for (const p of all) {
@@ -532,47 +535,37 @@ export class ProviderSnapshot {
       this.seen.clear();
       since = this.loaded ? Math.min(since, replayFrom) : replayFrom;
     }
-    // a catch-up through a newer image; undefined: none usable (the forest is then as it was)
-    const catchUp = (manifest?: ImageManifest) => timed('image', this.loadImage(this.lastStart - overlapMs(), 0, manifest));
     let caught: number | undefined;
-    // after a long gap (a bulk load takes minutes): if the current image is newer than
-    // this forest and holds so many more or fewer providers that most of the forest would
-    // be rebuilt anyway, go to it without reading the whole log since (one GetItem
-    // instead of thousands of entries). A smaller difference reads the log, and takes
-    // from the image only what it names (below).
-    if (this.loaded && fromImage === undefined && this.options.useImage && started - this.lastStart > (this.options.longGapMs ?? LONG_GAP_MS)) {
+    // 2. after a long gap (a bulk load takes minutes): the manifest first, maybe the image at once
+    if (planLongGap(this.view(), started, fromImage !== undefined, settings).route === 'manifest') {
       const m = await timed('manifest', readManifest());
-      const differ = Math.abs(m ? m.providers - this.forest.size : 0);
-      if (m && m.takenAt > this.lastStart && 2 * differ >= m.providers && this.imageIsCheaper(differ, m.providers)) {
-        caught = await catchUp(m);
-        if (caught !== undefined) since = caught - overlapMs();
+      const jump = planJump(this.view(), m, this.measured, settings);
+      if (jump.route === 'image') {
+        caught = await timed('image', this.loadImage(jump.usable, m));
+        if (caught !== undefined) since = caught - settings.overlapMs;
       }
     }
     let logReadAt = Date.now();
     let log = await timed('log', this.changesSince(since));
-    // a long gap or a bulk load: when re-reading what changed would cost more than a
-    // newer image, take the changed providers from that image (or, when it was taken
-    // after the log was read, load all of it) and replay only what came after it. Taking
-    // a few providers costs less than building a forest (the estimate's basis), and the
-    // warm heap keeps its forest: building a second one next to it made a million-
-    // provider catch-up slower than a new process's load
-    if (caught === undefined && this.loaded && fromImage === undefined && this.options.useImage && this.imageIsCheaper(log.reread.size)) {
-      // (after a resync through the index the log was read from further back: no patch)
+    // 3. a long gap or a bulk load: catch up through a newer image when re-reading what
+    // changed would cost more. The warm heap keeps its forest: building a second one next
+    // to it made a million-provider catch-up slower than a new process's load
+    const loaded = !fullLoad ? undefined : fromImage !== undefined ? 'image' : 'index';
+    const route = planCatchUp(this.view(), { rereads: log.reread.size, loaded, jumped: caught !== undefined }, this.measured, settings);
+    if (route.route !== 'log') {
       let m: ImageManifest | undefined;
-      if (!fullLoad) {
+      if (route.route === 'patch') {
         m = await timed('manifest', readManifest());
-        // an image taken after the log was read (less the clocks' skew): read the log again
-        // if that makes it usable, as it does for any image more than a second old
-        if (m && m.takenAt > logReadAt - clockSkewMs() && m.takenAt <= Date.now() - clockSkewMs()) {
+        if (readLogAgain(m, logReadAt, Date.now(), settings)) {
           logReadAt = Date.now();
           log = await timed('log', this.changesSince(since));
         }
         caught = await timed('image', this.patchFromImage(m, log.changed, logReadAt));
       }
       // (the manifest read for the patch, if any: not read again)
-      caught ??= await catchUp(m);
+      caught ??= await timed('image', this.loadImage(route.usable, m));
       if (caught !== undefined) {
-        since = caught - overlapMs();
+        since = caught - settings.overlapMs;
         // the image's own entries of its overlap window (applied) are not re-read
         log = await timed('log', this.changesSince(since));
       }
@@ -582,7 +575,7 @@ export class ProviderSnapshot {
     if (reread.size) {
       const g0 = performance.now();
       const fresh = await timed('reread', readProviders(reread));
-      if (reread.size >= REREAD_SAMPLE) this.rereadMs = 0.5 * this.rereadMs + (0.5 * (performance.now() - g0)) / reread.size;
+      this.measured.rereadMs = measureReread(this.measured, performance.now() - g0, reread.size);
       this.stats.providerReads += reread.size;
       this.applyRead(reread, fresh);
     }
