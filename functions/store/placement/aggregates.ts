@@ -12,9 +12,9 @@
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { batchGet, keyId } from '../ddb/batch.js';
 import { newItem } from '../ddb/expr.js';
+import { tableKey } from '../ddb/per-table.js';
 import type { TxItem } from '../ddb/tx.js';
 import { K } from './keys.js';
-import { config } from '../../config.js';
 import { nextSeq } from './providers.js';
 import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
 
@@ -24,10 +24,7 @@ import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOption
  * never deleted
  */
 const seqs = new Map<string, number>();
-const seqKey = (u: string) => {
-  const c = config();
-  return `${c.ddbEndpoint ?? ''}|${c.region}|${c.tableName}|${u}`;
-};
+const seqKey = (u: string) => `${tableKey()}|${u}`;
 
 async function readSequences(uuids: string[]): Promise<Map<string, number>> {
   const unknown = uuids.filter((u) => !seqs.has(seqKey(u)));

@@ -12,9 +12,9 @@
  * unused in between, then sorts by its old sequence for at most that long).
  */
 import { customNames, type CustomOrder, isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
-import { config } from '../../config.js';
 import { batchGet } from '../ddb/batch.js';
 import type { Item } from '../ddb/client.js';
+import { tableKey } from '../ddb/per-table.js';
 import { queryAll } from '../ddb/query.js';
 import { K } from './keys.js';
 
@@ -96,10 +96,7 @@ const cache = new Map<string, Cached>();
 export type CustomKind = 'rc' | 'trait';
 const PKS: Record<CustomKind, readonly string[]> = { rc: K.customResourceClassPks, trait: K.customTraitPks };
 
-const cacheKey = (kind: CustomKind) => {
-  const c = config();
-  return `${c.ddbEndpoint ?? ''}|${c.region}|${c.tableName}|${kind}`;
-};
+const cacheKey = (kind: CustomKind) => `${tableKey()}|${kind}`;
 
 /** Remember every custom item of one kind (a caller that read them all anyway). */
 export function rememberCustomItems(kind: CustomKind, items: Item[]): void {

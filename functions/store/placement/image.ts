@@ -63,7 +63,8 @@ const gunzipAsync = promisify(gunzip);
 export const IMAGE_CHUNK_TTL_S = 2 * 24 * 3600;
 /**
  * A delta names a base written at most this long before: its chunks outlive it by a day
- * and a half, longer than a reader keeps using an image (snapshot.ts IMAGE_MAX_AGE_MS).
+ * and a half, longer than a reader keeps using an image (IMAGE_MAX_AGE_MS in
+ * core/placement/refresh-plan.ts).
  */
 export const BASE_MAX_AGE_MS = 12 * 3600 * 1000;
 
@@ -298,7 +299,8 @@ async function writeChunks(items: Record<string, unknown>[]): Promise<void> {
  * Store the image of `forest` as of `takenAt` and make it current — unless a newer one
  * is current already (then it is left as it is and that manifest is returned). With
  * `delta`, only the providers of `changed` are stored, as changes to `base` (the caller
- * vouches that every other provider's record is the base's: snapshot.ts).
+ * vouches that every other provider's record is the base's: snapshot-load.ts keeps
+ * `base` and `dirty`).
  */
 export async function writeImage(
   forest: Forest,

@@ -247,7 +247,8 @@ describe(`the fault suite: changes larger than one transaction at ${RATE * 100} 
  * Lambda container) loads the providers through gsi1, which does not show the last
  * 12 s of writes, yet lists and candidates show every write acknowledged before the
  * request — the snapshot replays the change log from before the load with consistent
- * reads (store/placement/snapshot.ts). The same holds for the periodic full resync.
+ * reads (store/placement/snapshot-load.ts loadIndex). The same holds for the periodic
+ * full resync.
  */
 describe('index lag: provider lists and candidates stay read-your-writes', () => {
   const LAG = 12_000;

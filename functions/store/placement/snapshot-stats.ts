@@ -1,0 +1,72 @@
+/**
+ * What a provider snapshot counts (its refreshes, loads, reads) and where its last
+ * refresh spent its time: the figures the coldstart bench and the tests read
+ * (ProviderSnapshot.stats).
+ */
+import type { LoadedImage } from './image.js';
+
+export interface SnapshotStats {
+  refreshes: number;
+  coldLoads: number;
+  /** cold loads, resyncs and catch-ups answered from a forest image */
+  imageLoads: number;
+  /** of those, catch-ups that took only the changed providers from the image (patchFromImage) */
+  imagePatches: number;
+  /** of those, patches that read only a delta image's own chunks, not its base's */
+  deltaPatches: number;
+  resyncs: number;
+  logQueries: number;
+  logEntries: number;
+  providerReads: number;
+  lastRefreshMs: number;
+  /** where the last refresh spent its time, ms: reading manifests, the change log, images (and putting what they gave), the index, changed providers */
+  lastRefreshParts?: RefreshParts;
+  /** the last full load or image catch-up: where from, how long it took, how many providers */
+  lastLoad?: {
+    source: 'image' | 'index';
+    ms: number;
+    providers: number;
+    bytes?: number;
+    takenAt?: number;
+    /** an image's: ms reading, finishing decompression, parsing, building the forest (a patch: its records, then putting them) */
+    timings?: LoadedImage['timings'];
+  };
+}
+
+export interface RefreshParts {
+  manifest: number;
+  log: number;
+  image: number;
+  index: number;
+  reread: number;
+}
+
+/** awaits `work`, adding the time it took to one part of the refresh */
+export type Timed = <T>(part: keyof RefreshParts, work: Promise<T>) => Promise<T>;
+
+/** a refresh's parts, and the timer that fills them */
+export function refreshTimer(): { parts: RefreshParts; timed: Timed } {
+  const parts: RefreshParts = { manifest: 0, log: 0, image: 0, index: 0, reread: 0 };
+  const timed: Timed = async (part, work) => {
+    const p0 = performance.now();
+    try {
+      return await work;
+    } finally {
+      parts[part] += performance.now() - p0;
+    }
+  };
+  return { parts, timed };
+}
+
+export const noStats = (): SnapshotStats => ({
+  refreshes: 0,
+  coldLoads: 0,
+  imageLoads: 0,
+  imagePatches: 0,
+  deltaPatches: 0,
+  resyncs: 0,
+  logQueries: 0,
+  logEntries: 0,
+  providerReads: 0,
+  lastRefreshMs: 0,
+});
