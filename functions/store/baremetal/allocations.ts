@@ -18,8 +18,9 @@ import { isoNow, type AllocationRecord, type NodeRecord } from '../../core/barem
 import { S } from '../../core/baremetal/states.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS, BM_TX, refuseOversized } from './keys.js';
-import { nodeUuidForInstance } from './nodes.js';
+import { atVersion, instanceRelease, nodeUuidForInstance } from './nodes.js';
 import { transact, type TxItem, type TxOutcome } from '../ddb/tx.js';
+import { Expr, newItem } from '../ddb/expr.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { readProvider, type ProviderRead } from '../placement/providers.js';
 import { getNode } from './nodes.js';
@@ -94,8 +95,8 @@ export type AllocationWriteFailure =
  * known (store/ddb/tx.ts): true if it happened, false if its condition failed,
  * 'stale' if it was not applied for another reason (a concurrent transaction): retry.
  */
-async function conditionalUpdate(update: Omit<NonNullable<TxItem['Update']>, 'TableName'>): Promise<boolean | 'stale'> {
-  const out = await transact([{ Update: { TableName: tableName(), ...update } }], BM_TX);
+async function conditionalUpdate(e: Expr, key: Record<string, unknown>): Promise<boolean | 'stale'> {
+  const out = await transact([e.updateItem(key)], BM_TX);
   if (out.ok) return true;
   return out.failed.includes(0) ? false : 'stale';
 }
@@ -107,17 +108,17 @@ async function conditionalUpdate(update: Omit<NonNullable<TxItem['Update']>, 'Ta
  * concurrent transaction), retry.
  */
 export async function createAllocation(a: StoredAllocation): Promise<{ ok: true } | AllocationWriteFailure> {
-  const T = tableName();
   const item = allocationToItem(a);
   refuseOversized(item, 'allocation', a.uuid);
-  const items: TxItem[] = [{ Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const items: TxItem[] = [newItem(item)];
   let nameIdx = -1;
   if (a.name) {
     nameIdx = items.length;
-    items.push({ Put: { TableName: T, Item: { ...BK.allocationName(a.name), uuid: a.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+    items.push(newItem({ ...BK.allocationName(a.name), uuid: a.uuid }));
   }
   const instIdx = items.length;
-  items.push({ ConditionCheck: { TableName: T, Key: BK.nodeInstance(a.uuid), ConditionExpression: 'attribute_not_exists(pk)' } });
+  const noInstance = new Expr();
+  items.push(noInstance.when(noInstance.absent('pk')).checkItem(BK.nodeInstance(a.uuid)));
   const out = await transact(items, BM_TX);
   if (out.ok) return { ok: true };
   if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
@@ -131,25 +132,14 @@ export async function saveAllocation(
   cur: StoredAllocation,
   next: StoredAllocation,
 ): Promise<{ ok: true; allocation: StoredAllocation } | AllocationWriteFailure> {
-  const T = tableName();
   const rec = { ...next, ver: cur.ver + 1 };
   const item = { ...allocationToItem(rec), ver: rec.ver };
   refuseOversized(item, 'allocation', rec.uuid);
-  const items: TxItem[] = [
-    {
-      Put: {
-        TableName: T,
-        Item: item,
-        ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
-        ExpressionAttributeNames: { '#ver': 'ver' },
-        ExpressionAttributeValues: { ':v': cur.ver },
-      },
-    },
-  ];
+  const items: TxItem[] = [atVersion(cur.ver).putItem(item)];
   let nameIdx = -1;
   if (rec.name && rec.name !== cur.name) {
     nameIdx = items.length;
-    items.push({ Put: { TableName: T, Item: { ...BK.allocationName(rec.name), uuid: rec.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+    items.push(newItem({ ...BK.allocationName(rec.name), uuid: rec.uuid }));
   }
   if (cur.name && cur.name !== rec.name) items.push(deleteNameAction(cur));
   const out = await transact(items, BM_TX);
@@ -159,15 +149,8 @@ export async function saveAllocation(
 }
 
 function deleteNameAction(a: AllocationRecord): TxItem {
-  return {
-    Delete: {
-      TableName: tableName(),
-      Key: BK.allocationName(a.name!),
-      ConditionExpression: '#u = :u',
-      ExpressionAttributeNames: { '#u': 'uuid' },
-      ExpressionAttributeValues: { ':u': a.uuid },
-    },
-  };
+  const e = new Expr();
+  return e.when(e.eq('uuid', a.uuid)).deleteItem(BK.allocationName(a.name!));
 }
 
 /**
@@ -176,16 +159,9 @@ function deleteNameAction(a: AllocationRecord): TxItem {
  * instance_uuid, deleting a node in maintenance).
  */
 export function allocationDeleteActions(a: AllocationRecord, nodeUuid: string | null): TxItem[] {
-  const items: TxItem[] = [
-    {
-      Delete: {
-        TableName: tableName(),
-        Key: BK.allocation(a.uuid),
-        ConditionExpression: nodeUuid ? 'attribute_exists(pk) AND node_uuid = :n' : 'attribute_exists(pk) AND attribute_not_exists(node_uuid)',
-        ExpressionAttributeValues: nodeUuid ? { ':n': nodeUuid } : undefined,
-      },
-    },
-  ];
+  const e = new Expr();
+  e.when(e.exists('pk')).when(nodeUuid ? e.eq('node_uuid', nodeUuid) : e.absent('node_uuid'));
+  const items: TxItem[] = [e.deleteItem(BK.allocation(a.uuid))];
   if (a.name) items.push(deleteNameAction(a));
   return items;
 }
@@ -209,32 +185,13 @@ export async function deleteAllocation(a: AllocationRecord, node: NodeRecord | u
 
 /** Clear a node's instance_uuid/allocation_uuid (version-checked) and drop the instance item. */
 export function releaseNodeActions(node: NodeRecord, allocationUuid: string): TxItem[] {
-  const T = tableName();
   const released = { ...node, instance_uuid: null, allocation_uuid: null };
   const idx = BK.nodeIndex(node.uuid, node.resource_class, isAllocatableAfter(released), node.seq);
-  const items: TxItem[] = [
-    {
-      Update: {
-        TableName: T,
-        Key: BK.node(node.uuid),
-        UpdateExpression: 'SET #ver = #ver + :one, #upd = :now, gsi2sk = :sk REMOVE instance_uuid, allocation_uuid',
-        ConditionExpression: 'attribute_exists(pk) AND #ver = :v AND allocation_uuid = :a',
-        ExpressionAttributeNames: { '#ver': 'ver', '#upd': 'updated_at' },
-        ExpressionAttributeValues: { ':one': 1, ':now': isoNow(), ':sk': idx.gsi2sk, ':v': node.ver, ':a': allocationUuid },
-      },
-    },
-  ];
-  if (node.instance_uuid) {
-    items.push({
-      Delete: {
-        TableName: T,
-        Key: BK.nodeInstance(node.instance_uuid),
-        ConditionExpression: 'attribute_not_exists(pk) OR #n = :n',
-        ExpressionAttributeNames: { '#n': 'node' },
-        ExpressionAttributeValues: { ':n': node.uuid },
-      },
-    });
-  }
+  const e = atVersion(node.ver);
+  e.when(e.eq('allocation_uuid', allocationUuid));
+  e.increment('ver').set('updated_at', isoNow()).set('gsi2sk', idx.gsi2sk).remove('instance_uuid').remove('allocation_uuid');
+  const items: TxItem[] = [e.updateItem(BK.node(node.uuid))];
+  if (node.instance_uuid) items.push(instanceRelease(node.instance_uuid, node.uuid));
   return items;
 }
 
@@ -285,70 +242,31 @@ export async function reserveNode(
 
 /** The reservation's own items: node (0), instance (1), allocation (2). */
 function reservationItems(a: ReservationRequest, exec: string, node: { uuid: string; seq: number }): TxItem[] {
-  const T = tableName();
   const now = isoNow();
-  const names: Record<string, string> = {
-    '#ver': 'ver',
-    '#upd': 'updated_at',
-    '#ps': 'provision_state',
-    '#m': 'maintenance',
-    '#pw': 'power_state',
-    '#rc': 'resource_class',
-    '#ii': 'instance_info',
-    '#tr': 'traits',
-  };
-  const values: Record<string, unknown> = {
-    ':a': a.uuid,
-    ':one': 1,
-    ':now': now,
-    ':avail': S.AVAILABLE,
-    ':f': false,
-    ':rc': a.resource_class,
-    ':traits': [...a.traits],
-    ':sk': BK.nodeIndex(node.uuid, a.resource_class, false, node.seq).gsi2sk,
-  };
-  const conds = ['attribute_exists(pk)', '#ps = :avail', '#m = :f', 'attribute_exists(#pw)', 'attribute_not_exists(instance_uuid)', '#rc = :rc'];
-  a.traits.forEach((t, i) => {
-    values[`:t${i}`] = t;
-    conds.push(`contains(#tr, :t${i})`);
-  });
-  if (a.owner) {
-    values[':o'] = a.owner;
-    conds.push('(#owner = :o OR #lessee = :o)');
-    names['#owner'] = 'owner';
-    names['#lessee'] = 'lessee';
-  }
-  return [
-    {
-      Update: {
-        TableName: T,
-        Key: BK.node(node.uuid),
-        UpdateExpression: 'SET instance_uuid = :a, allocation_uuid = :a, #ii.#tr = :traits, #ver = #ver + :one, #upd = :now, gsi2sk = :sk',
-        ConditionExpression: conds.join(' AND '),
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: values,
-      },
-    },
-    { Put: { TableName: T, Item: { ...BK.nodeInstance(a.uuid), node: node.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } },
-    {
-      Update: {
-        TableName: T,
-        Key: BK.allocation(a.uuid),
-        UpdateExpression: 'SET node_uuid = :n, #st = :active, #upd = :now, gsi2sk = :ask, #ver = #ver + :one REMOVE last_error',
-        ConditionExpression: '#st = :allocating AND #ex = :ex',
-        ExpressionAttributeNames: { '#st': 'state', '#upd': 'updated_at', '#ex': 'exec', '#ver': 'ver' },
-        ExpressionAttributeValues: {
-          ':n': node.uuid,
-          ':active': ALLOCATION_STATES.ACTIVE,
-          ':allocating': ALLOCATION_STATES.ALLOCATING,
-          ':now': now,
-          ':ask': BK.allocationIndex(a.uuid, ALLOCATION_STATES.ACTIVE, a.seq).gsi2sk,
-          ':ex': exec,
-          ':one': 1,
-        },
-      },
-    },
-  ];
+  const n = new Expr()
+    .set('instance_uuid', a.uuid)
+    .set('allocation_uuid', a.uuid)
+    .set(['instance_info', 'traits'], [...a.traits])
+    .increment('ver')
+    .set('updated_at', now)
+    .set('gsi2sk', BK.nodeIndex(node.uuid, a.resource_class, false, node.seq).gsi2sk);
+  n.when(n.exists('pk'))
+    .when(n.eq('provision_state', S.AVAILABLE))
+    .when(n.eq('maintenance', false))
+    .when(n.exists('power_state'))
+    .when(n.absent('instance_uuid'))
+    .when(n.eq('resource_class', a.resource_class));
+  for (const t of a.traits) n.when(n.contains('traits', t));
+  if (a.owner) n.when(n.or(n.eq('owner', a.owner), n.eq('lessee', a.owner)));
+  const alloc = new Expr()
+    .set('node_uuid', node.uuid)
+    .set('state', ALLOCATION_STATES.ACTIVE)
+    .set('updated_at', now)
+    .set('gsi2sk', BK.allocationIndex(a.uuid, ALLOCATION_STATES.ACTIVE, a.seq).gsi2sk)
+    .increment('ver')
+    .remove('last_error');
+  alloc.when(alloc.eq('state', ALLOCATION_STATES.ALLOCATING)).when(alloc.eq('exec', exec));
+  return [n.updateItem(BK.node(node.uuid)), newItem({ ...BK.nodeInstance(a.uuid), node: node.uuid }), alloc.updateItem(BK.allocation(a.uuid))];
 }
 
 async function reserveFailure(out: Extract<TxOutcome, { ok: false }>, a: ReservationRequest): Promise<ReserveOutcome> {
@@ -402,21 +320,15 @@ async function reserveThroughPlacement(a: ReservationRequest, node: { uuid: stri
  * (null: an allocation no execution was ever assigned to). 'stale': try again.
  */
 export async function failAllocation(a: { uuid: string; seq: number }, exec: string | null, lastError: string): Promise<boolean | 'stale'> {
-  return conditionalUpdate({
-    Key: BK.allocation(a.uuid),
-    UpdateExpression: 'SET #st = :error, last_error = :e, #upd = :now, gsi2sk = :sk, #ver = #ver + :one REMOVE node_uuid',
-    ConditionExpression: exec === null ? '#st = :allocating AND attribute_not_exists(#ex)' : '#st = :allocating AND #ex = :ex',
-    ExpressionAttributeNames: { '#st': 'state', '#upd': 'updated_at', '#ex': 'exec', '#ver': 'ver' },
-    ExpressionAttributeValues: {
-      ':error': ALLOCATION_STATES.ERROR,
-      ':allocating': ALLOCATION_STATES.ALLOCATING,
-      ':e': lastError,
-      ':now': isoNow(),
-      ':sk': BK.allocationIndex(a.uuid, ALLOCATION_STATES.ERROR, a.seq).gsi2sk,
-      ':one': 1,
-      ...(exec === null ? {} : { ':ex': exec }),
-    },
-  });
+  const e = new Expr()
+    .set('state', ALLOCATION_STATES.ERROR)
+    .set('last_error', lastError)
+    .set('updated_at', isoNow())
+    .set('gsi2sk', BK.allocationIndex(a.uuid, ALLOCATION_STATES.ERROR, a.seq).gsi2sk)
+    .increment('ver')
+    .remove('node_uuid');
+  e.when(e.eq('state', ALLOCATION_STATES.ALLOCATING)).when(exec === null ? e.absent('exec') : e.eq('exec', exec));
+  return conditionalUpdate(e, BK.allocation(a.uuid));
 }
 
 /**
@@ -425,20 +337,10 @@ export async function failAllocation(a: { uuid: string; seq: number }, exec: str
  * ('stale': neither won nor lost, look again next run).
  */
 export async function takeOverAllocation(a: AllocationRecord, from: string | null, to: string): Promise<boolean | 'stale'> {
-  return conditionalUpdate({
-    Key: BK.allocation(a.uuid),
-    UpdateExpression: 'SET #ex = :to, exec_at = :at, resumes = if_not_exists(resumes, :zero) + :one, #ver = #ver + :one',
-    ConditionExpression: from === null ? '#st = :allocating AND attribute_not_exists(#ex)' : '#st = :allocating AND #ex = :from',
-    ExpressionAttributeNames: { '#st': 'state', '#ex': 'exec', '#ver': 'ver' },
-    ExpressionAttributeValues: {
-      ':allocating': ALLOCATION_STATES.ALLOCATING,
-      ':to': to,
-      ':at': Date.now(),
-      ':zero': 0,
-      ':one': 1,
-      ...(from === null ? {} : { ':from': from }),
-    },
-  });
+  const e = new Expr().set('exec', to).set('exec_at', Date.now());
+  e.setTo('resumes', `${e.ifNotExists('resumes', 0)} + ${e.v(1)}`).increment('ver');
+  e.when(e.eq('state', ALLOCATION_STATES.ALLOCATING)).when(from === null ? e.absent('exec') : e.eq('exec', from));
+  return conditionalUpdate(e, BK.allocation(a.uuid));
 }
 
 export type BackfillOutcome = { ok: true } | AllocationWriteFailure | PlacementRefusal;
@@ -448,30 +350,26 @@ export type BackfillOutcome = { ok: true } | AllocationWriteFailure | PlacementR
  * one transaction conditioned on the node version that was validated.
  */
 export async function backfillAllocation(a: StoredAllocation, node: NodeRecord): Promise<BackfillOutcome> {
-  const T = tableName();
   const item = allocationToItem(a);
   refuseOversized(item, 'allocation', a.uuid);
-  const items: TxItem[] = [{ Put: { TableName: T, Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const items: TxItem[] = [newItem(item)];
   let nameIdx = -1;
   if (a.name) {
     nameIdx = items.length;
-    items.push({ Put: { TableName: T, Item: { ...BK.allocationName(a.name), uuid: a.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+    items.push(newItem({ ...BK.allocationName(a.name), uuid: a.uuid }));
   }
   const nodeIdx = items.length;
-  items.push({
-    Update: {
-      TableName: T,
-      Key: BK.node(node.uuid),
-      UpdateExpression: 'SET instance_uuid = :a, allocation_uuid = :a, #ii.#tr = :traits, #ver = #ver + :one, #upd = :now',
-      ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
-      ExpressionAttributeNames: { '#ver': 'ver', '#upd': 'updated_at', '#ii': 'instance_info', '#tr': 'traits' },
-      ExpressionAttributeValues: { ':a': a.uuid, ':traits': [...a.traits], ':one': 1, ':now': isoNow(), ':v': node.ver },
-    },
-  });
+  const bind = atVersion(node.ver)
+    .set('instance_uuid', a.uuid)
+    .set('allocation_uuid', a.uuid)
+    .set(['instance_info', 'traits'], [...a.traits])
+    .increment('ver')
+    .set('updated_at', isoNow());
+  items.push(bind.updateItem(BK.node(node.uuid)));
   let instIdx = -1;
   if (node.instance_uuid !== a.uuid) {
     instIdx = items.length;
-    items.push({ Put: { TableName: T, Item: { ...BK.nodeInstance(a.uuid), node: node.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+    items.push(newItem({ ...BK.nodeInstance(a.uuid), node: node.uuid }));
   }
   // the allocation's consumer takes the node's unit (BAREMETAL_SCHEDULER=placement)
   const link = await nodeLink({ before: node, after: { ...node, instance_uuid: a.uuid, allocation_uuid: a.uuid }, claim: a });

@@ -10,6 +10,7 @@ import { isAllocatable, type NodeRecord } from '../../core/baremetal/records.js'
 import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS, BM_TX, refuseOversized } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { Expr, newItem } from '../ddb/expr.js';
 import { linkFailure, nodeLink, type PlacementRefusal } from './placement-link.js';
 
 const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type']);
@@ -236,50 +237,42 @@ interface Uniques {
   instIdx?: number;
 }
 
+/** An expression conditioned on the item (a node, an allocation) still being the version read. */
+export function atVersion(ver: number): Expr {
+  const e = new Expr();
+  return e.when(e.exists('pk')).when(e.eq('ver', ver));
+}
+
+/** Delete the item that says `node` holds `instance` (gone already is fine; another node's stays). */
+export function instanceRelease(instance: string, node: string): TxItem {
+  const e = new Expr();
+  return e.when(e.or(e.absent('pk'), e.eq('node', node))).deleteItem(BK.nodeInstance(instance));
+}
+
 /** Name / instance-UUID uniqueness items that change between two versions of a node. */
 function uniqueness(prev: NodeRecord | undefined, next: NodeRecord | undefined, base: number): Uniques {
   const actions: TxItem[] = [];
   const out: Uniques = { actions };
-  const T = tableName();
   if (next?.name && next.name !== prev?.name) {
     out.nameIdx = base + actions.length;
-    actions.push({ Put: { TableName: T, Item: { ...BK.nodeName(next.name), uuid: next.uuid }, ConditionExpression: 'attribute_not_exists(pk)' } });
+    actions.push(newItem({ ...BK.nodeName(next.name), uuid: next.uuid }));
   }
   if (prev?.name && prev.name !== next?.name) {
-    actions.push({
-      Delete: {
-        TableName: T,
-        Key: BK.nodeName(prev.name),
-        ConditionExpression: '#u = :u',
-        ExpressionAttributeNames: { '#u': 'uuid' },
-        ExpressionAttributeValues: { ':u': prev.uuid },
-      },
-    });
+    const e = new Expr();
+    actions.push(e.when(e.eq('uuid', prev.uuid)).deleteItem(BK.nodeName(prev.name)));
   }
   if (next?.instance_uuid && next.instance_uuid !== prev?.instance_uuid) {
     out.instIdx = base + actions.length;
-    actions.push({
-      Put: { TableName: T, Item: { ...BK.nodeInstance(next.instance_uuid), node: next.uuid }, ConditionExpression: 'attribute_not_exists(pk)' },
-    });
+    actions.push(newItem({ ...BK.nodeInstance(next.instance_uuid), node: next.uuid }));
   }
-  if (prev?.instance_uuid && prev.instance_uuid !== next?.instance_uuid) {
-    actions.push({
-      Delete: {
-        TableName: T,
-        Key: BK.nodeInstance(prev.instance_uuid),
-        ConditionExpression: 'attribute_not_exists(pk) OR #n = :n',
-        ExpressionAttributeNames: { '#n': 'node' },
-        ExpressionAttributeValues: { ':n': prev.uuid },
-      },
-    });
-  }
+  if (prev?.instance_uuid && prev.instance_uuid !== next?.instance_uuid) actions.push(instanceRelease(prev.instance_uuid, prev.uuid));
   return out;
 }
 
 export async function createNode(n: NodeRecord): Promise<NodeWrite> {
   const item = nodeToItem(n);
   refuseOversized(item, 'node', n.uuid);
-  const items: TxItem[] = [{ Put: { TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(pk)' } }];
+  const items: TxItem[] = [newItem(item)];
   const u = uniqueness(undefined, n, 1);
   items.push(...u.actions);
   // its resource provider is created with it (BAREMETAL_SCHEDULER=placement)
@@ -310,17 +303,7 @@ export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[
   const rec: NodeRecord = { ...next, ver: cur.ver + 1 };
   const item = nodeToItem(rec);
   refuseOversized(item, 'node', rec.uuid);
-  const items: TxItem[] = [
-    {
-      Put: {
-        TableName: tableName(),
-        Item: item,
-        ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
-        ExpressionAttributeNames: { '#ver': 'ver' },
-        ExpressionAttributeValues: { ':v': cur.ver },
-      },
-    },
-  ];
+  const items: TxItem[] = [atVersion(cur.ver).putItem(item)];
   const u = uniqueness(cur, rec, 1);
   items.push(...u.actions, ...extra);
   // its provider follows it, and an allocation deleted with `extra` gives its unit back (BAREMETAL_SCHEDULER=placement)
@@ -347,19 +330,7 @@ export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[
  * refused while other consumers hold allocations on the provider).
  */
 export async function deleteNodeItems(cur: NodeRecord, extra: TxItem[] = []): Promise<true | { error: 'stale' } | PlacementRefusal> {
-  const items: TxItem[] = [
-    {
-      Delete: {
-        TableName: tableName(),
-        Key: BK.node(cur.uuid),
-        ConditionExpression: 'attribute_exists(pk) AND #ver = :v',
-        ExpressionAttributeNames: { '#ver': 'ver' },
-        ExpressionAttributeValues: { ':v': cur.ver },
-      },
-    },
-    ...uniqueness(cur, undefined, 1).actions,
-    ...extra,
-  ];
+  const items: TxItem[] = [atVersion(cur.ver).deleteItem(BK.node(cur.uuid)), ...uniqueness(cur, undefined, 1).actions, ...extra];
   const link = await nodeLink({ before: cur, release: cur.allocation_uuid ?? undefined });
   if ('error' in link) return link;
   items.push(...link.items);

@@ -19,6 +19,7 @@ import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { Expr } from '../ddb/expr.js';
 import { ensureCustomNames, nodeProviderItems, readNodeProvider } from '../placement/node-provider.js';
 import { K } from '../placement/keys.js';
 import { getAllocation } from './allocations.js';
@@ -54,7 +55,7 @@ export async function readSchedulerState(): Promise<SchedulerState> {
 
 async function writeSchedulerState(s: SchedulerState): Promise<void> {
   // a one-item transaction (its outcome is known); concurrent passes write the same facts
-  await transact([{ Put: { TableName: tableName(), Item: { ...STATE_KEY, ...s } } }], BM_TX);
+  await transact([new Expr().putItem({ ...STATE_KEY, ...s })], BM_TX);
 }
 
 /** how long after the switch a pass must begin to complete the migration (ms): in-flight work of the old configuration ends before */
@@ -104,18 +105,8 @@ export async function syncNode(uuid: string): Promise<SyncOutcome> {
     const plan = nodeProviderItems({ node: uuid, want, read: read.provider, claim });
     if ('error' in plan) return 'conflict';
     if (!plan.items.length) return 'unchanged';
-    const items: TxItem[] = [
-      {
-        ConditionCheck: {
-          TableName: tableName(),
-          Key: BK.node(uuid),
-          ConditionExpression: '#ver = :v',
-          ExpressionAttributeNames: { '#ver': 'ver' },
-          ExpressionAttributeValues: { ':v': node.ver },
-        },
-      },
-      ...plan.items,
-    ];
+    const asRead = new Expr();
+    const items: TxItem[] = [asRead.when(asRead.eq('ver', node.ver)).checkItem(BK.node(uuid)), ...plan.items];
     const out = await transact(items, BM_TX);
     return out.ok ? 'synced' : RETRY;
   });

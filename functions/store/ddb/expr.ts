@@ -4,15 +4,19 @@
  * expression, and a condition — so no store module writes `#c${i}` / `:d${i}` by hand.
  *
  *   const e = new Expr();
- *   e.set('updated', now).add('gen', 1).setTo(['used', rc], `if_not_exists(${e.n(['used', rc])}, ${e.v(0)}) + ${e.v(d)}`);
+ *   e.set('updated', now).add('gen', 1).setTo(['used', rc], `${e.ifNotExists(['used', rc], 0)} + ${e.v(d)}`);
  *   e.when(e.exists('pk')).when(`${e.n('gen')} = ${e.v(read)}`);
  *   items.push(e.updateItem(K.providerState(uuid)));
+ *
+ * The conditions (exists, absent, eq, lt, atMost, contains, or) return text to give
+ * when(); a condition they do not cover is written with n() and v(). updateInput() and
+ * putInput() make the same write as one UpdateItem / PutItem call outside a transaction.
  *
  * A name that is a plain identifier keeps it (`#gen`); any other (a resource class, a
  * usage counter `n:INSTANCE`) gets a numbered one. A path is an attribute name or a list
  * of them (a map's member: `['used', 'VCPU']` → `#used.#n0`).
  */
-import type { UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { PutCommandInput, UpdateCommandInput } from '@aws-sdk/lib-dynamodb';
 import type { TxItem } from './commit.js';
 import { tableName } from './client.js';
 
@@ -25,6 +29,17 @@ const PLAIN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 export function newItem(item: Record<string, unknown>): TxItem {
   const e = new Expr();
   return e.when(e.absent('pk')).putItem(item);
+}
+
+/** `c` without parentheses around the whole of it, if it has them */
+function unwrapped(c: string): string {
+  if (!c.startsWith('(')) return c;
+  let depth = 0;
+  for (let i = 0; i < c.length; i++) {
+    if (c[i] === '(') depth++;
+    else if (c[i] === ')' && --depth === 0) return i === c.length - 1 ? unwrapped(c.slice(1, -1)) : c;
+  }
+  return c;
 }
 
 export class Expr {
@@ -87,6 +102,16 @@ export class Expr {
     return this;
   }
 
+  /** SET path = path + by (the attribute must be there: unlike ADD, a missing one is an error, not 0) */
+  increment(path: Path, by = 1): this {
+    return this.setTo(path, `${this.n(path)} + ${this.v(by)}`);
+  }
+
+  /** the operand `if_not_exists(path, fallback)`: the attribute, or `fallback` while it is missing (for setTo) */
+  ifNotExists(path: Path, fallback: unknown): string {
+    return `if_not_exists(${this.n(path)}, ${this.v(fallback)})`;
+  }
+
   /** AND this to the condition */
   when(condition: string): this {
     this.conditions.push(condition);
@@ -112,6 +137,21 @@ export class Expr {
     return `${this.n(path)} = ${this.v(value)}`;
   }
 
+  /** path < value */
+  lt(path: Path, value: unknown): string {
+    return `${this.n(path)} < ${this.v(value)}`;
+  }
+
+  /** path (a list or a set, or a string) holds value */
+  contains(path: Path, value: unknown): string {
+    return `contains(${this.n(path)}, ${this.v(value)})`;
+  }
+
+  /** any of these conditions (parenthesised, to AND with others; a condition of it alone loses them: parts()) */
+  or(...conditions: string[]): string {
+    return `(${conditions.join(' OR ')})`;
+  }
+
   /** path absent or <= limit */
   atMost(path: Path, limit: number): string {
     return `(${this.absent(path)} OR ${this.n(path)} <= ${this.v(limit)})`;
@@ -129,10 +169,16 @@ export class Expr {
     return this.updateExpression !== '';
   }
 
-  /** ConditionExpression, ExpressionAttributeNames and ExpressionAttributeValues, each when there is any */
+  /**
+   * ConditionExpression, ExpressionAttributeNames and ExpressionAttributeValues, each when
+   * there is any. A lone parenthesised condition (an or(), an atMost()) goes without its
+   * parentheses: DynamoDB refuses redundant ones, and tx.ts puts every condition in
+   * parentheses of its own to AND the lock guard to it.
+   */
   private parts(): Record<string, unknown> {
+    const cond = this.conditions.length === 1 ? unwrapped(this.conditions[0]!) : this.conditions.join(' AND ');
     return {
-      ...(this.conditions.length ? { ConditionExpression: this.conditions.join(' AND ') } : {}),
+      ...(cond ? { ConditionExpression: cond } : {}),
       ...(Object.keys(this.names).length ? { ExpressionAttributeNames: this.names } : {}),
       ...(Object.keys(this.values).length ? { ExpressionAttributeValues: this.values } : {}),
       ...(this.returnOld ? { ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } : {}),
@@ -152,6 +198,11 @@ export class Expr {
   /** a Put action of `item` under this condition */
   putItem(item: Key): TxItem {
     return { Put: { TableName: tableName(), Item: item, ...this.parts() } } as TxItem;
+  }
+
+  /** the same, as the input of one PutItem call (PutCommand) */
+  putInput(item: Key): PutCommandInput {
+    return { TableName: tableName(), Item: item, ...this.parts() } as PutCommandInput;
   }
 
   /** a Delete action of `key` under this condition */

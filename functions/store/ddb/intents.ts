@@ -154,7 +154,7 @@ function applyAction(item: TxItem, id: string): TxItem {
   if (kind === 'Put') return { Put: { TableName, Item: a.Item, ...lockCond, ...expressionParts([], a, lockParts) } } as TxItem;
   if (kind === 'Delete') return { Delete: { TableName, Key: a.Key, ...lockCond, ...expressionParts([], a, lockParts) } } as TxItem;
   if (kind === 'ConditionCheck') {
-    if (/attribute_not_exists\(pk\)/.test(a.ConditionExpression ?? '')) {
+    if (checksAbsence(a)) {
       return { Delete: { TableName, Key: a.Key, ...lockCond, ...expressionParts([], a, lockParts) } } as TxItem;
     }
     return { Update: { TableName, Key: a.Key, UpdateExpression: 'REMOVE #lk', ...lockCond, ...expressionParts([], a, lockParts) } } as TxItem;
@@ -162,6 +162,17 @@ function applyAction(item: TxItem, id: string): TxItem {
   const ue = a.UpdateExpression!;
   const UpdateExpression = /\bREMOVE\b/.test(ue) ? ue.replace(/\bREMOVE\b/, 'REMOVE #lk,') : `${ue} REMOVE #lk`;
   return { Update: { TableName, Key: a.Key, UpdateExpression, ...lockCond, ...expressionParts([ue], a, lockParts) } } as TxItem;
+}
+
+/**
+ * Does the action's condition require its item to be absent: `attribute_not_exists(pk)`,
+ * spelled out or through a name placeholder (`attribute_not_exists(#pk)`, as
+ * store/ddb/expr.ts writes it)?
+ */
+function checksAbsence(a: Action): boolean {
+  const names = a.ExpressionAttributeNames ?? {};
+  const cond = (a.ConditionExpression ?? '').replace(/#\w+/g, (p) => names[p] ?? p);
+  return /attribute_not_exists\(\s*pk\s*\)/.test(cond);
 }
 
 /** actions as text: JSON with sets kept (string-set members of a tree item) */

@@ -121,7 +121,7 @@ function providerUpdate(
   if (!used.length && !c.generationDelta && !c.allocsDelta && !inventory) return undefined;
   const e = new Expr();
   stateGuard(stamp, e.when(e.exists('pk')).set('updated', now));
-  for (const [rc, d] of used) e.setTo(['used', rc], `if_not_exists(${e.n(['used', rc])}, ${e.v(0)}) + ${e.v(d)}`);
+  for (const [rc, d] of used) e.setTo(['used', rc], `${e.ifNotExists(['used', rc], 0)} + ${e.v(d)}`);
   if (c.generationDelta) e.add('gen', c.generationDelta);
   if (c.allocsDelta) e.add('allocs', c.allocsDelta);
   if (inventory) {

@@ -30,6 +30,7 @@ import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { BATCH_WRITE_MAX, batchGet, batchPut, keyId } from '../ddb/batch.js';
+import { Expr } from '../ddb/expr.js';
 import {
   decodeDelta,
   decodeForest,
@@ -330,15 +331,11 @@ export async function writeImage(
     bytes: chunks.reduce((n, c) => n + c.length, 0),
     ...(delta ? { base: delta.base } : {}),
   };
+  // stored over an older image only (none, or one taken before)
+  const older = new Expr();
+  older.when(older.or(older.absent('pk'), older.lt('takenAt', takenAt)));
   try {
-    await ddb().send(
-      new PutCommand({
-        TableName: tableName(),
-        Item: { ...K.imageManifest, ...manifest },
-        ConditionExpression: 'attribute_not_exists(pk) OR takenAt < :t',
-        ExpressionAttributeValues: { ':t': takenAt },
-      }),
-    );
+    await ddb().send(new PutCommand(older.putInput({ ...K.imageManifest, ...manifest })));
   } catch (e) {
     if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
     // a newer image is current — or ours is, and only the answer to our write was lost

@@ -206,7 +206,7 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
       }
       if (bump) state.add('gen', 1);
       if (invChanged) state.set('inv', want.inventories).add('invVer', 1);
-      for (const [rc, d] of usedDeltas) state.setTo(['used', rc], `if_not_exists(${state.n(['used', rc])}, ${state.v(0)}) + ${state.v(d)}`);
+      for (const [rc, d] of usedDeltas) state.setTo(['used', rc], `${state.ifNotExists(['used', rc], 0)} + ${state.v(d)}`);
       if (allocs) state.add('allocs', allocs);
       index.state = items.length;
       items.push(state.updateItem(K.providerState(cur.uuid)));

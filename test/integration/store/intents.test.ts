@@ -134,6 +134,25 @@ describe('changes larger than one transaction', () => {
     expect([...got.values()][0]![intents.LOCK]).toBeUndefined();
   });
 
+  it('an absence check leaves nothing behind, whether it names pk or a placeholder for it (store/ddb/expr.ts)', async () => {
+    const { Expr } = await import('../../../functions/store/ddb/expr.js');
+    const ids = Array.from({ length: 150 }, () => randomUUID());
+    const put = (id: string) => new Expr().putItem({ pk: `T#${id}`, sk: 'T' });
+    const spelled = { pk: `C#${randomUUID()}`, sk: 'C' };
+    const named = { pk: `C#${randomUUID()}`, sk: 'C' };
+    const e = new Expr();
+    const checks = [
+      { ConditionCheck: { TableName: client.tableName(), Key: spelled, ConditionExpression: 'attribute_not_exists(pk)' } },
+      e.when(e.absent('pk')).checkItem(named),
+    ];
+    expect(await tx.transact([...checks, ...ids.map(put)])).toEqual({ ok: true });
+    const { batchGet } = await import('../../../functions/store/ddb/batch.js');
+    const got = await batchGet([spelled, named, ...ids.map((id) => ({ pk: `T#${id}`, sk: 'T' }))], { raw: true });
+    // the placeholders the checks locked are gone; the Puts are written, unlocked
+    expect(got.size).toBe(ids.length);
+    expect([...got.values()].every((it) => String(it.pk).startsWith('T#') && it[intents.LOCK] === undefined)).toBe(true);
+  });
+
   it('a writer that dies while locking: nothing of its change is seen; once its lease ran out the maintenance function undoes it', async () => {
     const { rps, consumer, allocations } = await largeClaim();
     const died = dieAt(secondLockStep());
