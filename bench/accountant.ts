@@ -11,10 +11,14 @@
 import './env.js';
 import { appendFileSync } from 'node:fs';
 import { runAccountant } from './capacity/accountant.js';
-import { parseAccountantArgs } from './capacity/args.js';
+import { ACCOUNTANT_USAGE, parseAccountantArgs, UsageError } from './capacity/args.js';
 
 async function main() {
-  const { o, json } = parseAccountantArgs(process.argv.slice(2));
+  const { o, json, help } = parseAccountantArgs(process.argv.slice(2));
+  if (help) {
+    process.stdout.write(`${ACCOUNTANT_USAGE}\n`);
+    return;
+  }
   await runAccountant(o, {
     say: (line) => process.stdout.write(`${line}\n`),
     emit: (record) => {
@@ -24,6 +28,10 @@ async function main() {
 }
 
 main().catch((e) => {
+  if (e instanceof UsageError) {
+    process.stderr.write(`${e.message}\n${ACCOUNTANT_USAGE}\n`);
+    process.exit(2);
+  }
   process.stderr.write(`${(e as Error).stack ?? e}\n`);
   process.exit(1);
 });
