@@ -101,13 +101,16 @@ async function list(r: PlacementRequest) {
   if (q.get('name')) f.name = q.get('name');
   if (q.get('in_tree')) f.inTree = q.get('in_tree');
   if (q.has('resources')) f.resources = parseResources(q.get('resources')!);
-  const forest = await providersToFilter(f);
-  const found = (await unknownOrEmpty(forest, f)) ? [] : filterProviders(forest, f);
+  const src = await providersToFilter(f);
+  const found = (await unknownOrEmpty(src, f)) ? [] : filterProviders(src.forest, f);
   // a provider renders to at least its uuid and three links (1.0); at a million that cannot be sent
   refuseHopeless(r, found.length, MIN_PROVIDER_BYTES);
   const res = jsonResponse(200, { resource_providers: found.map((p) => providerView(r, p)) });
   return cacheHeaders(r, res, lastModified(found));
 }
+
+/** the warm snapshot, or the providers a uuid, name, tree or sharing query narrowed the read to */
+type FilterSource = { forest: Forest; whole: boolean };
 
 /**
  * What a list filters: narrowed by uuid, name or tree, the providers those name; asking
@@ -115,13 +118,13 @@ async function list(r: PlacementRequest) {
  * for every compute host every few minutes) — read from their own items and the
  * aggregates' lists, no change-log poll; anything else the warm snapshot.
  */
-async function providersToFilter(f: ProviderFilters): Promise<Forest> {
+async function providersToFilter(f: ProviderFilters): Promise<FilterSource> {
   const sharing = sharingQuery(f);
   const narrowed = f.uuid !== undefined || f.name !== undefined || f.inTree !== undefined;
-  if (!narrowed && !sharing) return snapshot().fresh();
+  if (!narrowed && !sharing) return { forest: await snapshot().fresh(), whole: true };
   const forest = new Forest();
   forest.putMany(narrowed ? await providersFor(f) : await readSharingProviders(sharing!));
-  return forest;
+  return { forest, whole: false };
 }
 
 /**
@@ -129,27 +132,29 @@ async function providersToFilter(f: ProviderFilters): Promise<Forest> {
  * order: a missing in_tree provider -> []; unknown required traits -> 400; no provider
  * with the required traits -> []; unknown forbidden traits -> 400; no provider in the
  * required aggregates -> []; unknown resource classes -> 400. True when the answer is
- * empty before any filtering.
+ * empty before any filtering. Upstream takes the two short-cuts over every provider, not
+ * only those uuid or name select: when the narrowed read has none and a 400 would follow,
+ * the whole snapshot decides (only a request naming an unknown trait or class pays for it).
  */
-async function unknownOrEmpty(forest: Forest, f: ProviderFilters): Promise<boolean> {
+async function unknownOrEmpty(src: FilterSource, f: ProviderFilters): Promise<boolean> {
+  const { forest } = src;
   if (f.inTree !== undefined && !forest.get(f.inTree)) return true;
   const badTrait = (name: string) => bad(`Invalid trait(s) in "required" parameter: No such trait(s): ${name}.`);
-  if (f.traits?.required.length) {
-    const missing = await missingTraits(f.traits.required.flatMap((any) => [...any]));
-    if (missing.length) throw badTrait(missing[0]!);
-    if (!filterProviders(forest, { traits: { required: f.traits.required, forbidden: new Set() } }).length) return true;
-  }
-  if (f.traits?.forbidden.size) {
-    const missing = await missingTraits(f.traits.forbidden);
-    if (missing.length) throw badTrait(missing[0]!);
-  }
-  if (f.aggregates?.required.length) {
-    if (!filterProviders(forest, { aggregates: { required: f.aggregates.required, forbidden: new Set() } }).length) return true;
-  }
-  if (f.resources) {
-    const missing = await missingResourceClasses(Object.keys(f.resources));
-    if (missing.length) throw bad(`Invalid resource class in resources parameter: No such resource class ${missing[0]}.`);
-  }
+  const required = f.traits?.required ?? [];
+  const missingRequired = required.length ? await missingTraits(required.flatMap((any) => [...any])) : [];
+  if (missingRequired.length) throw badTrait(missingRequired[0]!);
+  const [missingForbidden, missingClasses] = await Promise.all([
+    f.traits?.forbidden.size ? missingTraits(f.traits.forbidden) : [],
+    f.resources ? missingResourceClasses(Object.keys(f.resources)) : [],
+  ]);
+  const noneMatch = async (g: ProviderFilters, errorFollows: boolean) =>
+    !filterProviders(forest, g).length && (src.whole || !errorFollows || !filterProviders(await snapshot().fresh(), g).length);
+  if (required.length && (await noneMatch({ traits: { required, forbidden: new Set() } }, missingForbidden.length + missingClasses.length > 0)))
+    return true;
+  if (missingForbidden.length) throw badTrait(missingForbidden[0]!);
+  const aggregates = f.aggregates?.required ?? [];
+  if (aggregates.length && (await noneMatch({ aggregates: { required: aggregates, forbidden: new Set() } }, missingClasses.length > 0))) return true;
+  if (missingClasses.length) throw bad(`Invalid resource class in resources parameter: No such resource class ${missingClasses[0]}.`);
   return false;
 }
 

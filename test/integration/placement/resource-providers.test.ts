@@ -225,6 +225,40 @@ describe('provider list filters combined', () => {
 });
 
 describe('lists narrowed to a provider, a name or a tree', () => {
+  it("takes upstream's empty-answer short-cuts over every provider, not only the ones named (an unknown class still a 400)", async () => {
+    const agg = randomUUID();
+    const lonelyTrait = `CUSTOM_LONELY_${randomUUID().replace(/-/g, '').slice(0, 12).toUpperCase()}`;
+    expect((await api.req('PUT', `/traits/${lonelyTrait}`, { version: '1.6' })).status).toBe(201);
+    const mk = async (name: string) => {
+      const uuid = randomUUID();
+      expect((await api.req('POST', '/resource_providers', { body: { name: `${name}-${uuid}`, uuid } })).status).toBe(200);
+      return uuid;
+    };
+    const member = await mk('member');
+    const outsider = await mk('outsider');
+    await api.req('PUT', `/resource_providers/${member}/aggregates`, { version: '1.1', body: [agg] });
+    const g = (await api.req('GET', `/resource_providers/${member}`)).json.generation;
+    expect(
+      (await api.req('PUT', `/resource_providers/${member}/traits`, { body: { resource_provider_generation: g, traits: ['HW_CPU_X86_AVX2'] } }))
+        .status,
+    ).toBe(200);
+    const get = (q: string) => api.req('GET', `/resource_providers?${q}`, { version: '1.39' });
+    const name = (await api.req('GET', `/resource_providers/${outsider}`)).json.name as string;
+    // some provider is in the aggregate / has the trait, though not the one named: on to the unknown class
+    for (const narrow of [`uuid=${outsider}`, `name=${encodeURIComponent(name)}`, `in_tree=${outsider}`]) {
+      const byAgg = await get(`${narrow}&member_of=${agg}&resources=CUSTOM_NOPE_RC:1`);
+      expect(byAgg.status, narrow).toBe(400);
+      expect(byAgg.json.errors[0].detail).toContain('No such resource class CUSTOM_NOPE_RC.');
+      expect((await get(`${narrow}&required=HW_CPU_X86_AVX2&resources=CUSTOM_NOPE_RC:1`)).status, narrow).toBe(400);
+      const forbidden = await get(`${narrow}&required=HW_CPU_X86_AVX2&required=!CUSTOM_NOPE_TRAIT`);
+      expect(forbidden.status, narrow).toBe(400);
+      expect(forbidden.json.errors[0].detail).toContain('No such trait(s): CUSTOM_NOPE_TRAIT.');
+      // no provider anywhere in the aggregate / with the trait: the empty answer comes first
+      expect((await get(`${narrow}&member_of=${randomUUID()}&resources=CUSTOM_NOPE_RC:1`)).json).toEqual({ resource_providers: [] });
+      expect((await get(`${narrow}&required=${lonelyTrait}&resources=CUSTOM_NOPE_RC:1`)).json).toEqual({ resource_providers: [] });
+    }
+  });
+
   /** the DynamoDB partitions the process reads during fn */
   async function partitionsRead<T>(fn: () => Promise<T>): Promise<{ value: T; pks: string[] }> {
     const { ddb } = await import('../../../functions/store/ddb/client.js');
