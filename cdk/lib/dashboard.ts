@@ -69,8 +69,9 @@ export class Dashboard extends Construct {
       sources: [s3deploy.Source.asset(DASHBOARD_SITE), s3deploy.Source.jsonData('config.json', config)],
       destinationBucket: this.bucket,
       distribution: this.distribution,
-      // every file of the page (its modules included) and config.json, fresh after a deployment
-      distributionPaths: [...readdirSync(DASHBOARD_SITE).sort(), 'config.json'].map((f) => `/${f}`),
+      // every file of the page (its modules included) and config.json, fresh after a deployment;
+      // and `/`, which CloudFront caches apart from /index.html (the default root object)
+      distributionPaths: ['/', ...[...readdirSync(DASHBOARD_SITE).sort(), 'config.json'].map((f) => `/${f}`)],
       memoryLimit: 256,
       retainOnDelete: false,
     });

@@ -92,6 +92,8 @@ describe('dashboard static site', () => {
     // every module of the page too: a deployment never leaves a stale one cached
     for (const f of readdirSync(DASHBOARD_SITE)) expect(props.DistributionPaths).toContain(`/${f}`);
     expect(props.DistributionPaths).toContain('/main.js');
+    // the page as browsers ask for it: CloudFront caches `/` apart from /index.html
+    expect(props.DistributionPaths).toContain('/');
     // jsonData with tokens: the markers resolve to the two API endpoints
     const markers = ref(props.SourceMarkers);
     const placementApi = stack.getLogicalId(stack.placementApi.node.defaultChild as any);
