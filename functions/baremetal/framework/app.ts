@@ -291,9 +291,8 @@ export function jsonResponse(status: number, body: unknown, headers: Record<stri
   return { status, headers: { 'content-type': 'application/json', ...headers }, body: pyDumps(body) };
 }
 
-export function noContent(): HttpResponse {
-  return { status: 204, headers: {} };
-}
+/** the one 204 both APIs answer with (functions/http/types.ts) */
+export { noContent } from '../../http/types.js';
 
 export function accepted(): HttpResponse {
   return { status: 202, headers: { 'content-length': '0' }, body: '' };
