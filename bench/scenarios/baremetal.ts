@@ -19,6 +19,21 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
   const rc = `race-${label}`;
   const uuids = await availableNodes(api, rc, nodes);
   resetReserveStats();
+  // the DynamoDB work of the race: calls by command, and the items all its transactions carried
+  const { ddbCallStacks } = await import('../../functions/store/ddb/client.js');
+  const calls: Record<string, number> = {};
+  let txItems = 0;
+  const counter = `race-calls-${label}`;
+  for (const c of ddbCallStacks())
+    c.middlewareStack.add(
+      (next, context) => async (args) => {
+        const k = ((context as { commandName?: string }).commandName ?? '?').replace(/Command$/, '');
+        calls[k] = (calls[k] ?? 0) + 1;
+        txItems += (args.input as { TransactItems?: unknown[] }).TransactItems?.length ?? 0;
+        return next(args);
+      },
+      { step: 'initialize', name: counter },
+    );
   const t0 = performance.now();
   const created = await Promise.all(
     Array.from({ length: allocations }, (_, i) => api('POST', '/v1/allocations', { resource_class: rc, name: `${rc}-a${i}` })),
@@ -32,6 +47,8 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
     10,
   );
   const settleMs = performance.now() - t0;
+  for (const c of ddbCallStacks()) c.middlewareStack.remove(counter);
+
   const all = (await api('GET', `/v1/allocations?resource_class=${rc}`)).json.allocations as any[];
   const active = all.filter((a) => a.state === 'active');
   const errors = all.filter((a) => a.state === 'error');
@@ -48,8 +65,9 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
       `${active.length} active, ${errors.length} error, ${nodes - booked.size} nodes unbooked, consistent=${consistent} -> ${pass ? 'PASS' : 'FAIL'}`,
   );
   ctx.say(
-    `  reservation transactions: ${stats.attempts} (won ${stats.won}, lost ${stats.taken}, busy ${stats.busy}), refreshes ${stats.refreshes}, find steps ${stats.find}, reserve steps ${stats.reserveCalls}, fail steps ${stats.failed}`,
+    `  reservation transactions: ${stats.attempts} (won ${stats.won}, lost ${stats.taken}, busy ${stats.busy}), refreshes ${stats.refreshes}, find steps ${stats.find}, reserve steps ${stats.reserveCalls}, fail steps ${stats.failed}; looking ${Math.round(stats.lookMs)} ms (${(stats.lookMs / Math.max(1, stats.find + stats.refreshes)).toFixed(1)} per look), reserving ${Math.round(stats.reserveMs)} ms (${(stats.reserveMs / Math.max(1, stats.attempts)).toFixed(1)} per attempt)`,
   );
+  ctx.say(`  DynamoDB calls while settling: ${JSON.stringify(calls)}; transaction items ${txItems}`);
   ctx.emit({
     case: label,
     scheduler,
@@ -61,6 +79,8 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
     error: errors.length,
     pass,
     stats,
+    ddb_calls: calls,
+    tx_items: txItems,
   });
   return pass;
 }

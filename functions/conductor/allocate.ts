@@ -95,6 +95,10 @@ export const reserveStats = {
   refreshes: 0,
   retries: 0,
   failed: 0,
+  /** time spent looking for nodes (index or forest), ms */
+  lookMs: 0,
+  /** time spent in reservation transactions (each attempt), ms */
+  reserveMs: 0,
 };
 
 export function resetReserveStats(): void {
@@ -120,9 +124,14 @@ function findRetries(): number {
  * everything in its own conditions.
  */
 async function lookForNodes(req: AllocationSpec, fromForest: boolean, again = false) {
-  if (!fromForest) return allocatableNodes(req.resource_class);
-  reserveStats.fromForest++;
-  return freeNodeProviders(req, { nameFirst: !again });
+  const t0 = performance.now();
+  try {
+    if (!fromForest) return await allocatableNodes(req.resource_class);
+    reserveStats.fromForest++;
+    return await freeNodeProviders(req, { nameFirst: !again });
+  } finally {
+    reserveStats.lookMs += performance.now() - t0;
+  }
 }
 
 /** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */
@@ -169,7 +178,9 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
     while (queue.length) {
       const [uuid, seq] = queue.shift()!;
       tried.add(uuid);
+      const t0 = performance.now();
       const out = await reserveNode(req, input.execution, { uuid, seq }, fromForest ? forestProvider(uuid) : undefined);
+      reserveStats.reserveMs += performance.now() - t0;
       reserveStats.attempts++;
       if ('ok' in out) {
         reserveStats.won++;
