@@ -145,8 +145,13 @@ async function readProviderAndTree(uuid: string, to: string): Promise<{ read: Pr
   if (!def) return undefined;
   const state = items.find((it) => it.sk === K.providerState(uuid).sk);
   const tree = items.find((it) => it.sk === K.providerTree(uuid).sk);
+  return { read: readOf(def, state), members: [...((tree?.members as Set<string> | undefined) ?? [])] };
+}
+
+/** A provider read from its definition and state items. */
+function readOf(def: Item, state: Item | undefined): ProviderRead {
   const node = state?.[NODE_ATTR] !== undefined ? { node: String(state[NODE_ATTR]) } : {};
-  return { read: { record: fromItems(def, state), last: state?.last, ...node }, members: [...((tree?.members as Set<string> | undefined) ?? [])] };
+  return { record: fromItems(def, state), last: state?.last, ...node };
 }
 
 /**
@@ -195,19 +200,33 @@ export async function getProvider(uuid: string): Promise<ProviderRecord | undefi
 /** providers read at once by readProviders (one Query each) */
 const READ_PARALLELISM = 16;
 
-/** Several providers, each as readProvider reads it (missing ones are absent). */
+/**
+ * Several providers, each as readProvider reads it (missing ones are absent). Up to one
+ * round of parallel Queries (READ_PARALLELISM): one read unit per provider. More — a
+ * catch-up after a bulk load, a large tree — in BatchGetItem calls of both items of 50
+ * providers each: two read units per provider (each item is rounded up on its own), but
+ * 50 times fewer round trips (10,000 providers: 200 calls instead of 10,000 Queries).
+ */
 export async function readProviders(uuids: Iterable<string>): Promise<Map<string, ProviderRead>> {
   const list = [...new Set(uuids)];
   const out = new Map<string, ProviderRead>();
-  let next = 0;
-  const worker = async () => {
-    while (next < list.length) {
-      const u = list[next++]!;
+  if (list.length > READ_PARALLELISM) {
+    const fits = list.filter((u) => keyFits(K.provider(u)));
+    const items = await batchGet(fits.flatMap((u) => [K.provider(u), K.providerState(u)]));
+    for (const u of fits) {
+      const def = items.get(keyId(K.provider(u)));
+      if (!def) continue;
+      const state = items.get(keyId(K.providerState(u)));
+      out.set(u, readOf(def, state));
+    }
+    return out;
+  }
+  await Promise.all(
+    list.map(async (u) => {
       const r = await readProvider(u);
       if (r) out.set(u, r);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(READ_PARALLELISM, list.length) }, worker));
+    }),
+  );
   return out;
 }
 

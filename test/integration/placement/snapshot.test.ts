@@ -135,6 +135,56 @@ describe('provider snapshot', () => {
   });
 });
 
+describe('reading many providers at once', () => {
+  /** DynamoDB calls by command while fn runs */
+  async function counted<T>(fn: () => Promise<T>): Promise<{ value: T; calls: Record<string, number> }> {
+    const calls: Record<string, number> = {};
+    const name = `count-${randomUUID()}`;
+    client.ddb().middlewareStack.add(
+      (next, context) => async (args) => {
+        const k = (context as { commandName?: string }).commandName ?? '?';
+        calls[k] = (calls[k] ?? 0) + 1;
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      return { value: await fn(), calls };
+    } finally {
+      client.ddb().middlewareStack.remove(name);
+    }
+  }
+
+  it('reads what one Query per provider reads, in a few BatchGetItem calls when there are many', async () => {
+    const inv = await import('../../../functions/store/placement/inventories.js');
+    const uuids: string[] = [];
+    for (let i = 0; i < 60; i++) {
+      const uuid = randomUUID();
+      expect('uuid' in (await store.createProvider({ uuid, name: `many-${uuid}` }))).toBe(true);
+      if (i % 2) {
+        const res = await inv.writeInventories(uuid, {}, () => ({
+          inventories: { VCPU: { total: 8 + i, reserved: 0, min_unit: 1, max_unit: 8, step_size: 1, allocation_ratio: 1 } },
+        }));
+        expect('uuid' in res).toBe(true);
+      }
+      uuids.push(uuid);
+    }
+    const missing = randomUUID();
+    const one = new Map<string, unknown>();
+    for (const u of uuids) one.set(u, await store.readProvider(u));
+    const { value: many, calls } = await counted(() => store.readProviders([...uuids, missing]));
+    expect(many.size).toBe(uuids.length);
+    expect(many.has(missing)).toBe(false);
+    for (const u of uuids) expect(many.get(u), u).toEqual(one.get(u));
+    // both items of 50 providers per call: 61 providers are 2 calls, not 61 Queries
+    expect(calls).toEqual({ BatchGetItemCommand: 2 });
+    // a few providers: one Query each, in parallel (one read unit each)
+    const few = await counted(() => store.readProviders(uuids.slice(0, 3)));
+    expect(few.calls).toEqual({ QueryCommand: 3 });
+    expect([...few.value.keys()].sort()).toEqual(uuids.slice(0, 3).sort());
+  });
+});
+
 describe('provider snapshot failures', () => {
   it('does not lose changes when a refresh fails half-way (the next refresh applies them)', async () => {
     const s = snap.snapshot();
