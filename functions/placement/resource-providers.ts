@@ -143,18 +143,22 @@ async function unknownOrEmpty(src: FilterSource, f: ProviderFilters): Promise<bo
   const required = f.traits?.required ?? [];
   const missingRequired = required.length ? await missingTraits(required.flatMap((any) => [...any])) : [];
   if (missingRequired.length) throw badTrait(missingRequired[0]!);
-  const [missingForbidden, missingClasses] = await Promise.all([
-    f.traits?.forbidden.size ? missingTraits(f.traits.forbidden) : [],
-    f.resources ? missingResourceClasses(Object.keys(f.resources)) : [],
-  ]);
-  const noneMatch = async (g: ProviderFilters, errorFollows: boolean) =>
-    !filterProviders(forest, g).length && (src.whole || !errorFollows || !filterProviders(await snapshot().fresh(), g).length);
-  if (required.length && (await noneMatch({ traits: { required, forbidden: new Set() } }, missingForbidden.length + missingClasses.length > 0)))
-    return true;
-  if (missingForbidden.length) throw badTrait(missingForbidden[0]!);
+  // looked up when a check needs them, as upstream does (each at most once)
+  let forbiddenP: Promise<string[]> | undefined;
+  let classesP: Promise<string[]> | undefined;
+  const missingForbidden = () => (forbiddenP ??= f.traits?.forbidden.size ? missingTraits(f.traits.forbidden) : Promise.resolve([]));
+  const missingClasses = () => (classesP ??= f.resources ? missingResourceClasses(Object.keys(f.resources)) : Promise.resolve([]));
+  const noneMatch = async (g: ProviderFilters, errorFollows: () => Promise<boolean>) =>
+    !filterProviders(forest, g).length && (src.whole || !(await errorFollows()) || !filterProviders(await snapshot().fresh(), g).length);
+  const forbiddenOrClassUnknown = async () => (await missingForbidden()).length > 0 || (await missingClasses()).length > 0;
+  const classUnknown = async () => (await missingClasses()).length > 0;
+  if (required.length && (await noneMatch({ traits: { required, forbidden: new Set() } }, forbiddenOrClassUnknown))) return true;
+  const [unknownTrait] = await missingForbidden();
+  if (unknownTrait !== undefined) throw badTrait(unknownTrait);
   const aggregates = f.aggregates?.required ?? [];
-  if (aggregates.length && (await noneMatch({ aggregates: { required: aggregates, forbidden: new Set() } }, missingClasses.length > 0))) return true;
-  if (missingClasses.length) throw bad(`Invalid resource class in resources parameter: No such resource class ${missingClasses[0]}.`);
+  if (aggregates.length && (await noneMatch({ aggregates: { required: aggregates, forbidden: new Set() } }, classUnknown))) return true;
+  const [unknownClass] = await missingClasses();
+  if (unknownClass !== undefined) throw bad(`Invalid resource class in resources parameter: No such resource class ${unknownClass}.`);
   return false;
 }
 
