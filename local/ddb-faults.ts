@@ -36,6 +36,7 @@
 import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { keyId, LagView, tableKey, type WireItem } from './ddb-lag.js';
 import { SIDE_CALL_HEADER } from './ddb-ledger.js';
+import { mulberry32 } from './prng.js';
 
 export const FAULT_KINDS = ['throttle', 'conflict', 'inprogress', 'error', 'lost', 'latency'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -82,18 +83,6 @@ export function describeFaults(s: FaultSpec): string {
   const parts = [`rate=${s.rate}`, ...Object.entries(s.rates).map(([k, v]) => `${k}=${v}`), `seed=${s.seed}`];
   if (s.lagMs) parts.push(`lag=${s.lagMs}ms`);
   return parts.join(' ');
-}
-
-/** mulberry32: a small seeded generator */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
@@ -180,7 +169,7 @@ class Lock {
 export async function startFaultProxy(target: string, spec: FaultSpec, opts: { port?: number; host?: string } = {}): Promise<FaultProxy> {
   const upstream = new URL(target);
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
-  const random = prng(spec.seed);
+  const random = mulberry32(spec.seed);
   const stats: FaultStats = {
     calls: 0,
     byOp: {},

@@ -29,6 +29,7 @@
  * every DynamoDB call to it, and answers with its container, CPU time and log bytes.
  */
 import { randomUUID } from 'node:crypto';
+import { mulberry32 } from '../../local/prng.js';
 import { CONTAINER_HEADER, CPU_HEADER, LABEL_HEADER, LOG_HEADER, REQUEST_ID_HEADER } from '../../local/ddb-ledger.js';
 
 export interface Host {
@@ -110,17 +111,6 @@ export interface WorkloadOptions {
   seed?: number;
   /** requests still in flight at the end are waited for this long */
   drainMs?: number;
-}
-
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 interface Answer {
@@ -271,7 +261,7 @@ async function refreshHost(d: Driver, h: Host, providersPerHost: number): Promis
 /** Run the workload for `durationS`; returns every request made (labelled, timed, with its container). */
 export async function runWorkload(o: WorkloadOptions): Promise<Driver> {
   const d = new Driver(o.placementUrl, o.baremetalUrl);
-  const random = prng(o.seed ?? 1);
+  const random = mulberry32(o.seed ?? 1);
   const r = o.rates;
   const start = Date.now();
   const end = start + o.durationS * 1000;

@@ -11,6 +11,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startStack, type RunningStack } from '../../local/start.js';
 import { sharedDir } from '../../scripts/optional-packages.mjs';
+import { mulberry32 } from '../../local/prng.js';
 
 /**
  * A reference server's launcher in the shared materials: `../shared/reference/<name>`
@@ -26,16 +27,9 @@ export function arg(name: string, d: number): number {
   return i > 0 ? Number(process.argv[i + 1]) : d;
 }
 
-/** mulberry32: a small seeded PRNG */
+/** a seeded PRNG (mulberry32) with the draws the walks use */
 export function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (lo: number, hi: number) => lo + Math.floor(next() * (hi - lo + 1));
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(next() * xs.length)]!;
   const chance = (p: number) => next() < p;

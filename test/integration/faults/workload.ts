@@ -15,6 +15,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pct, pool } from '../../../bench/kit.js';
+import { mulberry32 } from '../../../local/prng.js';
 
 export interface Res {
   status: number;
@@ -84,14 +85,8 @@ export function http(url: string, kind: Http['kind']): Http {
 
 /** A seeded generator (the workload is reproducible; the interleaving is not). */
 export function rng(seed: number): (n: number) => number {
-  let a = seed >>> 0;
-  return (n: number) => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * n);
-  };
+  const next = mulberry32(seed);
+  return (n: number) => Math.floor(next() * n);
 }
 
 /** a read that must eventually answer (faults may fail a few): retried on 5xx */
