@@ -33,7 +33,8 @@
  * forwards requests as they are signed: use it with endpoints that do not check
  * signatures (DynamoDB Local, LocalStack).
  */
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Lock, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
 import { keyId, LagView, tableKey, type WireItem } from './ddb-lag.js';
 import { SIDE_CALL_HEADER } from './ddb-ledger.js';
 import { mulberry32 } from './prng.js';
@@ -115,14 +116,6 @@ export interface FaultProxy {
   stop(): Promise<void>;
 }
 
-type Json = Record<string, unknown>;
-
-interface Upstream {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
 function awsError(type: string, message: string, extra: Json = {}): Buffer {
   return Buffer.from(JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message, Message: message, ...extra }));
 }
@@ -150,25 +143,8 @@ function writtenKeys(op: string, input: Json): Array<{ table: string; key: WireI
   return out;
 }
 
-/** a simple mutex: writes are forwarded one at a time while lag is simulated (their images then come in commit order) */
-class Lock {
-  private tail: Promise<void> = Promise.resolve();
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    const prev = this.tail;
-    let release!: () => void;
-    this.tail = new Promise((r) => (release = r));
-    await prev;
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  }
-}
-
 export async function startFaultProxy(target: string, spec: FaultSpec, opts: { port?: number; host?: string } = {}): Promise<FaultProxy> {
-  const upstream = new URL(target);
-  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const { forward, close: closeUpstream } = upstreamClient(target);
   const random = mulberry32(spec.seed);
   const stats: FaultStats = {
     calls: 0,
@@ -177,6 +153,7 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
     inProgressEchoes: 0,
   };
   const lag = spec.lagMs > 0 ? new LagView(spec.lagMs) : undefined;
+  /** writes are forwarded one at a time while lag is simulated (their images then come in commit order) */
   const writeLock = new Lock();
   /**
    * ClientRequestToken -> until when its retries are answered TransactionInProgress, and
@@ -193,19 +170,6 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
     }
     return false;
   };
-
-  const forward = (req: Pick<IncomingMessage, 'url' | 'method' | 'headers'>, body: Buffer): Promise<Upstream> =>
-    new Promise((resolve, reject) => {
-      const headers = { ...req.headers, host: upstream.host, 'content-length': String(body.length) };
-      const r = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method ?? 'POST', headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      r.on('error', reject);
-      r.end(body);
-    });
 
   /**
    * a side call to the upstream, signed like the request that caused it (DynamoDB Local keys
@@ -396,7 +360,7 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();
         server.close(() => resolve());
-        agent.destroy();
+        closeUpstream();
       }),
   };
 }

@@ -25,7 +25,8 @@
  * forwarded and not recorded. Composable with the fault injector: handlers -> fault
  * injector -> meter -> DynamoDB (./start.ts), so the meter sees what reached DynamoDB.
  */
-import { Agent, createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { Lock, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
 import { ACCT_HEADER, SIDE_CALL_HEADER, decodeAttribution, type CallRecord, type KeyUse } from './ddb-ledger.js';
 import {
   batchGetUnits,
@@ -43,14 +44,6 @@ import {
   type TableSchema,
   type WireItem,
 } from './ddb-units.js';
-
-type Json = Record<string, unknown>;
-
-interface Upstream {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
 
 export interface MeterStats {
   /** calls recorded */
@@ -90,21 +83,6 @@ interface Touch {
   item?: WireItem;
 }
 
-class Lock {
-  private tail: Promise<void> = Promise.resolve();
-  async run<T>(fn: () => Promise<T>): Promise<T> {
-    const prev = this.tail;
-    let release!: () => void;
-    this.tail = new Promise((r) => (release = r));
-    await prev;
-    try {
-      return await fn();
-    } finally {
-      release();
-    }
-  }
-}
-
 function errorType(up: Upstream): string {
   try {
     const t = String((JSON.parse(up.body.toString()) as Json).__type ?? '');
@@ -142,8 +120,7 @@ function queryPk(input: Json, pkName: string): string | undefined {
 }
 
 export async function startMeterProxy(target: string, opts: { port?: number; host?: string } = {}): Promise<MeterProxy> {
-  const upstream = new URL(target);
-  const agent = new Agent({ keepAlive: true, maxSockets: 64 });
+  const { forward, close: closeUpstream } = upstreamClient(target);
   const stats: MeterStats = { calls: 0, sideCalls: 0, passed: 0 };
   const records: CallRecord[] = [];
   const writeLock = new Lock();
@@ -153,19 +130,6 @@ export async function startMeterProxy(target: string, opts: { port?: number; hos
   /** ClientRequestToken -> when its transaction succeeded */
   const tokens = new Map<string, number>();
   let seq = 0;
-
-  const forward = (req: Pick<IncomingMessage, 'url' | 'method' | 'headers'>, body: Buffer): Promise<Upstream> =>
-    new Promise((resolve, reject) => {
-      const headers = { ...req.headers, host: upstream.host, 'content-length': String(body.length) };
-      const r = httpRequest({ host: upstream.hostname, port: upstream.port, path: req.url, method: req.method ?? 'POST', headers, agent }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      r.on('error', reject);
-      r.end(body);
-    });
 
   /** a call of the meter's own, signed like the request that caused it */
   const call = async (req: IncomingMessage, op: string, input: Json): Promise<Json> => {
@@ -670,7 +634,7 @@ export async function startMeterProxy(target: string, opts: { port?: number; hos
       new Promise<void>((resolve) => {
         server.closeAllConnections?.();
         server.close(() => resolve());
-        agent.destroy();
+        closeUpstream();
       }),
   };
   return meter;
