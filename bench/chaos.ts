@@ -33,6 +33,7 @@ import {
   Recorder,
   type BaremetalWorld,
 } from '../test/integration/faults/workload.js';
+import { closeServers } from '../local/servers.js';
 
 function args(argv: string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -184,15 +185,7 @@ async function main() {
       if (a.json) appendFileSync(a.json, `${line}\n`);
     }
   } finally {
-    await Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<void>((r) => {
-            s.closeAllConnections?.();
-            s.close(() => r());
-          }),
-      ),
-    );
+    await closeServers(servers);
     await ddb.stop();
   }
   const base = reports.find((r) => r.rate === 0);

@@ -16,6 +16,7 @@ import { Agent, createServer, request as httpRequest, type IncomingMessage, type
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ContainerReady, ContainerSpec } from './container.js';
+import { closeServers } from './servers.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -226,15 +227,7 @@ export async function startContainers(o: ContainerOptions): Promise<ContainerSet
   const dispatcher = new Dispatcher(() => containers.map((c) => c.alive), o.concurrency);
   const servers: Server[] = [];
   const stop = async () => {
-    await Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<void>((r) => {
-            s.closeAllConnections?.();
-            s.close(() => r());
-          }),
-      ),
-    );
+    await closeServers(servers);
     agent.destroy();
     await Promise.all(containers.map((c) => stopChild(c.child)));
   };

@@ -35,6 +35,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Lock, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
+import { closeServers } from './servers.js';
 import { keyId, LagView, tableKey, type WireItem } from './ddb-lag.js';
 import { SIDE_CALL_HEADER } from './ddb-ledger.js';
 import { mulberry32 } from './prng.js';
@@ -356,12 +357,11 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
     setSpec(next) {
       Object.assign(spec, { ...next, lagMs: spec.lagMs });
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-        closeUpstream();
-      }),
+    stop: async () => {
+      const closed = closeServers([server]);
+      closeUpstream();
+      await closed;
+    },
   };
 }
 

@@ -27,6 +27,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { Lock, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
+import { closeServers } from './servers.js';
 import { ACCT_HEADER, SIDE_CALL_HEADER, decodeAttribution, type CallRecord, type KeyUse } from './ddb-ledger.js';
 import {
   batchGetUnits,
@@ -630,12 +631,11 @@ export async function startMeterProxy(target: string, opts: { port?: number; hos
     reset() {
       records.length = 0;
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections?.();
-        server.close(() => resolve());
-        closeUpstream();
-      }),
+    stop: async () => {
+      const closed = closeServers([server]);
+      closeUpstream();
+      await closed;
+    },
   };
   return meter;
 }

@@ -30,6 +30,7 @@ import { startMeterProxy, type MeterProxy } from './ddb-meter.js';
 import { meterSummary } from './ddb-report.js';
 import type { ContainerSet } from './containers.js';
 import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../functions/config.js';
+import { closeServers } from './servers.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -300,15 +301,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
     }
     const stop = async () => {
       if (timer) clearInterval(timer);
-      await Promise.all(
-        servers.map(
-          (s) =>
-            new Promise<void>((r) => {
-              s.closeAllConnections?.();
-              s.close(() => r());
-            }),
-        ),
-      );
+      await closeServers(servers);
       await containers?.stop();
       await faults?.stop();
       await meter?.stop();

@@ -6,6 +6,7 @@ import { inject } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { ensureTable } from '../../local/ddb-local.js';
+import { closeServers } from '../../local/servers.js';
 
 export interface Api {
   url: string;
@@ -69,12 +70,16 @@ export async function startContainers(k = 2, env: Record<string, string> = {}): 
 
 export async function startPlacement(env: Record<string, string> = {}): Promise<Api> {
   await useTable(env);
+  return servePlacementHere();
+}
+
+/** The Placement API on the table this file already uses (e.g. beside startBaremetal's). */
+export async function servePlacementHere(): Promise<Api> {
   const { servePlacement } = await import('../../local/apis.js');
   const server: Server = await servePlacement(0);
   const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   return client(url, async () => {
-    server.closeAllConnections?.();
-    await new Promise((r) => server.close(r));
+    await closeServers([server]);
   });
 }
 

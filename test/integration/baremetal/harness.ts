@@ -7,6 +7,7 @@
 import type { Server } from 'node:http';
 import { useTable } from '../harness.js';
 import type { LocalRunner } from '../../../local/state-machines.js';
+import { closeServers } from '../../../local/servers.js';
 
 export const LATEST = '1.80';
 
@@ -95,8 +96,7 @@ export async function startBaremetal(env: Record<string, string> = {}): Promise<
     settle: () => runner.idle(),
     async close() {
       await runner.idle();
-      server.closeAllConnections?.();
-      await new Promise((r) => server.close(r));
+      await closeServers([server]);
     },
   };
   activeBaremetal.api = api;

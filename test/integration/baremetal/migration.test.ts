@@ -9,13 +9,11 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import { client, type Api } from '../harness.js';
+import { servePlacementHere, type Api } from '../harness.js';
 import { allocate, availableNode, startBaremetal, type BmApi } from './harness.js';
 
 let bm: BmApi;
 let pl: Api;
-let server: Server;
 const before = process.env.BAREMETAL_SCHEDULER;
 
 async function scheduler(mode: 'database' | 'placement', env: Record<string, string> = {}) {
@@ -27,12 +25,7 @@ async function scheduler(mode: 'database' | 'placement', env: Record<string, str
 
 beforeAll(async () => {
   bm = await startBaremetal({ BAREMETAL_SCHEDULER: 'database' });
-  const { servePlacement } = await import('../../../local/apis.js');
-  server = await servePlacement(0);
-  pl = client(`http://127.0.0.1:${(server.address() as { port: number }).port}`, async () => {
-    server.closeAllConnections?.();
-    await new Promise((r) => server.close(r));
-  });
+  pl = await servePlacementHere();
 });
 afterAll(async () => {
   await bm?.close();

@@ -9,23 +9,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
-import { client, type Api } from '../harness.js';
+import { servePlacementHere, type Api } from '../harness.js';
 import { allocate, availableNode, startBaremetal, waitFor, type BmApi } from './harness.js';
 import { projectAggregate } from '../../../functions/core/baremetal/placement.js';
 
 let bm: BmApi;
 let pl: Api;
-let server: Server;
 
 beforeAll(async () => {
   bm = await startBaremetal({ BAREMETAL_SCHEDULER: 'placement' });
-  const { servePlacement } = await import('../../../local/apis.js');
-  server = await servePlacement(0);
-  pl = client(`http://127.0.0.1:${(server.address() as { port: number }).port}`, async () => {
-    server.closeAllConnections?.();
-    await new Promise((r) => server.close(r));
-  });
+  pl = await servePlacementHere();
 });
 afterAll(async () => {
   await bm?.close();

@@ -35,6 +35,7 @@ import {
   type BaremetalWorld,
   type Http,
 } from './workload.js';
+import { closeServers } from '../../../local/servers.js';
 
 const RATE = 0.2;
 
@@ -68,15 +69,7 @@ async function serveBoth(): Promise<void> {
 }
 
 async function stopServers(): Promise<void> {
-  await Promise.all(
-    servers.map(
-      (s) =>
-        new Promise<void>((r) => {
-          s.closeAllConnections?.();
-          s.close(() => r());
-        }),
-    ),
-  );
+  await closeServers(servers);
 }
 
 /** a proxy in front of the shared DynamoDB Local, a fresh table behind it, both APIs on it */
