@@ -177,3 +177,49 @@ export function perfloadProviders(n: number, offset: number, aggs: string[]) {
 export function sharedPath(...parts: string[]): string {
   return join(sharedDir(), ...parts);
 }
+
+// ------------------------------------------------------------------ DynamoDB calls of this process
+
+/** A call the store's DynamoDB clients sent: its command (without "Command"), input, and answer (none if it failed). */
+export interface DdbCall {
+  command: string;
+  input: Record<string, any>;
+  output?: Record<string, any>;
+}
+
+/**
+ * Run `fn`, recording every DynamoDB call this process's store makes meanwhile (both of
+ * its clients: store/ddb/client.ts ddbCallStacks). Call after the table is chosen.
+ */
+export async function ddbCallsDuring<T>(fn: () => Promise<T>): Promise<{ value: T; calls: DdbCall[] }> {
+  const { ddbCallStacks } = await import('../functions/store/ddb/client.js');
+  const calls: DdbCall[] = [];
+  const name = `calls-${randomUUID()}`;
+  const stacks = ddbCallStacks();
+  for (const s of stacks)
+    s.middlewareStack.add(
+      (next, context) => async (args) => {
+        const call: DdbCall = {
+          command: String((context as { commandName?: string }).commandName ?? '?').replace(/Command$/, ''),
+          input: args.input as Record<string, any>,
+        };
+        calls.push(call);
+        const out = await next(args);
+        call.output = out.output as Record<string, any>;
+        return out;
+      },
+      { step: 'initialize', name },
+    );
+  try {
+    return { value: await fn(), calls };
+  } finally {
+    for (const s of stacks) s.middlewareStack.remove(name);
+  }
+}
+
+/** calls by command */
+export function callCounts(calls: readonly DdbCall[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const c of calls) out[c.command] = (out[c.command] ?? 0) + 1;
+  return out;
+}

@@ -10,7 +10,16 @@
  *                  M - N error, no node is reserved twice and every node's
  *                  instance_uuid is its allocation's UUID.
  */
-import { availableNodes, baremetalClient, until, type BaremetalClient, type BenchContext, type Scenario } from '../kit.js';
+import {
+  availableNodes,
+  baremetalClient,
+  callCounts,
+  ddbCallsDuring,
+  until,
+  type BaremetalClient,
+  type BenchContext,
+  type Scenario,
+} from '../kit.js';
 
 async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, nodes: number, allocations: number): Promise<boolean> {
   // the stack runs in this process: its reservation counters are readable (imported
@@ -19,35 +28,27 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
   const rc = `race-${label}`;
   const uuids = await availableNodes(api, rc, nodes);
   resetReserveStats();
-  // the DynamoDB work of the race: calls by command, and the items all its transactions carried
-  const { ddbCallStacks } = await import('../../functions/store/ddb/client.js');
-  const calls: Record<string, number> = {};
-  let txItems = 0;
-  const counter = `race-calls-${label}`;
-  for (const c of ddbCallStacks())
-    c.middlewareStack.add(
-      (next, context) => async (args) => {
-        const k = ((context as { commandName?: string }).commandName ?? '?').replace(/Command$/, '');
-        calls[k] = (calls[k] ?? 0) + 1;
-        txItems += (args.input as { TransactItems?: unknown[] }).TransactItems?.length ?? 0;
-        return next(args);
-      },
-      { step: 'initialize', name: counter },
+  // the DynamoDB work of the race: its calls, and the items all its transactions carried
+  const {
+    value: { postMs, settleMs },
+    calls,
+  } = await ddbCallsDuring(async () => {
+    const t0 = performance.now();
+    const created = await Promise.all(
+      Array.from({ length: allocations }, (_, i) => api('POST', '/v1/allocations', { resource_class: rc, name: `${rc}-a${i}` })),
     );
-  const t0 = performance.now();
-  const created = await Promise.all(
-    Array.from({ length: allocations }, (_, i) => api('POST', '/v1/allocations', { resource_class: rc, name: `${rc}-a${i}` })),
-  );
-  const postMs = performance.now() - t0;
-  if (created.some((c) => c.status !== 201)) throw new Error(`allocation create failed: ${JSON.stringify(created.find((c) => c.status !== 201))}`);
-  await until(
-    'allocations to settle',
-    async () => (await api('GET', `/v1/allocations?resource_class=${rc}&state=allocating&fields=uuid`)).json.allocations.length === 0,
-    120_000,
-    10,
-  );
-  const settleMs = performance.now() - t0;
-  for (const c of ddbCallStacks()) c.middlewareStack.remove(counter);
+    const postMs = performance.now() - t0;
+    if (created.some((c) => c.status !== 201)) throw new Error(`allocation create failed: ${JSON.stringify(created.find((c) => c.status !== 201))}`);
+    await until(
+      'allocations to settle',
+      async () => (await api('GET', `/v1/allocations?resource_class=${rc}&state=allocating&fields=uuid`)).json.allocations.length === 0,
+      120_000,
+      10,
+    );
+    const settleMs = performance.now() - t0;
+    return { postMs, settleMs };
+  });
+  const txItems = calls.reduce((n, c) => n + (c.input.TransactItems?.length ?? 0), 0);
 
   const all = (await api('GET', `/v1/allocations?resource_class=${rc}`)).json.allocations as any[];
   const active = all.filter((a) => a.state === 'active');
@@ -67,7 +68,7 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
   ctx.say(
     `  reservation transactions: ${stats.attempts} (won ${stats.won}, lost ${stats.taken}, busy ${stats.busy}), refreshes ${stats.refreshes}, find steps ${stats.find}, reserve steps ${stats.reserveCalls}, fail steps ${stats.failed}; looking ${Math.round(stats.lookMs)} ms (${(stats.lookMs / Math.max(1, stats.find + stats.refreshes)).toFixed(1)} per look), reserving ${Math.round(stats.reserveMs)} ms (${(stats.reserveMs / Math.max(1, stats.attempts)).toFixed(1)} per attempt)`,
   );
-  ctx.say(`  DynamoDB calls while settling: ${JSON.stringify(calls)}; transaction items ${txItems}`);
+  ctx.say(`  DynamoDB calls while settling: ${JSON.stringify(callCounts(calls))}; transaction items ${txItems}`);
   ctx.emit({
     case: label,
     scheduler,
@@ -79,7 +80,7 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
     error: errors.length,
     pass,
     stats,
-    ddb_calls: calls,
+    ddb_calls: callCounts(calls),
     tx_items: txItems,
   });
   return pass;

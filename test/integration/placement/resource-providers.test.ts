@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { ddbCallsDuring } from '../../../bench/kit.js';
 import { startPlacement, type Api } from '../harness.js';
 
 // races and cold snapshot loads on a busy 2-core machine need more than vitest's 5 s default
@@ -261,27 +262,15 @@ describe('lists narrowed to a provider, a name or a tree', () => {
 
   /** the DynamoDB partitions the process reads during fn */
   async function partitionsRead<T>(fn: () => Promise<T>): Promise<{ value: T; pks: string[] }> {
-    const { ddb } = await import('../../../functions/store/ddb/client.js');
+    const { value, calls } = await ddbCallsDuring(fn);
     const pks: string[] = [];
-    const name = `pks-${randomUUID()}`;
-    ddb().middlewareStack.add(
-      (next) => async (args) => {
-        const input = args.input as {
-          ExpressionAttributeValues?: Record<string, unknown>;
-          RequestItems?: Record<string, { Keys?: Array<{ pk: string }> }>;
-        };
-        const pk = input.ExpressionAttributeValues?.[':pk'];
-        if (typeof pk === 'string') pks.push(pk);
-        for (const r of Object.values(input.RequestItems ?? {})) for (const k of r.Keys ?? []) pks.push(k.pk);
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
-      return { value: await fn(), pks };
-    } finally {
-      ddb().middlewareStack.remove(name);
+    for (const { input } of calls) {
+      const pk = input.ExpressionAttributeValues?.[':pk'];
+      if (typeof pk === 'string') pks.push(pk);
+      for (const r of Object.values(input.RequestItems ?? {}) as Array<{ Keys?: Array<{ pk: string }> }>)
+        for (const k of r.Keys ?? []) pks.push(k.pk);
     }
+    return { value, pks };
   }
 
   const uuidsOf = (r: { json: { resource_providers: Array<{ uuid: string }> } }) => r.json.resource_providers.map((p) => p.uuid);

@@ -6,6 +6,7 @@
 import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { callCounts, ddbCallsDuring } from '../../../bench/kit.js';
 import { useTable } from '../harness.js';
 
 let store: typeof import('../../../functions/store/placement/providers.js');
@@ -136,25 +137,6 @@ describe('provider snapshot', () => {
 });
 
 describe('reading many providers at once', () => {
-  /** DynamoDB calls by command while fn runs */
-  async function counted<T>(fn: () => Promise<T>): Promise<{ value: T; calls: Record<string, number> }> {
-    const calls: Record<string, number> = {};
-    const name = `count-${randomUUID()}`;
-    client.ddb().middlewareStack.add(
-      (next, context) => async (args) => {
-        const k = (context as { commandName?: string }).commandName ?? '?';
-        calls[k] = (calls[k] ?? 0) + 1;
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
-      return { value: await fn(), calls };
-    } finally {
-      client.ddb().middlewareStack.remove(name);
-    }
-  }
-
   it('reads what one Query per provider reads, in a few BatchGetItem calls when there are many', async () => {
     const inv = await import('../../../functions/store/placement/inventories.js');
     const uuids: string[] = [];
@@ -172,15 +154,15 @@ describe('reading many providers at once', () => {
     const missing = randomUUID();
     const one = new Map<string, unknown>();
     for (const u of uuids) one.set(u, await store.readProvider(u));
-    const { value: many, calls } = await counted(() => store.readProviders([...uuids, missing]));
+    const { value: many, calls } = await ddbCallsDuring(() => store.readProviders([...uuids, missing]));
     expect(many.size).toBe(uuids.length);
     expect(many.has(missing)).toBe(false);
     for (const u of uuids) expect(many.get(u), u).toEqual(one.get(u));
     // both items of 50 providers per call: 61 providers are 2 calls, not 61 Queries
-    expect(calls).toEqual({ BatchGetItemCommand: 2 });
+    expect(callCounts(calls)).toEqual({ BatchGetItem: 2 });
     // a few providers: one Query each, in parallel (one read unit each)
-    const few = await counted(() => store.readProviders(uuids.slice(0, 3)));
-    expect(few.calls).toEqual({ QueryCommand: 3 });
+    const few = await ddbCallsDuring(() => store.readProviders(uuids.slice(0, 3)));
+    expect(callCounts(few.calls)).toEqual({ Query: 3 });
     expect([...few.value.keys()].sort()).toEqual(uuids.slice(0, 3).sort());
   });
 });

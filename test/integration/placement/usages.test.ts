@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
+import { ddbCallsDuring, type DdbCall } from '../../../bench/kit.js';
 import { startPlacement, type Api } from '../harness.js';
 
 let api: Api;
@@ -14,27 +15,8 @@ beforeAll(async () => {
 });
 afterAll(async () => api.close());
 
-/** count the DynamoDB requests (and items read) the process makes during fn */
-async function counting<T>(fn: () => Promise<T>): Promise<{ value: T; requests: string[]; scanned: number }> {
-  const { ddb } = await import('../../../functions/store/ddb/client.js');
-  const requests: string[] = [];
-  let scanned = 0;
-  const name = `count-${randomUUID()}`;
-  ddb().middlewareStack.add(
-    (next, context) => async (args) => {
-      requests.push(String(context.commandName));
-      const out = await next(args);
-      scanned += Number((out.output as { ScannedCount?: number }).ScannedCount ?? 0);
-      return out;
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    return { value: await fn(), requests, scanned };
-  } finally {
-    ddb().middlewareStack.remove(name);
-  }
-}
+/** items the calls' Queries looked at */
+const scannedBy = (calls: readonly DdbCall[]) => calls.reduce((n, c) => n + Number(c.output?.ScannedCount ?? 0), 0);
 
 describe('GET /usages', () => {
   it('counts a project and its users in O(shards) reads, by consumer type from 1.38', async () => {
@@ -70,16 +52,16 @@ describe('GET /usages', () => {
         }),
       );
     }
-    const { value, requests, scanned } = await counting(() => api.req('GET', `/usages?project_id=${project}`, { version: '1.9' }));
+    const { value, calls } = await ddbCallsDuring(() => api.req('GET', `/usages?project_id=${project}`, { version: '1.9' }));
     expect(value.json.usages).toEqual({ VCPU: 2 * n, MEMORY_MB: 256 * n });
     const { config } = await import('../../../functions/config.js');
     // one Query per shard, each of the project's users' items in it at most
-    expect(requests).toEqual(Array(config().usageShards).fill('QueryCommand'));
-    expect(scanned).toBeLessThanOrEqual(config().usageShards * users.length);
+    expect(calls.map((c) => c.command)).toEqual(Array(config().usageShards).fill('Query'));
+    expect(scannedBy(calls)).toBeLessThanOrEqual(config().usageShards * users.length);
     for (const user of users) {
-      const r = await counting(() => api.req('GET', `/usages?project_id=${project}&user_id=${encodeURIComponent(user)}`, { version: '1.9' }));
+      const r = await ddbCallsDuring(() => api.req('GET', `/usages?project_id=${project}&user_id=${encodeURIComponent(user)}`, { version: '1.9' }));
       expect(r.value.json.usages).toEqual({ VCPU: expected[user]!.VCPU, MEMORY_MB: expected[user]!.MEMORY_MB });
-      expect(r.requests).toEqual(['BatchGetItemCommand']);
+      expect(r.calls.map((c) => c.command)).toEqual(['BatchGetItem']);
     }
     // 'carol#x' must not be counted as 'carol'
     expect((await api.req('GET', `/usages?project_id=${project}&user_id=carol`, { version: '1.9' })).json.usages).toEqual({});
