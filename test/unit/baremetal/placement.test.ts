@@ -20,7 +20,7 @@ import {
 } from '../../../functions/core/baremetal/placement.js';
 import { chooseCandidates } from '../../../functions/core/baremetal/allocations.js';
 import type { NodeRecord } from '../../../functions/core/baremetal/records.js';
-import type { ProviderRecord } from '../../../functions/core/placement/model.js';
+import { newProviderRecord, type ProviderRecord, providerRecord } from '../../../functions/core/placement/model.js';
 import { uuid5 } from '../../../functions/core/compat/uuid.js';
 import { needs } from '../../optional.js';
 
@@ -148,23 +148,14 @@ describe("an allocation's consumer", () => {
 });
 
 describe("the forest's providers as an allocation's candidates", () => {
-  const provider = (uuid: string, over: Partial<ProviderRecord> = {}): ProviderRecord => ({
-    uuid,
-    name: uuid,
-    generation: 1,
-    root: uuid,
-    inventories: { CUSTOM_GOLD: { total: 1, reserved: 0, min_unit: 1, max_unit: 1, step_size: 1, allocation_ratio: 1 } },
-    invVersion: 1,
-    usages: {},
-    traits: [],
-    aggregates: [],
-    children: 0,
-    allocationCount: 0,
-    createdAt: '',
-    updatedAt: '',
-    seq: 7,
-    ...over,
-  });
+  const provider = (uuid: string, over: Partial<ProviderRecord> = {}): ProviderRecord =>
+    providerRecord({
+      ...newProviderRecord({ uuid, name: uuid, parent: undefined, root: uuid, seq: 7, at: '' }),
+      generation: 1,
+      inventories: { CUSTOM_GOLD: { total: 1, reserved: 0, min_unit: 1, max_unit: 1, step_size: 1, allocation_ratio: 1 } },
+      invVersion: 1,
+      ...over,
+    });
   const req = {
     uuid: 'a1',
     name: 'a1',

@@ -6,26 +6,10 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Forest } from '../../../functions/core/placement/forest.js';
-import type { ProviderRecord } from '../../../functions/core/placement/model.js';
+import { newProviderRecord, type ProviderRecord } from '../../../functions/core/placement/model.js';
 
 function record(uuid: string, seq: number, parent?: string): ProviderRecord {
-  return {
-    uuid,
-    name: uuid,
-    generation: 0,
-    parent,
-    root: parent ?? uuid,
-    inventories: {},
-    invVersion: 0,
-    usages: {},
-    traits: [],
-    aggregates: [],
-    children: 0,
-    allocationCount: 0,
-    createdAt: '',
-    updatedAt: '',
-    seq,
-  };
+  return newProviderRecord({ uuid, name: uuid, parent, root: parent ?? uuid, seq, at: '' });
 }
 
 const op = fc.oneof(
