@@ -7,10 +7,10 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { availableNode, startBaremetal, waitFor, type BmApi } from './harness.js';
+import { allocatingRecord, availableNode, startBaremetal, waitFor, type BmApi } from './harness.js';
 import { ALLOCATION_LIMITS } from '../../../functions/core/baremetal/allocations.js';
-import { createAllocation, getAllocation, type StoredAllocation } from '../../../functions/store/baremetal/allocations.js';
-import { MAX_ITEM_BYTES, nextBmSeq } from '../../../functions/store/baremetal/keys.js';
+import { createAllocation, getAllocation } from '../../../functions/store/baremetal/allocations.js';
+import { MAX_ITEM_BYTES } from '../../../functions/store/baremetal/keys.js';
 import { reserve, type Candidate } from '../../../functions/conductor/allocate.js';
 import { recoverOrphanAllocations, recoverStaleNodeActions } from '../../../functions/maintenance/orphans.js';
 import { setExecutor, type Executor } from '../../../functions/conductor/executor.js';
@@ -74,24 +74,7 @@ describe('allocation request bounds', () => {
     const carried: Candidate[] = [];
     for (const n of nodes.slice(0, 3)) carried.push([n.uuid, await seqOf(n.uuid)]);
     // an allocation whose execution carried the three taken nodes only, more fitting ones left behind
-    const a: StoredAllocation = {
-      uuid: randomUUID(),
-      name: null,
-      resource_class: rc,
-      traits: [],
-      candidate_nodes: [],
-      extra: {},
-      owner: null,
-      state: 'allocating',
-      last_error: null,
-      node_uuid: null,
-      created_at: new Date().toISOString(),
-      updated_at: null,
-      exec: `a-topup-${randomUUID().slice(0, 8)}`,
-      exec_at: Date.now(),
-      seq: nextBmSeq(),
-      ver: 0,
-    };
+    const a = await allocatingRecord(rc, { exec: `a-topup-${randomUUID().slice(0, 8)}` });
     expect(await createAllocation(a)).toEqual({ ok: true });
     const spec = { uuid: a.uuid, name: null, resource_class: rc, traits: [], candidate_nodes: [], owner: null, seq: a.seq };
     const without = await reserve({ allocation: a.uuid, execution: a.exec!, spec, candidates: carried });

@@ -4,7 +4,9 @@
  * port, the state machines run from their ASL files by the local runner, and a client
  * that speaks Ironic's headers.
  */
+import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
+import type { StoredAllocation } from '../../../functions/store/baremetal/allocations.js';
 import { useTable } from '../harness.js';
 import type { LocalRunner } from '../../../local/state-machines.js';
 import { closeServers } from '../../../local/servers.js';
@@ -149,4 +151,28 @@ export async function allocate(api: BmApi, body: Record<string, unknown>, versio
   await api.settle();
   const g = await api.req('GET', `/v1/allocations/${c.json.uuid}`, { version });
   return g.json;
+}
+
+/** An allocation record as the API stores a new one (allocating, no execution yet), for the steps driven by hand. */
+export async function allocatingRecord(rc: string, over: Partial<StoredAllocation> = {}): Promise<StoredAllocation> {
+  const { nextBmSeq } = await import('../../../functions/store/baremetal/keys.js');
+  return {
+    uuid: randomUUID(),
+    name: null,
+    resource_class: rc,
+    traits: [],
+    candidate_nodes: [],
+    extra: {},
+    owner: null,
+    state: 'allocating',
+    last_error: null,
+    node_uuid: null,
+    created_at: new Date().toISOString(),
+    updated_at: null,
+    exec: null,
+    exec_at: Date.now(),
+    seq: nextBmSeq(),
+    ver: 0,
+    ...over,
+  };
 }

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { servePlacementHere, type Api } from '../harness.js';
-import { allocate, availableNode, startBaremetal, waitFor, type BmApi } from './harness.js';
+import { allocate, allocatingRecord, availableNode, startBaremetal, type BmApi } from './harness.js';
 import { projectAggregate } from '../../../functions/core/baremetal/placement.js';
 
 let bm: BmApi;
@@ -223,7 +223,7 @@ describe('a Placement client and a bare-metal allocation racing for one node: ex
     const { getAllocation, createAllocation } = await import('../../../functions/store/baremetal/allocations.js');
     const uuid = randomUUID();
     const exec = `manual-${uuid}`;
-    const rec = { ...(await getAllocationTemplate(RC, node)), uuid, exec };
+    const rec = await allocatingRecord(RC, { uuid, exec, candidate_nodes: [node] });
     expect(await createAllocation(rec)).toEqual({ ok: true });
     const found = await findCandidates(executionInput(rec, exec) as never);
     expect(found.candidates?.map(([u]) => u)).toEqual([node]);
@@ -388,28 +388,3 @@ describe('what follows a node is refused to Placement writers; claims are not', 
     expect((await bm.req('DELETE', `/v1/nodes/${n.uuid}`)).status).toBe(204);
   });
 });
-
-/** an allocation record as the API stores one, for the steps driven by hand */
-async function getAllocationTemplate(rc: string, node: string) {
-  const { nextBmSeq } = await import('../../../functions/store/baremetal/keys.js');
-  return {
-    uuid: '',
-    name: null,
-    resource_class: rc,
-    traits: [],
-    candidate_nodes: [node],
-    extra: {},
-    owner: null,
-    state: 'allocating',
-    last_error: null,
-    node_uuid: null,
-    created_at: new Date().toISOString(),
-    updated_at: null,
-    exec: null as string | null,
-    exec_at: Date.now(),
-    seq: nextBmSeq(),
-    ver: 0,
-  };
-}
-
-void waitFor;
