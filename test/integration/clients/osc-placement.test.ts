@@ -181,37 +181,29 @@ openstack.describe('openstack CLI + osc-placement (newest microversion)', () => 
       const rp = (await osc.json('--os-placement-api-version', version, 'resource', 'provider', 'create', `aggs-${version}-${Date.now()}`))
         .uuid as string;
       const aggs = Array.from({ length: 100 }, (_, i) => `5a3b0000-0000-4000-8000-${String(i).padStart(12, '0')}`);
-      const set = await osc.binary(
-        '--os-placement-api-version',
-        version,
-        'resource',
-        'provider',
-        'aggregate',
-        'set',
-        rp,
-        ...aggs.flatMap((a) => ['--aggregate', a]),
-        ...(withGeneration ? ['--generation', '0'] : []),
-        '-f',
-        'json',
-      );
+      // `resource provider aggregate set` as the test runs it: the aggregates given, the generation from 1.19
+      const setAggregates = (list: string[], generation: number) =>
+        osc.binary(
+          '--os-placement-api-version',
+          version,
+          'resource',
+          'provider',
+          'aggregate',
+          'set',
+          rp,
+          ...list.flatMap((a) => ['--aggregate', a]),
+          ...(withGeneration ? ['--generation', String(generation)] : []),
+          '-f',
+          'json',
+        );
+      const set = await setAggregates(aggs, 0);
       expect(set.code, set.stderr).toBe(0);
       expect(
         JSON.parse(set.stdout)
           .map((a: any) => a.uuid)
           .sort(),
       ).toEqual(aggs);
-      const cleared = await osc.binary(
-        '--os-placement-api-version',
-        version,
-        'resource',
-        'provider',
-        'aggregate',
-        'set',
-        rp,
-        ...(withGeneration ? ['--generation', '1'] : []),
-        '-f',
-        'json',
-      );
+      const cleared = await setAggregates([], 1);
       expect(cleared.code, cleared.stderr).toBe(0);
       expect(JSON.parse(cleared.stdout)).toEqual([]);
       expect((await api.req('GET', `/resource_providers/${rp}/aggregates`)).json.aggregates).toEqual([]);
