@@ -34,7 +34,7 @@
  * signatures (DynamoDB Local, LocalStack).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Lock, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
+import { Lock, readRequest, reply, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
 import { closeServers } from './servers.js';
 import { keyId, LagView, tableKey, type WireItem } from './ddb-lag.js';
 import { SIDE_CALL_HEADER } from './ddb-ledger.js';
@@ -220,16 +220,6 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
     });
   };
 
-  const send = (res: ServerResponse, status: number, body: Buffer, headers: Record<string, string | string[] | undefined> = {}) => {
-    if (res.destroyed) return;
-    const h: Record<string, string | string[]> = { 'content-type': 'application/x-amz-json-1.0' };
-    for (const [k, v] of Object.entries(headers))
-      if (v !== undefined && k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') h[k] = v;
-    h['content-length'] = String(body.length);
-    res.writeHead(status, h);
-    res.end(body);
-  };
-
   const pick = (op: string): FaultKind | undefined => {
     const kinds = applicable(op);
     if (!kinds.length) return undefined;
@@ -272,16 +262,7 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
-    const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-    let input: Json = {};
-    try {
-      input = body.length ? (JSON.parse(body.toString()) as Json) : {};
-    } catch {
-      // not ours to judge: forwarded as it is
-    }
+    const { body, op, input } = await readRequest(req);
     stats.calls++;
     stats.byOp[op] = (stats.byOp[op] ?? 0) + 1;
     const kind = pick(op);
@@ -294,17 +275,17 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
     // an injected transaction still "in progress": its retries and writes to its items wait
     if (token && (inProgress.get(token)?.until ?? 0) > Date.now()) {
       stats.inProgressEchoes++;
-      return send(res, 400, awsError('TransactionInProgressException', 'Transaction is in progress'));
+      return reply(res, 400, awsError('TransactionInProgressException', 'Transaction is in progress'));
     }
     if (op !== TX_WRITE && touched.length && held(touched)) {
       stats.inProgressEchoes++;
-      return send(res, 400, awsError('TransactionConflictException', 'Transaction is ongoing for the item'));
+      return reply(res, 400, awsError('TransactionConflictException', 'Transaction is ongoing for the item'));
     }
 
     switch (kind) {
       case 'throttle':
-        if (op === TX_WRITE && random() < 0.5) return send(res, 400, cancellation(input, 'ThrottlingError', random()));
-        return send(
+        if (op === TX_WRITE && random() < 0.5) return reply(res, 400, cancellation(input, 'ThrottlingError', random()));
+        return reply(
           res,
           400,
           random() < 0.5
@@ -312,17 +293,17 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
             : awsError('ProvisionedThroughputExceededException', 'The level of configured provisioned throughput for the table was exceeded.'),
         );
       case 'conflict':
-        if (op === TX_WRITE) return send(res, 400, cancellation(input, 'TransactionConflict', random()));
-        return send(res, 400, awsError('TransactionConflictException', 'Transaction is ongoing for the item'));
+        if (op === TX_WRITE) return reply(res, 400, cancellation(input, 'TransactionConflict', random()));
+        return reply(res, 400, awsError('TransactionConflictException', 'Transaction is ongoing for the item'));
       case 'error':
-        if (random() < 0.5) return send(res, 500, awsError('InternalServerError', 'Internal server error'));
+        if (random() < 0.5) return reply(res, 500, awsError('InternalServerError', 'Internal server error'));
         await (isWrite ? forwardWrite(req, body, op, input) : forward(req, body));
-        return send(res, 500, awsError('InternalServerError', 'Internal server error'));
+        return reply(res, 500, awsError('InternalServerError', 'Internal server error'));
       case 'inprogress': {
         const up = await forwardWrite(req, body, op, input);
-        if (up.status !== 200 || !token) return send(res, up.status, up.body, up.headers);
+        if (up.status !== 200 || !token) return reply(res, up.status, up.body, up.headers);
         inProgress.set(token, { until: Date.now() + spec.inProgressMs, keys: new Set(touched) });
-        return send(res, 400, awsError('TransactionInProgressException', 'Transaction is in progress'));
+        return reply(res, 400, awsError('TransactionInProgressException', 'Transaction is in progress'));
       }
       case 'lost':
         await (isWrite ? forwardWrite(req, body, op, input) : forward(req, body));
@@ -332,14 +313,14 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
     const up = await (isWrite ? forwardWrite(req, body, op, input) : forward(req, body));
     if (up.status === 200 && lag && READS.has(op)) {
       const out = correctRead(op, input, JSON.parse(up.body.toString()) as Json);
-      return send(res, 200, Buffer.from(JSON.stringify(out)), up.headers);
+      return reply(res, 200, Buffer.from(JSON.stringify(out)), up.headers);
     }
-    return send(res, up.status, up.body, up.headers);
+    return reply(res, up.status, up.body, up.headers);
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((e) => {
-      if (!res.headersSent && !res.destroyed) send(res, 500, awsError('InternalServerError', `fault proxy: ${(e as Error).message}`));
+      if (!res.headersSent && !res.destroyed) reply(res, 500, awsError('InternalServerError', `fault proxy: ${(e as Error).message}`));
     });
   });
   server.keepAliveTimeout = 60_000;

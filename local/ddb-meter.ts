@@ -26,7 +26,7 @@
  * injector -> meter -> DynamoDB (./start.ts), so the meter sees what reached DynamoDB.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { Lock, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
+import { Lock, readRequest, reply, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
 import { closeServers } from './servers.js';
 import { ACCT_HEADER, SIDE_CALL_HEADER, decodeAttribution, type CallRecord, type KeyUse } from './ddb-ledger.js';
 import {
@@ -557,27 +557,10 @@ export async function startMeterProxy(target: string, opts: { port?: number; hos
     return up;
   };
 
-  const send = (res: ServerResponse, up: Upstream) => {
-    if (res.destroyed) return;
-    const h: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(up.headers))
-      if (v !== undefined && k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') h[k] = v;
-    h['content-length'] = String(up.body.length);
-    res.writeHead(up.status, h);
-    res.end(up.body);
-  };
+  const send = (res: ServerResponse, up: Upstream) => reply(res, up.status, up.body, up.headers);
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    for await (const c of req) chunks.push(c as Buffer);
-    const body = Buffer.concat(chunks);
-    const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
-    let input: Json = {};
-    try {
-      input = body.length ? (JSON.parse(body.toString()) as Json) : {};
-    } catch {
-      // not ours to judge: forwarded unmetered
-    }
+    const { body, op, input } = await readRequest(req);
     if (req.headers[SIDE_CALL_HEADER] || (!READS.has(op) && !WRITES.has(op))) {
       stats.passed++;
       return send(res, await forward(req, body));

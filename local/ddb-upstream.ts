@@ -3,7 +3,7 @@
  * ./ddb-meter.ts) share: forwarding a request to the DynamoDB behind them as it came,
  * and a mutex for writes they must see one at a time.
  */
-import { Agent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 
 export type Json = Record<string, unknown>;
 
@@ -50,4 +50,30 @@ export class Lock {
       release();
     }
   }
+}
+
+/** A request to the proxy: its body, DynamoDB operation (from X-Amz-Target) and parsed input ({} if it is not JSON: forwarded as it is). */
+export async function readRequest(req: IncomingMessage): Promise<{ body: Buffer; op: string; input: Json }> {
+  const chunks: Buffer[] = [];
+  for await (const c of req) chunks.push(c as Buffer);
+  const body = Buffer.concat(chunks);
+  const op = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
+  let input: Json = {};
+  try {
+    input = body.length ? (JSON.parse(body.toString()) as Json) : {};
+  } catch {
+    // not the proxy's to judge
+  }
+  return { body, op, input };
+}
+
+/** Answer as DynamoDB does (its JSON content type unless `headers` say otherwise); hop-by-hop headers are not copied. */
+export function reply(res: ServerResponse, status: number, body: Buffer, headers: Record<string, string | string[] | undefined> = {}): void {
+  if (res.destroyed) return;
+  const h: Record<string, string | string[]> = { 'content-type': 'application/x-amz-json-1.0' };
+  for (const [k, v] of Object.entries(headers))
+    if (v !== undefined && k !== 'content-length' && k !== 'transfer-encoding' && k !== 'connection') h[k] = v;
+  h['content-length'] = String(body.length);
+  res.writeHead(status, h);
+  res.end(body);
 }
