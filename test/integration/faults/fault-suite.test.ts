@@ -72,6 +72,20 @@ async function stopServers(): Promise<void> {
   await closeServers(servers);
 }
 
+/**
+ * After a bare-metal workload: let its executions finish, turn the faults off, and take
+ * over (as the maintenance function would) every execution that died on a fault.
+ */
+async function faultsOffAndOrphansTakenOver(): Promise<void> {
+  await bmApi.settle();
+  proxy.setSpec({ rate: 0, rates: {} });
+  const { recoverOrphanAllocations } = await import('../../../functions/maintenance/orphans.js');
+  for (let i = 0; i < 3; i++) {
+    await recoverOrphanAllocations({ graceMs: 0 });
+    await bmApi.settle();
+  }
+}
+
 /** a proxy in front of the shared DynamoDB Local, a fresh table behind it, both APIs on it */
 async function setup(lagMs: number, env: Record<string, string> = {}): Promise<void> {
   await useTable({ BAREMETAL_INDEX_RETRIES: '0', BAREMETAL_ORPHAN_GRACE_S: '0', ...env });
@@ -126,14 +140,7 @@ describe(`the fault suite: both APIs at a ${RATE * 100} % DynamoDB fault rate`, 
     // more of the faults that hide an outcome or cancel a transaction
     proxy.setSpec({ rate: RATE, rates: { conflict: 0.08, inprogress: 0.08 } });
     await baremetalWorkload(baremetal, rec, world, { allocations: 40, patches: 20, parallel: 8, seed: 3 });
-    await bmApi.settle();
-    proxy.setSpec({ rate: 0, rates: {} });
-    // an execution that died on a fault is taken over, as the maintenance function would
-    const { recoverOrphanAllocations } = await import('../../../functions/maintenance/orphans.js');
-    for (let i = 0; i < 3; i++) {
-      await recoverOrphanAllocations({ graceMs: 0 });
-      await bmApi.settle();
-    }
+    await faultsOffAndOrphansTakenOver();
     const { active } = await checkBaremetal(baremetal, rec, world);
     expect(rec.violations, `answers by status ${JSON.stringify(byStatus(rec.answers))}`).toEqual([]);
     expect(active).toBeGreaterThan(0);
@@ -178,13 +185,7 @@ describe(`the fault suite: bare metal through Placement at ${RATE * 100} % fault
       baremetalWorkload(baremetal, rec, world, { allocations: 30, patches: 16, parallel: 6, seed: 5 }),
       foreignClaims(placement, rec, world, placementClass, { claims: 12, parallel: 3, seed: 9 }),
     ]);
-    await bmApi.settle();
-    proxy.setSpec({ rate: 0, rates: {} });
-    const { recoverOrphanAllocations } = await import('../../../functions/maintenance/orphans.js');
-    for (let i = 0; i < 3; i++) {
-      await recoverOrphanAllocations({ graceMs: 0 });
-      await bmApi.settle();
-    }
+    await faultsOffAndOrphansTakenOver();
     const { active } = await checkBaremetal(baremetal, rec, world);
     const { config } = await import('../../../functions/config.js');
     const { foreignHeld } = await checkBaremetalPlacement(
