@@ -7,6 +7,7 @@
  * here too.
  */
 import { randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { RunningStack } from '../local/start.js';
 import { sharedDir } from '../scripts/optional-packages.mjs';
@@ -222,4 +223,31 @@ export function callCounts(calls: readonly DdbCall[]): Record<string, number> {
   const out: Record<string, number> = {};
   for (const c of calls) out[c.command] = (out[c.command] ?? 0) + 1;
   return out;
+}
+
+/** CPU seconds a process has used so far (Linux /proc; undefined elsewhere or for a process that is gone). */
+function procCpuSeconds(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    // fields 14 and 15 (utime, stime) follow the parenthesised command name, in clock ticks (100/s)
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / 100;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The CPU seconds `fn` cost this process and the stack's DynamoDB Local: on a small
+ * machine both share the cores, so a request path's cost shows here before its latency.
+ */
+export async function cpuDuring<T>(stack: RunningStack, fn: () => Promise<T>): Promise<{ value: T; nodeS: number; ddbS?: number }> {
+  const pid = stack.ddb?.child.pid;
+  const d0 = procCpuSeconds(pid);
+  const n0 = process.cpuUsage();
+  const value = await fn();
+  const n = process.cpuUsage(n0);
+  const d1 = procCpuSeconds(pid);
+  return { value, nodeS: (n.user + n.system) / 1e6, ...(d0 !== undefined && d1 !== undefined ? { ddbS: d1 - d0 } : {}) };
 }

@@ -14,6 +14,7 @@ import {
   availableNodes,
   baremetalClient,
   callCounts,
+  cpuDuring,
   ddbCallsDuring,
   until,
   type BaremetalClient,
@@ -30,24 +31,31 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
   resetReserveStats();
   // the DynamoDB work of the race: its calls, and the items all its transactions carried
   const {
-    value: { postMs, settleMs },
-    calls,
-  } = await ddbCallsDuring(async () => {
-    const t0 = performance.now();
-    const created = await Promise.all(
-      Array.from({ length: allocations }, (_, i) => api('POST', '/v1/allocations', { resource_class: rc, name: `${rc}-a${i}` })),
-    );
-    const postMs = performance.now() - t0;
-    if (created.some((c) => c.status !== 201)) throw new Error(`allocation create failed: ${JSON.stringify(created.find((c) => c.status !== 201))}`);
-    await until(
-      'allocations to settle',
-      async () => (await api('GET', `/v1/allocations?resource_class=${rc}&state=allocating&fields=uuid`)).json.allocations.length === 0,
-      120_000,
-      10,
-    );
-    const settleMs = performance.now() - t0;
-    return { postMs, settleMs };
-  });
+    value: {
+      value: { postMs, settleMs },
+      calls,
+    },
+    nodeS,
+    ddbS,
+  } = await cpuDuring(ctx.stack, () =>
+    ddbCallsDuring(async () => {
+      const t0 = performance.now();
+      const created = await Promise.all(
+        Array.from({ length: allocations }, (_, i) => api('POST', '/v1/allocations', { resource_class: rc, name: `${rc}-a${i}` })),
+      );
+      const postMs = performance.now() - t0;
+      if (created.some((c) => c.status !== 201))
+        throw new Error(`allocation create failed: ${JSON.stringify(created.find((c) => c.status !== 201))}`);
+      await until(
+        'allocations to settle',
+        async () => (await api('GET', `/v1/allocations?resource_class=${rc}&state=allocating&fields=uuid`)).json.allocations.length === 0,
+        120_000,
+        10,
+      );
+      const settleMs = performance.now() - t0;
+      return { postMs, settleMs };
+    }),
+  );
   const txItems = calls.reduce((n, c) => n + (c.input.TransactItems?.length ?? 0), 0);
 
   const all = (await api('GET', `/v1/allocations?resource_class=${rc}`)).json.allocations as any[];
@@ -69,6 +77,7 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
     `  reservation transactions: ${stats.attempts} (won ${stats.won}, lost ${stats.taken}, busy ${stats.busy}), refreshes ${stats.refreshes}, find steps ${stats.find}, reserve steps ${stats.reserveCalls}, fail steps ${stats.failed}; looking ${Math.round(stats.lookMs)} ms (${(stats.lookMs / Math.max(1, stats.find + stats.refreshes)).toFixed(1)} per look), reserving ${Math.round(stats.reserveMs)} ms (${(stats.reserveMs / Math.max(1, stats.attempts)).toFixed(1)} per attempt)`,
   );
   ctx.say(`  DynamoDB calls while settling: ${JSON.stringify(callCounts(calls))}; transaction items ${txItems}`);
+  ctx.say(`  CPU while settling: this process ${nodeS.toFixed(2)} s, DynamoDB Local ${ddbS === undefined ? 'n/a' : `${ddbS.toFixed(2)} s`}`);
   ctx.emit({
     case: label,
     scheduler,
@@ -82,6 +91,8 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
     stats,
     ddb_calls: callCounts(calls),
     tx_items: txItems,
+    cpu_node_s: Math.round(nodeS * 100) / 100,
+    ...(ddbS === undefined ? {} : { cpu_ddb_s: Math.round(ddbS * 100) / 100 }),
   });
   return pass;
 }
