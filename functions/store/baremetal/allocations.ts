@@ -289,7 +289,9 @@ const PROVIDER_REREADS = 3;
  * reservation is planned again on what was read.
  */
 async function reserveThroughPlacement(a: ReservationRequest, node: { uuid: string }, own: TxItem[], hint?: ProviderRecord): Promise<ReserveOutcome> {
-  let read: ProviderRead | undefined = hint ? { record: hint } : await readProvider(node.uuid);
+  // the forest's record of a node's provider: marked with its node, as every node's provider is
+  // (node-provider.ts: the state item's condition checks it, and a provider not marked yet is read again)
+  let read: ProviderRead | undefined = hint ? { record: hint, node: node.uuid } : await readProvider(node.uuid);
   for (let attempt = 0; attempt < PROVIDER_REREADS; attempt++) {
     let full: NodeRecord | undefined;
     if (!read) {

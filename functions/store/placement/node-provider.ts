@@ -7,9 +7,10 @@
  *
  *   provider  create: Put RP, Put RPU (marked with the node: NODE_ATTR), Put RPNAME
  *                     (each IF absent), refs +1
- *             change: Update RPU  SET inv, bm, updated, last [, used.<rc> ± 1]
+ *             change: Update RPU  SET inv, updated, last [, bm] [, used.<rc> ± 1]
  *                                 ADD gen [, invVer] [, allocs ± 1]
- *                                 IF gen = <read> AND last < <entry>
+ *                                 IF gen = <read> AND last < <entry> [AND bm = <node>]
+ *                     (bm: set when the read found it unset, else a condition)
  *                     [Update RP  SET traits, aggs], refs ± 1
  *             delete: providerDeleteItems, the state item IF allocs = <read> AND gen = <read>
  *   consumer  claim:   Put CONS (type BAREMETAL) IF absent, Put the row, usage +
@@ -197,7 +198,11 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
     if (invChanged || defChanged || !marked || usedDeltas.length || allocs) {
       const state = new Expr();
       state.when(state.exists('pk')).when(state.eq('gen', cur.generation));
-      stateGuard(stamp, state).set('updated', at).set(NODE_ATTR, ch.node);
+      stateGuard(stamp, state).set('updated', at);
+      // marked as read (or as the caller knows it: a reservation planned on the forest's record): the
+      // condition holds the plan to it, else the write marks the provider
+      if (marked) state.when(state.eq(NODE_ATTR, ch.node));
+      else state.set(NODE_ATTR, ch.node);
       // what Placement's own writes are refused for moves the generation; so does a claim (a release does not, as DELETE)
       const bump = invChanged || defChanged || !marked || claimed ? 1 : 0;
       // a claim or a release alone: the entry carries the usage change (changelog.ts), no reader reads the provider again

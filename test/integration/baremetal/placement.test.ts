@@ -126,6 +126,36 @@ describe('every allocation is a Placement consumer, written with the reservation
     expect(await candidates('resources=CUSTOM_PL_GOLD:1')).toEqual([n.uuid]);
   });
 
+  it("a reservation planned on the forest's record carries its usage change in the change log: no process reads the provider again", async () => {
+    const n = await availableNode(bm, { resource_class: 'pl-delta' });
+    const since = Date.now() - 1;
+    const a = await allocate(bm, { resource_class: 'pl-delta' });
+    expect(a).toMatchObject({ state: 'active', node_uuid: n.uuid });
+    const naming = await logEntriesNaming(n.uuid, since);
+    expect(naming).toEqual([{ reread: false, delta: { used: { CUSTOM_PL_DELTA: 1 }, generation: 1, allocations: 1 } }]);
+  });
+
+  it('a provider not marked as its node’s (as the forest cannot tell) fails the plan, is read again and marked with the reservation', async () => {
+    const n = await availableNode(bm, { resource_class: 'pl-unmarked' });
+    const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
+    const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
+    const { K } = await import('../../../functions/store/placement/keys.js');
+    const { NODE_ATTR } = await import('../../../functions/store/placement/providers.js');
+    await ddb().send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: K.providerState(n.uuid),
+        UpdateExpression: 'REMOVE #bm',
+        ExpressionAttributeNames: { '#bm': NODE_ATTR },
+      }),
+    );
+    const a = await allocate(bm, { resource_class: 'pl-unmarked' });
+    expect(a).toMatchObject({ state: 'active', node_uuid: n.uuid });
+    const state = await ddb().send(new GetCommand({ TableName: tableName(), Key: K.providerState(n.uuid), ConsistentRead: true }));
+    expect(state.Item?.[NODE_ATTR]).toBe(n.uuid);
+    expect((await pl.req('GET', `/resource_providers/${n.uuid}/usages`)).json.usages).toEqual({ CUSTOM_PL_UNMARKED: 1 });
+  });
+
   it("without an owner the consumer is the creating project's and user's", async () => {
     await availableNode(bm, { resource_class: 'pl-noowner' });
     const c = await bm.req('POST', '/v1/allocations', {
@@ -315,6 +345,18 @@ async function logShape() {
   const { readLogSince } = await import('../../../functions/store/placement/changelog.js');
   const { entries } = await readLogSince(Date.now() - 3_600_000);
   return { changelogEntries: { withDeltas: entries.filter((e) => e.deltas.length).length } };
+}
+
+/** the change-log entries since `since` that name provider `rp`: read again, or carrying its usage change */
+async function logEntriesNaming(rp: string, since: number) {
+  const { readLogSince } = await import('../../../functions/store/placement/changelog.js');
+  const { entries } = await readLogSince(since);
+  return entries
+    .filter((e) => e.rps.includes(rp) || e.deltas.some(([u]) => u === rp))
+    .map((e) => {
+      const d = e.deltas.find(([u]) => u === rp)?.[1];
+      return { reread: e.rps.includes(rp), delta: d ? { used: d.used, generation: d.generation, allocations: d.allocations } : undefined };
+    });
 }
 
 describe('what follows a node is refused to Placement writers; claims are not', () => {
