@@ -6,7 +6,8 @@
  *                  once; the settle time runs from the first POST until no allocation
  *                  is `allocating` any more, as a client polling the API sees it.
  *                  Cases: 40 allocations / 10 nodes (Ironic 21.4, one process, took
- *                  25-34 s; target < 2 s), 200 / 50. PASS iff exactly N are active,
+ *                  25-34 s; target < 2 s; --rounds N, default 3), 200 / 50
+ *                  (--big-rounds N, default 1). PASS iff exactly N are active,
  *                  M - N error, no node is reserved twice and every node's
  *                  instance_uuid is its allocation's UUID.
  */
@@ -29,6 +30,9 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
   const rc = `race-${label}`;
   const uuids = await availableNodes(api, rc, nodes);
   resetReserveStats();
+  // the forest this process keeps (BAREMETAL_SCHEDULER=placement looks at it): its refreshes during the race
+  const { snapshot } = await import('../../functions/store/placement/snapshot.js');
+  const forest0 = { ...snapshot().stats };
   // the DynamoDB work of the race: its calls, and the items all its transactions carried
   const {
     value: {
@@ -68,14 +72,26 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
   const pass =
     active.length === nodes && errors.length === allocations - nodes && booked.size === nodes && uuids.every((u) => booked.has(u)) && consistent;
   const stats = { ...reserveStats };
+  const f1 = snapshot().stats;
+  const forest = {
+    refreshes: f1.refreshes - forest0.refreshes,
+    refresh_ms: Math.round(f1.refreshMs - forest0.refreshMs),
+    log_queries: f1.logQueries - forest0.logQueries,
+    log_entries: f1.logEntries - forest0.logEntries,
+    provider_reads: f1.providerReads - forest0.providerReads,
+  };
   const scheduler = process.env.BAREMETAL_SCHEDULER ?? 'database';
   ctx.say(
     `[${scheduler} scheduler] ${allocations} allocations / ${nodes} nodes: settled in ${(settleMs / 1000).toFixed(2)} s (POSTs answered in ${(postMs / 1000).toFixed(2)} s); ` +
       `${active.length} active, ${errors.length} error, ${nodes - booked.size} nodes unbooked, consistent=${consistent} -> ${pass ? 'PASS' : 'FAIL'}`,
   );
   ctx.say(
-    `  reservation transactions: ${stats.attempts} (won ${stats.won}, lost ${stats.taken}, busy ${stats.busy}), refreshes ${stats.refreshes}, find steps ${stats.find}, reserve steps ${stats.reserveCalls}, fail steps ${stats.failed}; looking ${Math.round(stats.lookMs)} ms (${(stats.lookMs / Math.max(1, stats.find + stats.refreshes)).toFixed(1)} per look), reserving ${Math.round(stats.reserveMs)} ms (${(stats.reserveMs / Math.max(1, stats.attempts)).toFixed(1)} per attempt)`,
+    `  reservation attempts: ${stats.attempts} (won ${stats.won}, lost ${stats.taken}, held by another ${stats.held}, busy ${stats.busy}), refreshes ${stats.refreshes}, find steps ${stats.find}, reserve steps ${stats.reserveCalls}, fail steps ${stats.failed}; looking ${Math.round(stats.lookMs)} ms (${(stats.lookMs / Math.max(1, stats.find + stats.refreshes)).toFixed(1)} per look), reserving ${Math.round(stats.reserveMs)} ms (${(stats.reserveMs / Math.max(1, stats.attempts)).toFixed(1)} per attempt)`,
   );
+  if (forest.refreshes)
+    ctx.say(
+      `  forest refreshes: ${forest.refreshes} (${(forest.refresh_ms / forest.refreshes).toFixed(1)} ms each), change-log queries ${forest.log_queries}, entries read ${forest.log_entries}, providers read again ${forest.provider_reads}`,
+    );
   ctx.say(`  DynamoDB calls while settling: ${JSON.stringify(callCounts(calls))}; transaction items ${txItems}`);
   ctx.say(`  CPU while settling: this process ${nodeS.toFixed(2)} s, DynamoDB Local ${ddbS === undefined ? 'n/a' : `${ddbS.toFixed(2)} s`}`);
   ctx.emit({
@@ -89,6 +105,7 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
     error: errors.length,
     pass,
     stats,
+    forest,
     ddb_calls: callCounts(calls),
     tx_items: txItems,
     cpu_node_s: Math.round(nodeS * 100) / 100,
@@ -105,7 +122,8 @@ export const baremetalRaceScenario: Scenario = {
     const rounds = ctx.quick ? 1 : Number(ctx.args.rounds ?? 3);
     let ok = true;
     for (let i = 0; i < rounds; i++) ok = (await raceCase(ctx, api, `40x10-${i}`, 10, 40)) && ok;
-    ok = (await raceCase(ctx, api, '200x50', 50, 200)) && ok;
+    const bigRounds = ctx.quick ? 1 : Number(ctx.args['big-rounds'] ?? 1);
+    for (let i = 0; i < bigRounds; i++) ok = (await raceCase(ctx, api, bigRounds > 1 ? `200x50-${i}` : '200x50', 50, 200)) && ok;
     if (!ok) throw new Error('baremetal-race: a case failed (see above)');
   },
 };

@@ -19,6 +19,8 @@ export interface SnapshotStats {
   logEntries: number;
   providerReads: number;
   lastRefreshMs: number;
+  /** all refreshes together, ms (a caller of fresh() waits for one or two of them) */
+  refreshMs: number;
   /** where the last refresh spent its time, ms: reading manifests, the change log, images (and putting what they gave), the index, changed providers */
   lastRefreshParts?: RefreshParts;
   /** the last full load or image catch-up: where from, how long it took, how many providers */
@@ -69,4 +71,5 @@ export const noStats = (): SnapshotStats => ({
   logEntries: 0,
   providerReads: 0,
   lastRefreshMs: 0,
+  refreshMs: 0,
 });

@@ -255,6 +255,7 @@ export class ProviderSnapshot {
     f.lastStart = started;
     f.stats.refreshes++;
     f.stats.lastRefreshMs = performance.now() - t0;
+    f.stats.refreshMs += f.stats.lastRefreshMs;
     f.stats.lastRefreshParts = parts;
   }
 }
