@@ -60,6 +60,12 @@ export interface BaremetalSettings {
   /** how many times orphan recovery resumes one allocation or node action before failing it */
   maxResumes: number;
   /**
+   * BAREMETAL_HOLD_MS: how long a reservation's hold on a node keeps other allocations off
+   * it (store/baremetal/allocations.ts holdNode): a hold outlives its reservation only when
+   * the process holding it died, and then no longer than this.
+   */
+  holdMs: number;
+  /**
    * BAREMETAL_SCHEDULER: where allocations find and reserve nodes. 'database' (default):
    * the node items and their index alone. 'placement': every node is also a resource
    * provider and every allocation a Placement consumer, written in the same transactions
@@ -269,6 +275,7 @@ export function loadConfig(env: Env = process.env): Config {
       indexRetries: indexRetries >= 0 ? indexRetries : undefined,
       orphanGraceS: orphanGrace >= 0 ? orphanGrace : 30,
       maxResumes: Math.max(0, int(env.BAREMETAL_MAX_RESUMES, 3)),
+      holdMs: Math.max(100, int(env.BAREMETAL_HOLD_MS, 10_000)),
       scheduler: env.BAREMETAL_SCHEDULER === 'placement' ? 'placement' : 'database',
       migrationSettleS: Math.max(0, num(env.BAREMETAL_MIGRATION_SETTLE_S, inLambda ? 120 : 0)),
       allocationStateMachineArn: optional(env[STATE_MACHINE_ARN_ENV.allocation]),

@@ -91,6 +91,8 @@ export const reserveStats = {
   won: 0,
   taken: 0,
   busy: 0,
+  /** nodes another execution held (allocations.ts holdNode): tried again later, as busy ones */
+  held: 0,
   gone: 0,
   refreshes: 0,
   retries: 0,
@@ -200,8 +202,10 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
         const text = placementRefusalText({ reason: 'consumer_exists', node: uuid, consumer: req.uuid });
         return { ...input, outcome: 'failed', reason: unexpectedFailureText(text) };
       }
-      if (out.error === 'busy') {
-        reserveStats.busy++;
+      if (out.error === 'busy' || out.error === 'held') {
+        // another transaction touched the node, or another execution holds it (Ironic's NodeLocked): later
+        if (out.error === 'held') reserveStats.held++;
+        else reserveStats.busy++;
         busy.push([uuid, seq]);
         continue;
       }

@@ -10,14 +10,25 @@
  *   allocation  SET node_uuid, state=active IF state = allocating AND exec = <this execution>
  * so a node can never be reserved twice, and an execution that lost its allocation
  * (deleted, or taken over by orphan recovery) can never reserve anything.
+ *
+ * (BAREMETAL_SCHEDULER=placement adds the allocation's Placement claim to it: eight items.)
+ * Before it, the node is held with one conditional write (holdNode: the node's
+ * conditions, and no live hold of another execution), as Ironic's allocation takes the
+ * node's lock: of many allocations racing for one node, the losers lose on that write,
+ * not on the transaction, and a node another execution holds is retried later, as
+ * Ironic retries a locked node. The hold is advisory — the transaction re-checks
+ * everything — so a hold dropped by a node write changes nothing, and one left by a dead
+ * process expires (BAREMETAL_HOLD_MS).
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { config } from '../../config.js';
+import { log } from '../../observability/log.js';
 import { queryPartition } from '../ddb/query.js';
 import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
 import { isoNow, type AllocationRecord, type NodeRecord } from '../../core/baremetal/records.js';
 import { S } from '../../core/baremetal/states.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { BK, BM_INDEX_SHARDS, BM_TX, refuseOversized } from './keys.js';
+import { BK, BM_INDEX_SHARDS, BM_TX, HOLD, HOLD_UNTIL, refuseOversized } from './keys.js';
 import { atVersion, instanceRelease, nodeUuidForInstance } from './nodes.js';
 import { transact, type TxItem, type TxOutcome } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
@@ -207,6 +218,8 @@ export type ReserveOutcome =
   | { error: 'taken' }
   /** another transaction touched the node at the same time: worth retrying */
   | { error: 'busy' }
+  /** another execution holds the node (holdNode), reserving it now (Ironic's NodeLocked): worth retrying */
+  | { error: 'held' }
   /** the allocation is gone or belongs to another execution now */
   | { error: 'gone' }
   /** the allocation UUID is some other node's instance_uuid */
@@ -233,11 +246,17 @@ export async function reserveNode(
   /** BAREMETAL_SCHEDULER=placement: the node's provider as the forest holds it (saves a read; a stale one is read again) */
   provider?: ProviderRecord,
 ): Promise<ReserveOutcome> {
+  const held = await holdNode(a, exec, node.uuid);
+  if (held !== 'ok') return { error: held };
   const items = reservationItems(a, exec, node);
-  if (placementMode()) return reserveThroughPlacement(a, node, items, provider);
+  const out = placementMode() ? await reserveThroughPlacement(a, node, items, provider) : await reserveAlone(a, items);
+  if (!('ok' in out)) await releaseHold(node.uuid, exec);
+  return out;
+}
+
+async function reserveAlone(a: ReservationRequest, items: TxItem[]): Promise<ReserveOutcome> {
   const out = await transact(items, BM_TX);
-  if (out.ok) return { ok: true };
-  return reserveFailure(out, a);
+  return out.ok ? { ok: true } : reserveFailure(out, a);
 }
 
 /** The reservation's own items: node (0), instance (1), allocation (2). */
@@ -249,15 +268,10 @@ function reservationItems(a: ReservationRequest, exec: string, node: { uuid: str
     .set(['instance_info', 'traits'], [...a.traits])
     .increment('ver')
     .set('updated_at', now)
-    .set('gsi2sk', BK.nodeIndex(node.uuid, a.resource_class, false, node.seq).gsi2sk);
-  n.when(n.exists('pk'))
-    .when(n.eq('provision_state', S.AVAILABLE))
-    .when(n.eq('maintenance', false))
-    .when(n.exists('power_state'))
-    .when(n.absent('instance_uuid'))
-    .when(n.eq('resource_class', a.resource_class));
-  for (const t of a.traits) n.when(n.contains('traits', t));
-  if (a.owner) n.when(n.or(n.eq('owner', a.owner), n.eq('lessee', a.owner)));
+    .set('gsi2sk', BK.nodeIndex(node.uuid, a.resource_class, false, node.seq).gsi2sk)
+    .remove(HOLD)
+    .remove(HOLD_UNTIL);
+  whenReservable(n, a);
   const alloc = new Expr()
     .set('node_uuid', node.uuid)
     .set('state', ALLOCATION_STATES.ACTIVE)
@@ -267,6 +281,69 @@ function reservationItems(a: ReservationRequest, exec: string, node: { uuid: str
     .remove('last_error');
   alloc.when(alloc.eq('state', ALLOCATION_STATES.ALLOCATING)).when(alloc.eq('exec', exec));
   return [n.updateItem(BK.node(node.uuid)), newItem({ ...BK.nodeInstance(a.uuid), node: node.uuid }), alloc.updateItem(BK.allocation(a.uuid))];
+}
+
+/** The node's conditions of a reservation: allocatable, of the class, with the traits, the owner's. */
+function whenReservable(n: Expr, a: ReservationRequest): Expr {
+  n.when(n.exists('pk'))
+    .when(n.eq('provision_state', S.AVAILABLE))
+    .when(n.eq('maintenance', false))
+    .when(n.exists('power_state'))
+    .when(n.absent('instance_uuid'))
+    .when(n.eq('resource_class', a.resource_class));
+  for (const t of a.traits) n.when(n.contains('traits', t));
+  if (a.owner) n.when(n.or(n.eq('owner', a.owner), n.eq('lessee', a.owner)));
+  return n;
+}
+
+/**
+ * A reservation's first step: one conditional UpdateItem
+ * holding the node for execution `exec` while it still qualifies and no other execution
+ * holds it (or that hold expired). Neither the node's version nor anything shown
+ * changes, so node writes are not disturbed (a write that replaces the node drops the
+ * hold: the transaction still decides). Idempotent for `exec`, so a retried call whose
+ * first answer was lost holds, not loses. 'ok': held; 'taken': the node no longer
+ * qualifies; 'held': another execution holds it, about to reserve it.
+ */
+async function holdNode(a: ReservationRequest, exec: string, node: string): Promise<'ok' | 'held' | 'taken' | 'busy'> {
+  const now = Date.now();
+  const e = new Expr().set(HOLD, exec).set(HOLD_UNTIL, now + config().baremetal.holdMs);
+  whenReservable(e, a);
+  e.when(e.or(e.absent(HOLD), e.eq(HOLD, exec), e.lt(HOLD_UNTIL, now))).when(e.absent('lk'));
+  try {
+    await ddb().send(new UpdateCommand({ ...e.updateInput(BK.node(node)), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
+    return 'ok';
+  } catch (err) {
+    if ((err as Error).name === 'TransactionConflictException') return 'busy';
+    if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
+    const old = (err as { Item?: Record<string, unknown> }).Item;
+    const holder = old ? attr(old[HOLD]) : undefined;
+    const until = old ? Number(attr(old[HOLD_UNTIL]) ?? 0) : 0;
+    // held by another execution, the node otherwise untouched: that execution is reserving it
+    return holder && holder !== exec && until >= now && old && old.instance_uuid === undefined ? 'held' : 'taken';
+  }
+}
+
+/** a value of an item returned with an error (DynamoDB's attribute-value form) */
+function attr(v: unknown): string | undefined {
+  if (v === undefined || v === null) return undefined;
+  if (typeof v === 'object') {
+    const o = v as { S?: string; N?: string };
+    return o.S ?? o.N;
+  }
+  return String(v);
+}
+
+/** Give a hold back after a reservation that did not happen (best effort: it expires anyway). */
+async function releaseHold(node: string, exec: string): Promise<void> {
+  const e = new Expr().remove(HOLD).remove(HOLD_UNTIL);
+  e.when(e.eq(HOLD, exec)).when(e.absent('lk'));
+  try {
+    await ddb().send(new UpdateCommand(e.updateInput(BK.node(node))));
+  } catch (err) {
+    if ((err as Error).name !== 'ConditionalCheckFailedException')
+      log.warn('node hold not released (it expires)', { node, error: (err as Error).name });
+  }
 }
 
 async function reserveFailure(out: Extract<TxOutcome, { ok: false }>, a: ReservationRequest): Promise<ReserveOutcome> {

@@ -57,6 +57,10 @@ export const BK = {
 /** transact() options of every bare-metal transaction: its marker is a bare-metal item */
 export const BM_TX = { marker: BK.txMarker };
 
+/** a node item's hold (allocations.ts holdNode): the execution holding it, and until when (ms); internal, never shown */
+export const HOLD = 'hold';
+export const HOLD_UNTIL = 'hold_until';
+
 let seqCounter = 0;
 /** creation order: µs-scaled timestamp plus a per-process counter */
 export function nextBmSeq(): number {

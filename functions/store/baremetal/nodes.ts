@@ -8,12 +8,12 @@ import { batchGet } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
 import { isAllocatable, type NodeRecord } from '../../core/baremetal/records.js';
 import { ddb, tableName } from '../ddb/client.js';
-import { BK, BM_INDEX_SHARDS, BM_TX, refuseOversized } from './keys.js';
+import { BK, BM_INDEX_SHARDS, BM_TX, HOLD, HOLD_UNTIL, refuseOversized } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
 import { linkFailure, nodeLink, type PlacementRefusal } from './placement-link.js';
 
-const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type']);
+const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type', HOLD, HOLD_UNTIL]);
 
 export function nodeIndexKeys(n: NodeRecord) {
   return BK.nodeIndex(n.uuid, n.resource_class, isAllocatable(n), n.seq);
