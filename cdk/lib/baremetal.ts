@@ -53,9 +53,10 @@ export const STEP_ACTIONS: Record<string, string[]> = {
 };
 /**
  * BAREMETAL_SCHEDULER=placement: bare-metal actions a step needs besides STEP_ACTIONS (the
- * node named like the allocation, a GetItem) — the Placement items are BAREMETAL_PLACEMENT_ACCESS
+ * node named like the allocation: a BatchGetItem shared by the lookups of one container,
+ * store/baremetal/nodes.ts nodeUuidByNameShared) — the Placement items are BAREMETAL_PLACEMENT_ACCESS
  */
-export const PLACEMENT_STEP_ACTIONS: Record<string, string[]> = { 'find-candidates': ['dynamodb:GetItem'] };
+export const PLACEMENT_STEP_ACTIONS: Record<string, string[]> = { 'find-candidates': ['dynamodb:BatchGetItem'] };
 /** the steps that keep the provider forest in memory with the placement scheduler */
 const FOREST_STEPS = ['find-candidates', 'reserve-node'];
 /** which state machine a family starts executions of */

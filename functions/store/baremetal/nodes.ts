@@ -4,7 +4,7 @@
  * one node (every full write is conditioned on the version it read).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet } from '../ddb/batch.js';
+import { batchGet, keyId } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
 import { isAllocatable, type NodeRecord } from '../../core/baremetal/records.js';
 import { ddb, tableName } from '../ddb/client.js';
@@ -106,6 +106,46 @@ export async function getNode(uuid: string): Promise<NodeRecord | undefined> {
 export async function getNodeUuidByName(name: string): Promise<string | undefined> {
   const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: BK.nodeName(name), ConsistentRead: true }));
   return r.Item ? String(r.Item.uuid) : undefined;
+}
+
+/**
+ * getNodeUuidByName for the allocation process (the node named like an allocation, tried
+ * first), with concurrent callers in one process sharing calls as allocatableNodes does:
+ * names asked for while a call is in flight go together in the next one (a BatchGetItem),
+ * so every answer comes from a strongly consistent read that started after it was asked.
+ * A burst of N allocations costs a few calls instead of N; a lone caller costs one.
+ */
+export function nodeUuidByNameShared(name: string): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const waiting = nameWaiters.get(name) ?? [];
+    waiting.push({ resolve, reject });
+    nameWaiters.set(name, waiting);
+    lookUpNames();
+  });
+}
+type NameWaiter = { resolve: (uuid: string | undefined) => void; reject: (e: unknown) => void };
+let nameWaiters = new Map<string, NameWaiter[]>();
+let namesInFlight = false;
+
+function lookUpNames(): void {
+  if (namesInFlight || !nameWaiters.size) return;
+  namesInFlight = true;
+  const batch = nameWaiters;
+  nameWaiters = new Map();
+  batchGet([...batch.keys()].map((n) => BK.nodeName(n)))
+    .then((found) => {
+      for (const [name, waiters] of batch) {
+        const it = found.get(keyId(BK.nodeName(name)));
+        for (const w of waiters) w.resolve(it ? String(it.uuid) : undefined);
+      }
+    })
+    .catch((e) => {
+      for (const waiters of batch.values()) for (const w of waiters) w.reject(e);
+    })
+    .finally(() => {
+      namesInFlight = false;
+      lookUpNames();
+    });
 }
 
 export async function getNodeByName(name: string): Promise<NodeRecord | undefined> {

@@ -5,13 +5,13 @@
  * owner's project aggregate, among the candidate nodes — from the warm in-memory forest
  * every Placement process keeps (store/placement/snapshot.ts), read-your-writes like
  * any forest-served answer. No node is read; the node named like the allocation is
- * looked up by name (one GetItem) when the allocation has a name.
+ * looked up by name when the allocation has a name (nodes.ts nodeUuidByNameShared).
  */
 import type { AllocationRequest } from '../../core/baremetal/allocations.js';
 import { placementResourceClass, providerCandidates, type ProviderCandidate } from '../../core/baremetal/placement.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { snapshot } from '../placement/snapshot.js';
-import { getNodeUuidByName } from './nodes.js';
+import { nodeUuidByNameShared } from './nodes.js';
 
 /**
  * The forest's providers an allocation could take, fresh (every write acknowledged before
@@ -20,7 +20,7 @@ import { getNodeUuidByName } from './nodes.js';
  */
 export async function freeNodeProviders(req: AllocationRequest, opts: { nameFirst?: boolean } = {}): Promise<ProviderCandidate[]> {
   const byName = req.name && opts.nameFirst !== false;
-  const [forest, named] = await Promise.all([snapshot().fresh(), byName ? getNodeUuidByName(req.name!) : undefined]);
+  const [forest, named] = await Promise.all([snapshot().fresh(), byName ? nodeUuidByNameShared(req.name!) : undefined]);
   let records: ProviderRecord[];
   if (req.candidate_nodes.length) {
     records = req.candidate_nodes.map((u) => forest.get(u)).filter((p): p is ProviderRecord => !!p);

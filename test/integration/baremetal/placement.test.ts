@@ -317,6 +317,36 @@ describe('a Placement client and a bare-metal allocation racing for one node: ex
   });
 });
 
+describe('the node named like an allocation (tried first)', () => {
+  it('is looked up by concurrent allocations of one process together: a few reads, each answer its own', async () => {
+    const named = await Promise.all(Array.from({ length: 4 }, (_, i) => availableNode(bm, { resource_class: 'pl-named', name: `pl-named-${i}` })));
+    const { nodeUuidByNameShared } = await import('../../../functions/store/baremetal/nodes.js');
+    const { ddbCallStacks } = await import('../../../functions/store/ddb/client.js');
+    const commands: string[] = [];
+    const name = `count-${Math.random()}`;
+    const stacks = ddbCallStacks();
+    for (const st of stacks)
+      st.middlewareStack.add(
+        (next, context) => async (args) => {
+          commands.push(String((context as { commandName?: string }).commandName));
+          return next(args);
+        },
+        { step: 'initialize', name },
+      );
+    let answers: Array<string | undefined>;
+    try {
+      const asked = [...named.map((n) => n.name!), ...Array.from({ length: 16 }, (_, i) => `pl-nameless-${i}`), named[0]!.name!];
+      answers = await Promise.all(asked.map((n) => nodeUuidByNameShared(n)));
+    } finally {
+      for (const st of stacks) st.middlewareStack.remove(name);
+    }
+    expect(answers).toEqual([...named.map((n) => n.uuid), ...Array(16).fill(undefined), named[0]!.uuid]);
+    // 21 questions: the first call, then one for all who asked while it was out
+    expect(commands.filter((c) => c === 'BatchGetItemCommand').length).toBeLessThanOrEqual(2);
+    expect(commands.filter((c) => c === 'GetItemCommand')).toEqual([]);
+  });
+});
+
 describe('the forest every process keeps', () => {
   it('agrees with the table after all of the above (reservations and releases reach it as usage changes in the change log)', async () => {
     const { snapshot } = await import('../../../functions/store/placement/snapshot.js');
