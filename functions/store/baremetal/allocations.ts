@@ -21,6 +21,7 @@
  * process expires (BAREMETAL_HOLD_MS).
  */
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { config } from '../../config.js';
 import { log } from '../../observability/log.js';
 import { queryPartition } from '../ddb/query.js';
@@ -316,22 +317,13 @@ async function holdNode(a: ReservationRequest, exec: string, node: string): Prom
   } catch (err) {
     if ((err as Error).name === 'TransactionConflictException') return 'busy';
     if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
-    const old = (err as { Item?: Record<string, unknown> }).Item;
-    const holder = old ? attr(old[HOLD]) : undefined;
-    const until = old ? Number(attr(old[HOLD_UNTIL]) ?? 0) : 0;
+    // the node as it is (an error's item comes as DynamoDB attribute values, as commit.ts reads them)
+    const item = (err as { Item?: Record<string, unknown> }).Item;
+    const old = item ? unmarshall(item as never) : undefined;
     // held by another execution, the node otherwise untouched: that execution is reserving it
-    return holder && holder !== exec && until >= now && old && old.instance_uuid === undefined ? 'held' : 'taken';
+    const heldByOther = old?.[HOLD] !== undefined && old[HOLD] !== exec && Number(old[HOLD_UNTIL] ?? 0) >= now && old.instance_uuid === undefined;
+    return heldByOther ? 'held' : 'taken';
   }
-}
-
-/** a value of an item returned with an error (DynamoDB's attribute-value form) */
-function attr(v: unknown): string | undefined {
-  if (v === undefined || v === null) return undefined;
-  if (typeof v === 'object') {
-    const o = v as { S?: string; N?: string };
-    return o.S ?? o.N;
-  }
-  return String(v);
 }
 
 /** Give a hold back after a reservation that did not happen (best effort: it expires anyway). */
