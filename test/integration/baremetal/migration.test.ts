@@ -23,6 +23,16 @@ async function scheduler(mode: 'database' | 'placement', env: Record<string, str
   (await import('../../../functions/store/baremetal/placement-migration.js')).forgetSchedulerState();
 }
 
+/** A provider somebody made for a node through Placement before the switch (Nova's driver, say): the node's uuid and name, its own inventory of `rc`. */
+async function providerMadeFor(node: string, rc: string, total: number) {
+  expect((await pl.req('PUT', `/resource_classes/${rc}`, { version: '1.7' })).status).toBe(201);
+  expect((await pl.req('POST', '/resource_providers', { body: { uuid: node, name: node } })).status).toBe(200);
+  const inv = await pl.req('PUT', `/resource_providers/${node}/inventories`, {
+    body: { resource_provider_generation: 0, inventories: { [rc]: { total } } },
+  });
+  expect(inv.status).toBe(200);
+}
+
 beforeAll(async () => {
   bm = await startBaremetal({ BAREMETAL_SCHEDULER: 'database' });
   pl = await servePlacementHere();
@@ -48,15 +58,7 @@ it('gives every node its provider and every active allocation its consumer, resu
   await bm.settle();
   const enrolled = (await bm.req('POST', '/v1/nodes', { body: { driver: 'fake-hardware', resource_class: 'mig-silver' } })).json.uuid as string;
   // a provider somebody made for a node already (Nova, say), with an inventory of its own
-  expect((await pl.req('PUT', '/resource_classes/CUSTOM_MIG_GOLD', { version: '1.7' })).status).toBe(201);
-  expect((await pl.req('POST', '/resource_providers', { body: { uuid: free.uuid, name: free.uuid } })).status).toBe(200);
-  expect(
-    (
-      await pl.req('PUT', `/resource_providers/${free.uuid}/inventories`, {
-        body: { resource_provider_generation: 0, inventories: { CUSTOM_MIG_GOLD: { total: 5 } } },
-      })
-    ).status,
-  ).toBe(200);
+  await providerMadeFor(free.uuid, 'CUSTOM_MIG_GOLD', 5);
   const nodes = [free.uuid, held.uuid, deployed.uuid, enrolled];
 
   // switched: until migrated, candidates come from the node index
@@ -127,15 +129,7 @@ it('`npx berth migrate-baremetal`: a double allocation from before the switch is
   await ddb().send(new DeleteCommand({ TableName: tableName(), Key: { pk: 'META', sk: 'baremetal-scheduler' } }));
   // Nova claimed a node's provider while the bare-metal API allocated the node too (two databases, before the switch)
   const n = await availableNode(bm, { resource_class: 'mig-double' });
-  expect((await pl.req('PUT', '/resource_classes/CUSTOM_MIG_DOUBLE', { version: '1.7' })).status).toBe(201);
-  expect((await pl.req('POST', '/resource_providers', { body: { uuid: n.uuid, name: n.uuid } })).status).toBe(200);
-  expect(
-    (
-      await pl.req('PUT', `/resource_providers/${n.uuid}/inventories`, {
-        body: { resource_provider_generation: 0, inventories: { CUSTOM_MIG_DOUBLE: { total: 1 } } },
-      })
-    ).status,
-  ).toBe(200);
+  await providerMadeFor(n.uuid, 'CUSTOM_MIG_DOUBLE', 1);
   const nova = randomUUID();
   const claim = { allocations: { [n.uuid]: { resources: { CUSTOM_MIG_DOUBLE: 1 } } }, project_id: 'p', user_id: 'u', consumer_generation: null };
   expect((await pl.req('PUT', `/allocations/${nova}`, { body: claim, version: '1.28' })).status).toBe(204);
