@@ -17,6 +17,7 @@ import { config } from '../../config.js';
 import { nodeProviderShape, placementResourceClass } from '../../core/baremetal/placement.js';
 import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
 import { ddb, tableName } from '../ddb/client.js';
+import { tableKey } from '../ddb/per-table.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr } from '../ddb/expr.js';
@@ -64,7 +65,6 @@ export function settleMs(): number {
 }
 
 const completeTables = new Set<string>();
-const tableId = () => `${config().ddbEndpoint ?? ''}|${config().region}|${config().tableName}`;
 
 /**
  * Do allocations take their candidates from the forest? Only in placement mode, once
@@ -73,10 +73,10 @@ const tableId = () => `${config().ddbEndpoint ?? ''}|${config().region}|${config
  */
 export async function candidatesFromForest(): Promise<boolean> {
   if (!placementMode()) return false;
-  if (completeTables.has(tableId())) return true;
+  if (completeTables.has(tableKey())) return true;
   const s = await readSchedulerState();
   const done = s.mode === 'placement' && s.complete === true;
-  if (done) completeTables.add(tableId());
+  if (done) completeTables.add(tableKey());
   return done;
 }
 
@@ -133,7 +133,7 @@ export async function migrateNodesToPlacement(opts: { deadline: number; onNode?:
   if (mode !== 'placement') return { mode, complete: false, nodes: 0, synced: 0, conflicts: [] };
   let state = await readSchedulerState();
   if (state.mode === 'placement' && state.complete) {
-    completeTables.add(tableId());
+    completeTables.add(tableKey());
     return { mode, complete: true, nodes: 0, synced: 0, conflicts: state.conflicts ?? [] };
   }
   if (state.mode !== 'placement') {
@@ -170,6 +170,6 @@ export async function migrateNodesToPlacement(opts: { deadline: number; onNode?:
     ...(settled ? { completedAt: new Date().toISOString() } : {}),
   };
   await writeSchedulerState(next);
-  if (settled) completeTables.add(tableId());
+  if (settled) completeTables.add(tableKey());
   return { mode, complete: settled, nodes: done, synced, conflicts: [...conflicts], ...(settled ? {} : { settling: true }) };
 }
