@@ -226,7 +226,7 @@ export function callCounts(calls: readonly DdbCall[]): Record<string, number> {
 }
 
 /** CPU seconds a process has used so far (Linux /proc; undefined elsewhere or for a process that is gone). */
-function procCpuSeconds(pid: number | undefined): number | undefined {
+export function procCpuSeconds(pid: number | undefined): number | undefined {
   if (!pid) return undefined;
   try {
     // fields 14 and 15 (utime, stime) follow the parenthesised command name, in clock ticks (100/s)

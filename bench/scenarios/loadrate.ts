@@ -9,9 +9,9 @@
  * JVM and the loader used (share of one core over the load), and the write units per
  * provider AWS would bill (the accountant's rules).
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { perfloadProviders, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
+import { perfloadProviders, procCpuSeconds, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
 import { ensureTable, startDynamoDbLocal, type DdbLocalOptions } from '../../local/ddb-local.js';
 import { berthSchema, meterBatchWrites, sdkStack } from '../../local/ddb-sdk.js';
 
@@ -36,10 +36,11 @@ const CASES: LoadCase[] = [
   { name: 'in memory, 128 in flight', storage: 'memory', concurrency: 128 },
 ];
 
-/** CPU seconds a process has used (utime + stime from /proc) */
+/** CPU seconds a process has used (kit.ts procCpuSeconds), required here */
 function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
+  const s = procCpuSeconds(pid);
+  if (s === undefined) throw new Error(`no CPU figures for process ${pid} (/proc/${pid}/stat)`);
+  return s;
 }
 
 async function runCase(ctx: BenchContext, c: LoadCase, n: number) {
