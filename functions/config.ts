@@ -169,6 +169,12 @@ export interface Config {
   maxResponseBytes: number;
   /** how long a process trusts "no legacy allocation rows" (ms; also how long an import waits) */
   legacyFlagTtlMs: number;
+  /**
+   * LAYOUT_SETTLE_S: after a deploy opens a table's layout migration, how long it waits
+   * before converting anything (requests the previous release's functions had begun end
+   * first): 120 s in Lambda, 0 elsewhere (docs/design.md, "Layout versions and upgrades")
+   */
+  layoutSettleS: number;
   /** claim guard: 'generation' only exists to repeat the measurement in docs/design.md */
   claimGuard: 'capacity' | 'generation';
   baremetal: BaremetalSettings;
@@ -259,6 +265,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxQueryBytes: Math.max(1024, int(env.MAX_QUERY_BYTES, 8 * 1024)),
     maxResponseBytes: Math.max(0, int(env.MAX_RESPONSE_BYTES, 6 * 1024 * 1024)),
     legacyFlagTtlMs: Math.max(0, int(env.LEGACY_FLAG_TTL_MS, 60_000)),
+    layoutSettleS: Math.max(0, num(env.LAYOUT_SETTLE_S, inLambda ? 120 : 0)),
     claimGuard: env.CLAIM_GUARD === 'generation' ? 'generation' : 'capacity',
     baremetal: {
       policy: {

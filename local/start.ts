@@ -25,6 +25,7 @@ import { connect, createServer } from 'node:net';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDynamoDbLocal, ensureTable, type DdbLocal } from './ddb-local.js';
+import type { LayoutRun } from './layout.js';
 import { describeFaults, parseFaults, startFaultProxy, type FaultProxy, type FaultSpec } from './ddb-faults.js';
 import { startMeterProxy, type MeterProxy } from './ddb-meter.js';
 import { meterSummary } from './ddb-report.js';
@@ -66,6 +67,8 @@ interface Options {
   ddbMeter?: boolean;
   /** where bare-metal allocations find and reserve nodes (BAREMETAL_SCHEDULER) */
   baremetalScheduler?: BaremetalScheduler;
+  /** a table of an earlier layout: migrate it in the background (default) or leave it to `npx berth migrate` */
+  layoutMigration?: 'background' | 'manual';
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -194,6 +197,8 @@ export interface RunningStack {
   meter?: MeterProxy;
   /** the child processes serving the handlers (with --containers K) */
   containers?: ContainerSet;
+  /** a table of an earlier layout migrating in the background (./layout.ts) */
+  layout?: LayoutRun;
   servers: Server[];
   placementUrl: string;
   baremetalUrl: string;
@@ -220,6 +225,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
   let faults: FaultProxy | undefined;
   let meter: MeterProxy | undefined;
   let containers: ContainerSet | undefined;
+  let layoutRun: LayoutRun | undefined;
   try {
     await ensureTable(ddbEndpoint, tableName, process.env.AWS_REGION);
     // handlers -> fault injector -> meter -> DynamoDB: the meter bills what reaches DynamoDB
@@ -230,6 +236,9 @@ export async function startStack(o: Options): Promise<RunningStack> {
     // handlers read their environment when first used: import them only now
     const { resetConfig } = await import('../functions/config.js');
     resetConfig();
+    // a table written by an earlier release's layout migrates while it is served (./layout.ts)
+    const { startLayoutMigration } = await import('./layout.js');
+    layoutRun = await startLayoutMigration({ background: o.layoutMigration !== 'manual' });
     // a table switched to the placement scheduler is migrated before anything is served
     // (as the maintenance task or `npx berth migrate-baremetal` does it in AWS)
     if (process.env.BAREMETAL_SCHEDULER === 'placement') {
@@ -301,6 +310,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
     }
     const stop = async () => {
       if (timer) clearInterval(timer);
+      layoutRun?.stop();
       await closeServers(servers);
       await containers?.stop();
       await faults?.stop();
@@ -315,6 +325,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
       faults,
       meter,
       containers,
+      layout: layoutRun,
       servers: [...(containers?.servers ?? []), ...servers],
       placementUrl,
       baremetalUrl,
@@ -322,6 +333,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
       stop,
     };
   } catch (e) {
+    layoutRun?.stop();
     await containers?.stop();
     await faults?.stop();
     await meter?.stop();

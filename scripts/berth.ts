@@ -20,6 +20,8 @@ commands:
   import-legacy FILE              import pre-1.8 allocations (no consumer records)
   migrate-consumers [--batch-size N] [--force]
                                   give legacy allocations consumer records (resumable)
+  migrate [--status]              migrate the table to this release's item layout now
+                                  (resumable, idempotent; after the previous release is gone)
   migrate-baremetal [--settle S]  switch bare metal to the placement scheduler: every node
                                   its resource provider, every allocation its consumer
                                   (resumable, idempotent; docs/design.md)
@@ -59,6 +61,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./berth/dump.js')).importLegacyCommand(rest);
     case 'migrate-consumers':
       return (await import('./migrate-consumers.js')).migrateConsumersCommand(rest);
+    case 'migrate':
+      return (await import('./berth/migrate.js')).migrateCommand(rest);
     case 'migrate-baremetal':
       return (await import('./berth/migrate-baremetal.js')).migrateBaremetalCommand(rest);
     case undefined:

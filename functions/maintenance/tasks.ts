@@ -4,6 +4,7 @@ import { recoverOrphanAllocations, recoverStaleNodeActions } from './orphans.js'
 import { refreshForestImage } from './image.js';
 import { recoverIntents } from '../store/ddb/intents.js';
 import { migrateBaremetalToPlacement } from './baremetal-placement.js';
+import { migrateLayout } from '../store/layout/migrate.js';
 
 export interface MaintenanceTask {
   name: string;
@@ -12,6 +13,9 @@ export interface MaintenanceTask {
 }
 
 export const MAINTENANCE_TASKS: MaintenanceTask[] = [
+  // the table's item layout: an online migration from the previous release's (docs/design.md,
+  // "Layout versions and upgrades"); while the table is not served, the only task that runs
+  { name: 'layout', run: async ({ deadline }) => ({ ...(await migrateLayout({ deadline })) }) },
   // changes larger than one transaction whose writer is gone: finished after their commit point, undone before it
   { name: 'large-changes', run: async () => ({ ...(await recoverIntents()) }) },
   // allocations imported without consumer records get one (seed 000's online migration)

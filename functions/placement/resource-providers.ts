@@ -14,6 +14,7 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-providers.js';
 import { createProvider, deleteProvider, getProvider, providersFor, readSharingProviders, updateProvider } from '../store/placement/providers.js';
 import { prewarm, snapshot } from '../store/placement/snapshot.js';
+import { layoutMigrating } from '../store/layout/state.js';
 import { Forest } from '../core/placement/forest.js';
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
 import {
@@ -121,7 +122,9 @@ type FilterSource = { forest: Forest; whole: boolean };
 async function providersToFilter(f: ProviderFilters): Promise<FilterSource> {
   const sharing = sharingQuery(f);
   const narrowed = f.uuid !== undefined || f.name !== undefined || f.inTree !== undefined;
-  if (!narrowed && !sharing) return { forest: await snapshot().fresh(), whole: true };
+  // a table migrating from layout 1 has its tree and sharing-list items only once complete
+  const indexed = f.inTree === undefined && !sharing ? true : !(await layoutMigrating());
+  if ((!narrowed && !sharing) || !indexed) return { forest: await snapshot().fresh(), whole: true };
   const forest = new Forest();
   forest.putMany(narrowed ? await providersFor(f) : await readSharingProviders(sharing!));
   return { forest, whole: false };

@@ -19,6 +19,7 @@ import { config, type Config } from '../../config.js';
 import { PLACEMENT_ROUTES } from '../routes.js';
 import { ErrorCodes, PlacementError, renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
 import { RetriesExhausted } from '../../store/ddb/retry.js';
+import { layoutRefusal } from '../../store/layout/state.js';
 import { applyCors, corsSettings } from './cors.js';
 import { placementPolicy } from '../policy.js';
 import type { PolicyEngine } from '../../core/policy/engine.js';
@@ -235,6 +236,9 @@ async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, versi
     });
   }
   if (!fn) throw new Error(`route ${req.method} ${m.route.path} is not served by this function`);
+  // a table in a layout this release does not serve (yet): 503, nothing read or written
+  const refused = await layoutRefusal(req.path);
+  if (refused) throw new PlacementError(503, refused.message, undefined, refused.headers);
   let query: Query | undefined;
   const r: PlacementRequest = {
     http: req,

@@ -34,7 +34,8 @@ import { atVersion, instanceRelease, nodeUuidForInstance } from './nodes.js';
 import { transact, type TxItem, type TxOutcome } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
-import { readProvider, type ProviderRead } from '../placement/providers.js';
+import { readProvider } from '../placement/providers.js';
+import type { ProviderRead } from '../placement/provider-items.js';
 import { getNode } from './nodes.js';
 import { ensureNodeNames, linkFailure, nodeLink, placementMode, reservationLink, type PlacementRefusal } from './placement-link.js';
 

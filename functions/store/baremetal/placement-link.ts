@@ -24,7 +24,7 @@ import type { NodeRecord } from '../../core/baremetal/records.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import type { TxItem, TxOutcome } from '../ddb/tx.js';
 import { ensureCustomNames, nodeProviderItems, readNodeProvider, type NodeClaim } from '../placement/node-provider.js';
-import type { ProviderRead } from '../placement/providers.js';
+import type { ProviderRead } from '../placement/provider-items.js';
 
 /** Does this deployment schedule bare metal through Placement? */
 export const placementMode = (): boolean => config().baremetal.scheduler === 'placement';

@@ -15,7 +15,7 @@ import { newItem } from '../ddb/expr.js';
 import { tableKey } from '../ddb/per-table.js';
 import type { TxItem } from '../ddb/tx.js';
 import { K } from './keys.js';
-import { nextSeq } from './providers.js';
+import { nextSeq } from './provider-items.js';
 import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
 
 /**

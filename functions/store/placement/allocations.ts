@@ -38,7 +38,10 @@ import { logPut, logStamp, stateGuard, type LogStamp } from './changelog.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { batchGet, keyId } from '../ddb/batch.js';
-import { fromItems, getProviderStates, stateFromItem, type StateRead } from './providers.js';
+import { getProviderStates } from './providers.js';
+import { layoutMigrating } from '../layout/state.js';
+import { isV1Provider } from '../layout/v1.js';
+import { fromItems, stateFromItem, type StateRead } from './provider-items.js';
 import { missingResourceClasses } from './catalog.js';
 import { consumerFromItem, consumerToItem, getConsumer, legacyAllocations, legacyRowsMayExist, beginLegacyImport } from './consumers.js';
 import { usageUpdates } from './usage.js';
@@ -105,6 +108,10 @@ export async function readClaimState(requests: ConsumerRequest[], extraProviders
     const it = items.get(keyId(K.providerState(rp)));
     if (it) providers.set(rp, stateFromItem(it));
   }
+  // while a table migrates from layout 1 a provider without state item may hold it inline:
+  // getProviderStates converts it (store/layout/v1.ts)
+  const absent = [...named].filter((rp) => !providers.has(rp));
+  if (absent.length && (await layoutMigrating())) for (const [rp, p] of await getProviderStates(absent)) providers.set(rp, p);
   const more = providersToRead(requests, states).filter((rp) => !named.has(rp));
   if (more.length) for (const [rp, p] of await getProviderStates(more)) providers.set(rp, p);
   return { states, providers };
@@ -306,7 +313,8 @@ export async function providerWithAllocations(rp: string): Promise<{ provider: P
       });
     }
   }
-  if (def) provider = fromItems(def, state);
+  // a layout-1 provider (a migrating table) carries its state inline
+  if (def) provider = fromItems(def, state ?? (isV1Provider(def) ? def : undefined));
   return provider ? { provider, rows } : undefined;
 }
 

@@ -25,7 +25,7 @@ import { missingResourceClasses, missingTraits } from './catalog.js';
 import { announceLate, entryTime, logItemNaming, logStamp } from './changelog.js';
 import { ddb } from '../ddb/client.js';
 import { K } from './keys.js';
-import { nextSeq, sharingItems, toItems, treeItems } from './providers.js';
+import { nextSeq, sharingItems, toItems, treeItems } from './provider-items.js';
 import { BATCH_WRITE_MAX, batchGet, batchPut, keyId } from '../ddb/batch.js';
 import { Expr } from '../ddb/expr.js';
 

@@ -11,9 +11,14 @@
  *
  * Import is for an EMPTY table only (a restore, a move between accounts or from
  * DynamoDB Local to AWS): it uses BatchWriteItem, which has no conditions, so it is
- * refused when the table holds any item other than change-log entries.
+ * refused when the table holds any item other than change-log entries (and its layout
+ * record). The dump's layout record comes with it; a dump of a release before layout
+ * records (layout 1) has none, and the table is classified on first contact
+ * (store/layout/state.ts): a layout-1 dump migrates online like a layout-1 table.
  */
-import { ScanCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { type AttributeValue, DeleteItemCommand, ScanCommand } from '@aws-sdk/client-dynamodb';
+import { LAYOUT } from '../../core/layout.js';
+import { forgetLayout, layoutKey } from '../layout/state.js';
 import { announceLate, logItemNaming } from './changelog.js';
 import { BATCH_WRITE_MAX, batchPut } from '../ddb/batch.js';
 import { ddbRaw, tableName } from '../ddb/client.js';
@@ -24,6 +29,8 @@ export type DumpItem = Record<string, unknown>;
 
 /** change-log entries and transaction markers: transient, never exported, ignored by the emptiness check */
 const isLog = (item: RawItem) => /^(LOG|TX|BMTX)#/.test(item.pk?.S ?? '');
+/** the table's layout record (store/layout/state.ts): travels with the items it describes */
+const isLayoutRecord = (item: RawItem) => item.pk?.S === layoutKey().pk && item.sk?.S === layoutKey().sk;
 
 function encode(v: AttributeValue): unknown {
   if (v.B !== undefined) return { B: Buffer.from(v.B).toString('base64') };
@@ -66,14 +73,15 @@ export async function* exportItems(): AsyncGenerator<RawItem[]> {
   } while (start);
 }
 
-/** True when the table holds nothing but change-log entries and transaction markers. */
+/** True when the table holds nothing but change-log entries, transaction markers and its layout record. */
 export async function tableIsEmpty(): Promise<boolean> {
   let start: Record<string, AttributeValue> | undefined;
   do {
     const r = await ddbRaw().send(
-      new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start, Limit: 100, ProjectionExpression: 'pk' }),
+      new ScanCommand({ TableName: tableName(), ConsistentRead: true, ExclusiveStartKey: start, Limit: 100, ProjectionExpression: 'pk, sk' }),
     );
-    if ((r.Items ?? []).some((i) => !isLog(i))) return false;
+    // a layout record alone (written on first contact with an empty table) is no content
+    if ((r.Items ?? []).some((i) => !isLog(i) && !isLayoutRecord(i))) return false;
     start = r.LastEvaluatedKey;
   } while (start);
   return true;
@@ -93,6 +101,13 @@ export async function importItems(
   opts: { concurrency?: number; onProgress?: (written: number, total: number) => void } = {},
 ): Promise<ImportResult> {
   if (!(await tableIsEmpty())) throw new ImportRefused(`table ${tableName()} is not empty: import restores into an empty table only`);
+  // the dump's layout (its record, or none: a table of a release before layout records,
+  // which the first contact classifies) replaces whatever record the empty table has
+  const record = items.find(isLayoutRecord);
+  const version = Number(record?.version?.N ?? 0);
+  if (version > LAYOUT)
+    throw new ImportRefused(`the dump holds item layout ${version}, newer than this release writes (${LAYOUT}): import it with that release`);
+  if (!record) await ddbRaw().send(new DeleteItemCommand({ TableName: tableName(), Key: { pk: { S: layoutKey().pk }, sk: { S: layoutKey().sk } } }));
   const keys = new Set<string>();
   for (const i of items) {
     const k = `${i.pk!.S}\u0000${i.sk!.S}`;
@@ -124,5 +139,6 @@ export async function importItems(
     // entries stored late (throttled, retried) are announced again, as a late transaction's are
     await announceLate(batch, batchPut);
   }
+  forgetLayout();
   return { items: state.length, providers: providers.length, retries };
 }

@@ -2,13 +2,22 @@
  * Resource provider items: reads, and the create / update / delete transactions with
  * the conditions that keep names unique, trees consistent and in-use providers alive.
  * Other writers (inventories, traits, aggregates, allocations) build on the two items'
- * shapes here (defItem / stateItem, fromItems / stateFromItem).
+ * shapes (provider-items.ts).
  */
 import { batchGet, keyId } from '../ddb/batch.js';
 import { queryPartition } from '../ddb/query.js';
-import { newProviderRecord, type ProviderRecord, providerRecord, type ProviderState } from '../../core/placement/model.js';
-import { sharedVia } from '../../core/placement/provider-filters.js';
-import type { Item } from '../ddb/client.js';
+import { newProviderRecord, type ProviderRecord } from '../../core/placement/model.js';
+import {
+  defItem,
+  fromItems,
+  nextSeq,
+  type ProviderRead,
+  readOf,
+  sharingChanges,
+  type StateRead,
+  stateFromItem,
+  stateItem,
+} from './provider-items.js';
 import { logPut, logStamp } from './changelog.js';
 import { K, PROVIDER_SHARDS } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
@@ -16,121 +25,8 @@ import { diffRefs, refUpdates } from './refs.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
-
-export const providerKey = K.provider;
-
-let lastSeq = 0;
-/**
- * creation order: the ms timestamp scaled by 1,000, strictly increasing within a process
- * (more than a thousand in one millisecond — a request naming 1,000 new aggregates —
- * borrow from the next millisecond's range instead of wrapping around)
- */
-export function nextSeq(): number {
-  lastSeq = Math.max(lastSeq + 1, Date.now() * 1000);
-  return lastSeq;
-}
-
-/**
- * A provider is two items in its partition (docs/design.md, "Items"): what rarely changes
- * (`RP`: name, tree links, traits, aggregates; in gsi1, which enumerates providers) and
- * what claims change (`RPU`: generation, inventory, usage; in no index, and small, so a
- * claim writes one small item). `updated` is on both: the record's is the later one.
- */
-export function defItem(p: ProviderRecord): Record<string, unknown> {
-  return {
-    ...K.provider(p.uuid),
-    ...K.providerIndex(p.uuid),
-    type: 'RP',
-    uuid: p.uuid,
-    name: p.name,
-    parent: p.parent,
-    root: p.root,
-    traits: p.traits,
-    aggs: p.aggregates,
-    children: p.children,
-    created: p.createdAt,
-    updated: p.updatedAt,
-    seq: p.seq,
-  };
-}
-
-/** The state item; `last` is the sort key of the change-log entry of its latest write (changelog.ts stateGuard). */
-export function stateItem(p: ProviderState, last: string): Record<string, unknown> {
-  return {
-    ...K.providerState(p.uuid),
-    gen: p.generation,
-    inv: p.inventories,
-    invVer: p.invVersion,
-    used: p.usages,
-    allocs: p.allocationCount,
-    updated: p.updatedAt,
-    last,
-  };
-}
-
-/** Both items of a provider, as createProvider and the bulk loader write them. */
-export function toItems(p: ProviderRecord, last: string): Record<string, unknown>[] {
-  return [defItem(p), stateItem(p, last)];
-}
-
-/**
- * The attribute of a state item that names the bare-metal node the provider is
- * (BAREMETAL_SCHEDULER=placement, node-provider.ts): such a provider follows its node,
- * and Placement writes that would change its inventory, traits or aggregates, or delete
- * it, are refused (provider-writes.ts, deleteProvider, reshaper.ts).
- */
-export const NODE_ATTR = 'bm';
-
-export type StateRead = ProviderState & {
-  last?: string;
-  /** the bare-metal node this provider is (NODE_ATTR), if any */
-  node?: string;
-};
-
-export function stateFromItem(it: Item): StateRead {
-  return {
-    ...(it[NODE_ATTR] !== undefined ? { node: String(it[NODE_ATTR]) } : {}),
-    uuid: String(it.pk).slice(3),
-    generation: Number(it.gen ?? 0),
-    inventories: it.inv ?? {},
-    invVersion: Number(it.invVer ?? 0),
-    usages: it.used ?? {},
-    allocationCount: Number(it.allocs ?? 0),
-    updatedAt: it.updated,
-    last: it.last,
-  };
-}
-
-/** The record of a provider from its two items (a state item that is missing reads as none of either). */
-export function fromItems(def: Item, state: Item | undefined): ProviderRecord {
-  const s = state ? stateFromItem(state) : undefined;
-  const updated = String(def.updated ?? def.created);
-  return providerRecord({
-    uuid: def.uuid,
-    name: def.name,
-    generation: s?.generation ?? 0,
-    parent: def.parent ?? undefined,
-    root: def.root ?? def.uuid,
-    inventories: s?.inventories ?? {},
-    invVersion: s?.invVersion ?? 0,
-    usages: s?.usages ?? {},
-    traits: def.traits ?? [],
-    aggregates: def.aggs ?? [],
-    children: Number(def.children ?? 0),
-    allocationCount: s?.allocationCount ?? 0,
-    createdAt: def.created,
-    updatedAt: s?.updatedAt && s.updatedAt > updated ? s.updatedAt : updated,
-    seq: Number(def.seq ?? 0),
-  });
-}
-
-/** A provider as read from the table, with its state item's `last` (undefined: no provider). */
-export interface ProviderRead {
-  record: ProviderRecord;
-  last?: string;
-  /** the bare-metal node this provider is (its state item's NODE_ATTR), if any */
-  node?: string;
-}
+import { layoutMigrating } from '../layout/state.js';
+import { isV1Provider, materializeByUuid, materializeProviders } from '../layout/v1.js';
 
 /** Both items of one provider: one strongly consistent Query of its partition (1 read unit while they fit 4 KB). */
 export async function readProvider(uuid: string): Promise<ProviderRead | undefined> {
@@ -140,18 +36,19 @@ export async function readProvider(uuid: string): Promise<ProviderRead | undefin
 /** A provider's items, up to sort key `to` (K.providerSks.tree: its tree's members too, when it is a root) */
 async function readProviderAndTree(uuid: string, to: string): Promise<{ read: ProviderRead; members: string[] } | undefined> {
   if (!keyFits(K.provider(uuid))) return undefined;
-  const items = await queryPartition({ pk: K.provider(uuid).pk, skBetween: [K.providerSks.from, to], consistent: true });
-  const def = items.find((it) => it.sk === K.provider(uuid).sk);
+  const query = () => queryPartition({ pk: K.provider(uuid).pk, skBetween: [K.providerSks.from, to], consistent: true });
+  let items = await query();
+  let def = items.find((it) => it.sk === K.provider(uuid).sk);
+  // a table migrating from layout 1: the provider gets its layout-2 items first (store/layout/v1.ts)
+  if (isV1Provider(def)) {
+    await materializeProviders([def]);
+    items = await query();
+    def = items.find((it) => it.sk === K.provider(uuid).sk);
+  }
   if (!def) return undefined;
   const state = items.find((it) => it.sk === K.providerState(uuid).sk);
   const tree = items.find((it) => it.sk === K.providerTree(uuid).sk);
   return { read: readOf(def, state), members: [...((tree?.members as Set<string> | undefined) ?? [])] };
-}
-
-/** A provider read from its definition and state items. */
-function readOf(def: Item, state: Item | undefined): ProviderRead {
-  const node = state?.[NODE_ATTR] !== undefined ? { node: String(state[NODE_ATTR]) } : {};
-  return { record: fromItems(def, state), last: state?.last, ...node };
 }
 
 /**
@@ -212,7 +109,14 @@ export async function readProviders(uuids: Iterable<string>): Promise<Map<string
   const out = new Map<string, ProviderRead>();
   if (list.length > READ_PARALLELISM) {
     const fits = list.filter((u) => keyFits(K.provider(u)));
-    const items = await batchGet(fits.flatMap((u) => [K.provider(u), K.providerState(u)]));
+    const read = (uuids: string[]) => batchGet(uuids.flatMap((u) => [K.provider(u), K.providerState(u)]));
+    const items = await read(fits);
+    // layout-1 providers (a migrating table) get their layout-2 items, then are read again
+    const v1 = fits.map((u) => items.get(keyId(K.provider(u)))).filter(isV1Provider);
+    if (v1.length) {
+      await materializeProviders(v1);
+      for (const [k, it] of await read(v1.map((d) => String(d.uuid)))) items.set(k, it);
+    }
     for (const u of fits) {
       const def = items.get(keyId(K.provider(u)));
       if (!def) continue;
@@ -240,14 +144,22 @@ export async function getProviders(uuids: Iterable<string>): Promise<Map<string,
 /** Only the state items (generation, inventory, usage): one BatchGetItem, strongly consistent unless asked. */
 export async function getProviderStates(uuids: Iterable<string>, opts: { consistent?: boolean } = {}): Promise<Map<string, StateRead>> {
   const out = new Map<string, StateRead>();
-  const items = await batchGet(
-    [...new Set(uuids)].map((u) => K.providerState(u)),
-    { consistent: opts.consistent ?? true },
-  );
-  for (const it of items.values()) {
-    const s = stateFromItem(it);
-    out.set(s.uuid, s);
-  }
+  const list = [...new Set(uuids)];
+  const read = async (us: string[]) => {
+    const items = await batchGet(
+      us.map((u) => K.providerState(u)),
+      { consistent: opts.consistent ?? true },
+    );
+    for (const it of items.values()) {
+      const s = stateFromItem(it);
+      out.set(s.uuid, s);
+    }
+  };
+  await read(list);
+  // a missing state item is a missing provider — or, while a table migrates from layout 1,
+  // one whose state is still inline (store/layout/v1.ts): it gets its state item first
+  const missing = list.filter((u) => !out.has(u));
+  if (missing.length && (await layoutMigrating()) && (await materializeByUuid(missing))) await read(missing);
   return out;
 }
 
@@ -267,33 +179,9 @@ export async function scanAllProviders(): Promise<ProviderRead[]> {
   );
   return defs.map((d) => {
     const st = states.get(keyId(K.providerState(String(d.uuid))));
-    return { record: fromItems(d, st), last: st?.last };
+    // a layout-1 provider (a migrating table) carries its state inline
+    return { record: fromItems(d, st ?? (isV1Provider(d) ? d : undefined)), last: st?.last };
   });
-}
-
-// ------------------------------------------------------------------ sharing providers
-
-/**
- * The aggregate partitions' list of sharing providers (K.sharing) as a provider goes from
- * `before` to `after` (undefined: not there): items for aggregates it newly shares
- * through, deletions for those it no longer does.
- */
-export function sharingChanges(
-  uuid: string,
-  before: Pick<ProviderRecord, 'traits' | 'aggregates'> | undefined,
-  after: Pick<ProviderRecord, 'traits' | 'aggregates'> | undefined,
-): TxItem[] {
-  const was = new Set(sharedVia(before));
-  const is = new Set(sharedVia(after));
-  const out: TxItem[] = [];
-  for (const a of is) if (!was.has(a)) out.push(new Expr().putItem({ ...K.sharing(a, uuid), uuid }));
-  for (const a of was) if (!is.has(a)) out.push(new Expr().deleteItem(K.sharing(a, uuid)));
-  return out;
-}
-
-/** the sharing-provider items of bulk-loaded records */
-export function sharingItems(records: ProviderRecord[]): Record<string, unknown>[] {
-  return records.flatMap((r) => sharedVia(r).map((a) => ({ ...K.sharing(a, r.uuid), uuid: r.uuid })));
 }
 
 /** The providers sharing through any of `aggregates`, from the aggregates' own partitions (strongly consistent). */
@@ -346,18 +234,6 @@ function treeMove(uuid: string, from: string, to: string, subtree: ProviderRecor
   if (to !== uuid) out.push(treeChange(to, 'ADD', moving));
   else if (below.length) out.push(new Expr().putItem({ ...K.providerTree(uuid), members: new Set(below) }));
   return out;
-}
-
-/** The tree items of bulk-loaded records: each root with descendants and its members. */
-export function treeItems(records: ProviderRecord[]): Record<string, unknown>[] {
-  const members = new Map<string, Set<string>>();
-  for (const r of records) {
-    if (r.root === r.uuid) continue;
-    let m = members.get(r.root);
-    if (!m) members.set(r.root, (m = new Set()));
-    m.add(r.uuid);
-  }
-  return [...members].map(([root, m]) => ({ ...K.providerTree(root), members: m }));
 }
 
 // ------------------------------------------------------------------ create

@@ -10,7 +10,7 @@ import type { ConsumerRequest } from '../../core/placement/claim.js';
 import { missingResourceClasses } from './catalog.js';
 import { diffRefs, refUpdates, type RefChange } from './refs.js';
 import { readClaimState, refusedForBaremetal, writePlan, claimStats } from './allocations.js';
-import type { StateRead } from './providers.js';
+import type { StateRead } from './provider-items.js';
 import { nodeProviderRefusal, sameInventories } from '../../core/baremetal/placement.js';
 import { withRetries } from '../ddb/retry.js';
 

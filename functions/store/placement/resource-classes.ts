@@ -9,7 +9,7 @@ import { queryAll } from '../ddb/query.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
-import { nextSeq } from './providers.js';
+import { nextSeq } from './provider-items.js';
 import { type CustomName, customNameFromItem, customNameItem, forgetCustomOrder, rememberCustomItems } from './catalog.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact, type TxItem } from '../ddb/tx.js';

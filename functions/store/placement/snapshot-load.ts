@@ -21,7 +21,8 @@ import {
 } from '../../core/placement/refresh-plan.js';
 import { asBase, readDelta, readImage, readImageSome, readManifest, type ImageBase, type ImageManifest, type LoadedImage } from './image.js';
 import { clockSkewMs, entryTime, readLogSince, type LogEntry } from './changelog.js';
-import { readProviders, scanAllProviders, type ProviderRead } from './providers.js';
+import { readProviders, scanAllProviders } from './providers.js';
+import type { ProviderRead } from './provider-items.js';
 import { noStats, type SnapshotStats, type Timed } from './snapshot-stats.js';
 
 /** the change log since an instant: its entries, those not applied yet, the providers they name or change, and of those the ones to read again */

@@ -15,7 +15,7 @@ import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
 import { type CustomName, customNameFromItem, customNameItem, forgetCustomOrder, missingTraits, rememberCustomItems } from './catalog.js';
-import { nextSeq } from './providers.js';
+import { nextSeq } from './provider-items.js';
 import { diffRefs } from './refs.js';
 import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
 

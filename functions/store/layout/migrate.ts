@@ -1,0 +1,247 @@
+/**
+ * The online migration from layout 1 to layout 2 (docs/design.md, "Layout versions and
+ * upgrades"), run in bounded, resumable batches by the maintenance function (task
+ * `layout`) or at once by `npx berth migrate`. Its steps, each recorded in the table's
+ * layout record (state.ts), so a run that dies anywhere resumes where the last finished
+ * batch left off, and repeating a batch changes nothing:
+ *
+ *   open       waiting -> preparing: the previous release is gone (the deploy finished,
+ *              or an operator said so)
+ *   prepare    custom classes and traits move to their layout-2 partitions (a few
+ *              hundred items; no request is served meanwhile), then -> migrating
+ *   scan       a parallel Scan of the whole table in segments, each page's layout-1
+ *              items converted (v1.ts) before the segment's cursor moves past them:
+ *              providers get their state items, usage items move, project usage items
+ *              go, allocation rows lose their consumer index entry
+ *   trees      every root's tree item from the provider index (gsi1), each member
+ *              checked to be in that tree when it is added
+ *   complete   migrating -> complete at layout 2
+ *
+ * Requests are served from `migrating` on, reading what is not converted yet as it is
+ * (v1.ts): nothing half-converted is ever read, since every conversion is one transaction.
+ */
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { LAYOUT } from '../../core/layout.js';
+import { config } from '../../config.js';
+import { batchGet, keyId } from '../ddb/batch.js';
+import { ddb, ddbRaw, type Item, tableName } from '../ddb/client.js';
+import { Expr } from '../ddb/expr.js';
+import { queryPartition } from '../ddb/query.js';
+import { RETRY, withRetries } from '../ddb/retry.js';
+import { transact, type TxItem } from '../ddb/tx.js';
+import { K, PROVIDER_SHARDS } from '../placement/keys.js';
+import { type LayoutProgress, type LayoutRecord, movePhase, readLayoutRecord, updateLayout, V1_CATALOG_PKS } from './state.js';
+import { isV1Provider, isV1Row, isV1Usage, materializeProviders, moveCatalogItem, moveUsage, readV1Catalog, stripRow } from './v1.js';
+
+/** Scan segments (each its own cursor; the migration reads them in parallel) */
+export const SCAN_SEGMENTS = 4;
+/** items per Scan page */
+export const SCAN_PAGE = 200;
+/** conversions in flight at once within a page */
+const PARALLEL = 8;
+/** members per tree transaction (one ConditionCheck each, the tree item's update, the marker) */
+const TREE_CHUNK = 90;
+
+export interface MigrationReport {
+  phase: LayoutRecord['phase'] | 'none';
+  /** what this run did */
+  did: Partial<LayoutProgress>;
+  /** what the whole migration did so far */
+  progress?: LayoutProgress;
+  /** an estimate, 0..1, of how far it is (scan items over the table's item count, then trees) */
+  fraction?: number;
+  done: boolean;
+}
+
+const zero = (): LayoutProgress => ({ scanned: 0, providers: 0, usage: 0, rows: 0, catalog: 0, trees: 0 });
+
+/** Hooks a test uses to stop a run midway (as a dying Lambda would) or slow it down. */
+export const migrationHooks: { afterPage?: (segment: number, page: number) => Promise<void> | void } = {};
+
+/**
+ * Open the migration of a table waiting at layout 1 (the previous release is gone).
+ * True if it is open now (by this call or before).
+ */
+export async function openMigration(by: string): Promise<boolean> {
+  const rec = await readLayoutRecord();
+  if (!rec) return false;
+  if (rec.phase !== 'waiting') return rec.phase !== 'complete' || rec.version === LAYOUT;
+  let estimate = 0;
+  try {
+    const t = await ddbRaw().send(new DescribeTableCommand({ TableName: tableName() }));
+    estimate = Number(t.Table?.ItemCount ?? 0);
+  } catch {
+    // an estimate only
+  }
+  const now = new Date().toISOString();
+  const settleUntil = Date.now() + config().layoutSettleS * 1000;
+  await movePhase('waiting', 'preparing', {
+    by,
+    startedAt: now,
+    settleUntil,
+    estimate,
+    progress: zero(),
+    cursors: {},
+    trees: {},
+    batches: 0,
+    target: LAYOUT,
+  });
+  return true;
+}
+
+/**
+ * Move layout 1's custom classes and traits (nothing serves the table meanwhile), then
+ * serve it — once the settle time has passed (false until then).
+ */
+async function prepare(rec: LayoutRecord, did: Partial<LayoutProgress>): Promise<boolean> {
+  if ((rec.settleUntil ?? 0) > Date.now()) return false;
+  const items = await readV1Catalog();
+  for (const it of items) await moveCatalogItem(it);
+  did.catalog = (did.catalog ?? 0) + items.length;
+  await updateLayout('preparing', {}, { 'progress.catalog': items.length });
+  await movePhase('preparing', 'migrating');
+  return true;
+}
+
+/** One page of the scan: convert what is layout 1. */
+async function convertPage(items: Item[], did: Partial<LayoutProgress>): Promise<void> {
+  const add = (k: keyof LayoutProgress, n: number) => (did[k] = (did[k] ?? 0) + n);
+  add('scanned', items.length);
+  const defs = items.filter(isV1Provider);
+  if (defs.length) add('providers', await materializeProviders(defs));
+  const rest = items.filter((it) => isV1Usage(it) || isV1Row(it) || it.pk === V1_CATALOG_PKS.rc || it.pk === V1_CATALOG_PKS.trait);
+  for (let i = 0; i < rest.length; i += PARALLEL) {
+    await Promise.all(
+      rest.slice(i, i + PARALLEL).map(async (it) => {
+        if (isV1Usage(it)) {
+          if (await moveUsage(it)) add('usage', 1);
+        } else if (isV1Row(it)) {
+          await stripRow(it);
+          add('rows', 1);
+        } else {
+          await moveCatalogItem(it);
+          add('catalog', 1);
+        }
+      }),
+    );
+  }
+}
+
+async function recordPage(segment: number, cursor: Record<string, unknown> | 'done', did: Partial<LayoutProgress>): Promise<boolean> {
+  const add: Record<string, number> = { batches: 1 };
+  for (const [k, v] of Object.entries(did)) if (v) add[`progress.${k}`] = v;
+  return updateLayout('migrating', { [`cursors.${segment}`]: cursor }, add);
+}
+
+/** Scan one segment page by page until it is done or the deadline passes; false when the record moved on under it. */
+async function scanSegment(segment: number, rec: LayoutRecord, deadline: number, did: Partial<LayoutProgress>): Promise<void> {
+  let cursor = rec.cursors?.[String(segment)];
+  let page = 0;
+  while (cursor !== 'done' && Date.now() < deadline) {
+    const r = await ddb().send(
+      new ScanCommand({
+        TableName: tableName(),
+        Segment: segment,
+        TotalSegments: SCAN_SEGMENTS,
+        Limit: SCAN_PAGE,
+        // eventually consistent (half the units): every conversion is conditional, so a
+        // stale copy of an item converted meanwhile only costs a failed condition
+        ExclusiveStartKey: cursor as Record<string, unknown> | undefined,
+      }),
+    );
+    const pageDid: Partial<LayoutProgress> = {};
+    await convertPage(r.Items ?? [], pageDid);
+    cursor = r.LastEvaluatedKey ?? 'done';
+    if (!(await recordPage(segment, cursor, pageDid))) return;
+    for (const [k, v] of Object.entries(pageDid)) did[k as keyof LayoutProgress] = (did[k as keyof LayoutProgress] ?? 0) + (v ?? 0);
+    await migrationHooks.afterPage?.(segment, page++);
+  }
+}
+
+/** The actions adding `members` to root `root`'s tree, each member (and the root) checked to be in that tree still. */
+function treeActions(root: string, members: string[]): TxItem[] {
+  const items: TxItem[] = members.map((m) => {
+    const e = new Expr();
+    return e.when(e.exists('pk')).when(e.eq('root', root)).checkItem(K.provider(m));
+  });
+  const top = new Expr();
+  items.push(top.when(top.exists('pk')).when(top.eq('root', root)).checkItem(K.provider(root)));
+  items.push(new Expr().add('members', new Set(members)).updateItem(K.providerTree(root)));
+  return items;
+}
+
+/**
+ * Every root's tree item, from the provider index: the members that are still in the
+ * tree when added (a member moved or deleted meanwhile is read again and left out; a
+ * provider created meanwhile added itself, as layout 2's writes do). Needs every gsi1
+ * shard at once: a tree's members are spread over all of them.
+ */
+async function buildTrees(did: Partial<LayoutProgress>): Promise<void> {
+  const parts = await Promise.all(
+    Array.from({ length: PROVIDER_SHARDS }, (_, s) =>
+      queryPartition({ index: 'gsi1', pk: K.providerIndexPk(s), projection: { expression: '#u, #r', names: { '#u': 'uuid', '#r': 'root' } } }),
+    ),
+  );
+  const byRoot = new Map<string, string[]>();
+  for (const it of parts.flat()) {
+    const u = String(it.uuid);
+    const root = String(it.root ?? u);
+    if (root === u) continue;
+    const list = byRoot.get(root) ?? [];
+    list.push(u);
+    byRoot.set(root, list);
+  }
+  for (const [root, members] of byRoot) {
+    for (let i = 0; i < members.length; i += TREE_CHUNK) {
+      let chunk = members.slice(i, i + TREE_CHUNK);
+      await withRetries(async () => {
+        if (!chunk.length) return true;
+        const out = await transact(treeActions(root, chunk));
+        if (out.ok) return true;
+        if (out.conflict) return RETRY;
+        // a member left the tree (or the root went or moved): keep those still in it
+        const fresh = await batchGet([root, ...chunk].map((m) => K.provider(m)));
+        if (fresh.get(keyId(K.provider(root)))?.root !== root) chunk = [];
+        chunk = chunk.filter((m) => fresh.get(keyId(K.provider(m)))?.root === root);
+        return RETRY;
+      });
+    }
+    did.trees = (did.trees ?? 0) + 1;
+  }
+}
+
+/**
+ * Run the migration for up to `deadline` (ms epoch): whatever phase the table is in,
+ * the next batches of it. Returns where it is.
+ */
+export async function migrateLayout(opts: { deadline: number }): Promise<MigrationReport> {
+  const did: Partial<LayoutProgress> = {};
+  let rec = await readLayoutRecord();
+  if (!rec) return { phase: 'none', did, done: true };
+  if (rec.phase === 'preparing' && (await prepare(rec, did))) rec = (await readLayoutRecord())!;
+  if (rec.phase === 'migrating') {
+    const segments = Array.from({ length: SCAN_SEGMENTS }, (_, s) => s).filter((s) => rec!.cursors?.[String(s)] !== 'done');
+    await Promise.all(segments.map((s) => scanSegment(s, rec!, opts.deadline, did)));
+    rec = (await readLayoutRecord())!;
+    const scanned = Array.from({ length: SCAN_SEGMENTS }, (_, s) => rec!.cursors?.[String(s)] === 'done').every(Boolean);
+    if (rec.phase === 'migrating' && scanned && Date.now() < opts.deadline) {
+      await buildTrees(did);
+      if (did.trees) await updateLayout('migrating', { 'trees.all': 'done' }, { 'progress.trees': did.trees });
+      await movePhase('migrating', 'complete', { version: LAYOUT, completedAt: new Date().toISOString() });
+      rec = (await readLayoutRecord())!;
+    }
+  }
+  return { phase: rec.phase, did, progress: rec.progress, fraction: fractionOf(rec), done: rec.phase === 'complete' };
+}
+
+/** how far the migration is, 0..1: the scan (by the table's item estimate) is 90 %, the trees 10 % */
+export function fractionOf(rec: LayoutRecord): number {
+  if (rec.phase === 'complete') return 1;
+  if (rec.phase === 'waiting') return 0;
+  const scanned = rec.progress?.scanned ?? 0;
+  const est = Math.max(rec.estimate ?? 0, scanned, 1);
+  const segmentsDone = Array.from({ length: SCAN_SEGMENTS }, (_, s) => rec.cursors?.[String(s)] === 'done').filter(Boolean).length;
+  const scan = segmentsDone === SCAN_SEGMENTS ? 1 : Math.min(0.99, scanned / est);
+  return Math.round(scan * 0.9 * 1000) / 1000;
+}
