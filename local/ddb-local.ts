@@ -2,7 +2,14 @@
  * DynamoDB Local (AWS's jar, fetched by local/fetch-dynamodb-local.mjs) as a child
  * process: start it, wait until it answers, create the table, stop it with its parent.
  */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  PutItemCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createTableInput, TTL_ATTRIBUTE } from '../functions/store/ddb/table.js';
+import { LAYOUT, LAYOUT_META } from '../functions/core/layout.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const JAR_DIR = process.env.DYNAMODB_LOCAL_DIR ?? join(ROOT, '.cache', 'dynamodb-local');
@@ -136,6 +144,20 @@ export async function ensureTable(endpoint: string, tableName: string, region = 
     } catch {
       // older DynamoDB Local builds do not implement TTL; expiry is an optimisation only
     }
+    // a new table holds this release's layout (functions/store/layout/state.ts)
+    await client.send(
+      new PutItemCommand({
+        TableName: tableName,
+        Item: {
+          pk: { S: 'META' },
+          sk: { S: LAYOUT_META },
+          version: { N: String(LAYOUT) },
+          phase: { S: 'complete' },
+          since: { S: new Date().toISOString() },
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   } finally {
     client.destroy();
   }

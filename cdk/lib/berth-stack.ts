@@ -23,6 +23,7 @@ import { BerthFunction, setFunctionSettings, type FunctionSettings } from './fun
 import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
+import { DeployFinished } from './deploy-finished.js';
 import { Dashboard } from './dashboard.js';
 import { Operations, contributorInsights, validateOperations, type OperationsOptions } from './operations.js';
 import { INSECURE_NO_AUTH, authorizerCacheTtl, identityEnvironment, validateIdentity, type IdentityOptions } from './identity.js';
@@ -265,6 +266,9 @@ export class BerthStack extends Stack {
       maintenance: maintenance.fn,
       maintenanceFailures: this.maintenanceFailures,
     });
+    // after every function: tell the maintenance function the deploy has finished (the
+    // table's layout is recorded, a migration from the previous release's layout opens)
+    new DeployFinished(this, 'DeployFinished', { maintenance: maintenance.fn });
     new CfnOutput(this, 'PlacementUrl', { value: this.placementApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
   }

@@ -27,7 +27,8 @@ export type DdbAction =
   | 'dynamodb:UpdateItem'
   | 'dynamodb:DeleteItem'
   | 'dynamodb:ConditionCheckItem'
-  | 'dynamodb:BatchWriteItem';
+  | 'dynamodb:BatchWriteItem'
+  | 'dynamodb:Scan';
 
 export interface AccessRule {
   actions: DdbAction[];
@@ -45,6 +46,7 @@ const UPDATE: DdbAction = 'dynamodb:UpdateItem';
 const DELETE: DdbAction = 'dynamodb:DeleteItem';
 const CHECK: DdbAction = 'dynamodb:ConditionCheckItem';
 const BATCH_WRITE: DdbAction = 'dynamodb:BatchWriteItem';
+const SCAN: DdbAction = 'dynamodb:Scan';
 
 // ---- building blocks (one per store concern)
 
@@ -115,7 +117,13 @@ function withLargeChanges(rules: AccessRule[]): AccessRule[] {
   return out;
 }
 
-/** Placement families (functions/placement/<family>.ts), before withLargeChanges */
+/**
+ * The table's layout record (store/layout/state.ts): every request reads it (cached per
+ * process), nothing but the maintenance function (and operators' tools) writes it.
+ */
+export const LAYOUT_READ: AccessRule[] = [{ actions: [GET], keys: ['META'] }];
+
+/** Placement families (functions/placement/<family>.ts), before withLargeChanges and LAYOUT_READ */
 const PLACEMENT_RULES: Record<string, AccessRule[]> = {
   root: [],
   'resource-classes': [{ actions: [GET, QUERY, PUT, DELETE], keys: ['RCS#*'] }, ...TX_MARKER],
@@ -148,7 +156,7 @@ const PLACEMENT_RULES: Record<string, AccessRule[]> = {
 
 /** Placement families (functions/placement/<family>.ts) */
 export const PLACEMENT_ACCESS: Record<string, AccessRule[]> = Object.fromEntries(
-  Object.entries(PLACEMENT_RULES).map(([family, rules]) => [family, rules.length ? withLargeChanges(rules) : rules]),
+  Object.entries(PLACEMENT_RULES).map(([family, rules]) => [family, rules.length ? [...withLargeChanges(rules), ...LAYOUT_READ] : rules]),
 );
 
 /** every Placement item family a change larger than one transaction may write (the maintenance function finishes or undoes any) */
@@ -174,6 +182,15 @@ export const MAINTENANCE_ACCESS: AccessRule[] = [
   ...TX_MARKER,
   ...SNAPSHOT,
   ...IMAGE_WRITE,
+  // the layout record (written first by ensureLayout: a table without one is classified by
+  // one item of each provider index shard and layout 1's catalog partitions) and the
+  // layout migration (store/layout/migrate.ts): a parallel Scan of the table — IAM cannot
+  // narrow a Scan by key; this function reaches every Placement item and, for orphan
+  // recovery, every bare-metal one already —, layout 1's catalog partitions (`RCS`,
+  // `TRAITS`, no suffix) and usage items moved, derived items checked and written
+  { actions: [GET, PUT, UPDATE], keys: ['META'] },
+  { actions: [QUERY, PUT, DELETE], keys: ['RCS', 'TRAITS'] },
+  { actions: [SCAN], keys: [] },
 ];
 
 /**
@@ -268,8 +285,8 @@ export function allows(rules: AccessRule[], action: string, pk: string | undefin
     (r) =>
       (r.index ?? undefined) === (index ?? undefined) &&
       r.actions.includes(action as DdbAction) &&
-      pk !== undefined &&
-      r.keys.some((k) => (k.endsWith('*') ? pk.startsWith(k.slice(0, -1)) : pk === k)),
+      ((r.keys.length === 0 && pk === undefined) ||
+        (pk !== undefined && r.keys.some((k) => (k.endsWith('*') ? pk.startsWith(k.slice(0, -1)) : pk === k)))),
   );
 }
 
@@ -281,7 +298,8 @@ export function grantTableAccess(grantee: IGrantable, table: dynamodb.ITableV2, 
       new iam.PolicyStatement({
         actions: r.actions,
         resources: [resource],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': r.keys } },
+        // a rule without keys (a Scan: no leading key to condition on) is the action alone
+        ...(r.keys.length ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': r.keys } } } : {}),
       }),
     );
   }

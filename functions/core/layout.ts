@@ -14,6 +14,9 @@
  *      `LOG#<shard>`.
  */
 
+/** the sort key of the table's layout record under pk `META` (store/layout/state.ts) */
+export const LAYOUT_META = 'layout';
+
 /** the layout this release writes */
 export const LAYOUT = 2;
 /** the oldest layout this release migrates online (older ones it refuses) */
@@ -56,12 +59,12 @@ export function verdict(
   s: LayoutState,
   release: { layout: number; migratesFrom: number } = { layout: LAYOUT, migratesFrom: MIGRATES_FROM },
 ): Verdict {
-  const target = s.phase === 'complete' ? s.version : (s.target ?? s.version);
-  if (s.version > release.layout || target > release.layout) {
+  const target = s.phase === 'complete' ? s.version : (s.target ?? release.layout);
+  if (s.version > release.layout) {
     return {
       serve: false,
       permanent: true,
-      message: `This Berth table holds item layout ${target}, written by a newer Berth release; this release reads layouts ${release.migratesFrom} to ${release.layout}. Deploy that newer release again (nothing was changed).`,
+      message: `This Berth table holds item layout ${s.version}, written by a newer Berth release; this release reads layouts ${release.migratesFrom} to ${release.layout}. Deploy that newer release again (nothing was changed).`,
     };
   }
   if (s.version < release.migratesFrom) {

@@ -277,7 +277,7 @@ async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpR
   };
   try {
     // a table in a layout this release does not serve (yet): 503, nothing read or written
-    const refused = await layoutRefusal(req.path);
+    const refused = await layoutRefusal(req.path, { ownItemsOnly: cfg.baremetal.scheduler === 'database' });
     if (refused) throw new IronicError(503, refused.message, 'Server', refused.headers);
     const res = await fn(r);
     Object.assign(res.headers, vheaders, r.headers);

@@ -361,7 +361,7 @@ const PROVIDER_REREADS = 3;
 async function reserveThroughPlacement(a: ReservationRequest, node: { uuid: string }, own: TxItem[], hint?: ProviderRecord): Promise<ReserveOutcome> {
   // the forest's record of a node's provider: marked with its node, as every node's provider is
   // (node-provider.ts: the state item's condition checks it, and a provider not marked yet is read again)
-  let read: ProviderRead | undefined = hint ? { record: hint, node: node.uuid } : await readProvider(node.uuid);
+  let read: ProviderRead | undefined = hint ? { record: hint, node: node.uuid } : await readProvider(node.uuid, { convert: true });
   for (let attempt = 0; attempt < PROVIDER_REREADS; attempt++) {
     let full: NodeRecord | undefined;
     if (!read) {
@@ -382,7 +382,7 @@ async function reserveThroughPlacement(a: ReservationRequest, node: { uuid: stri
     if (out.conflict || out.failed.some((i) => i < own.length)) return reserveFailure(out, a);
     if (linkFailure(out, link, own.length, node.uuid)) return { error: 'taken' };
     if (link.index.consumer !== undefined && out.failed.includes(own.length + link.index.consumer)) return { error: 'consumer_exists' };
-    read = await readProvider(node.uuid);
+    read = await readProvider(node.uuid, { convert: true });
   }
   return { error: 'busy' };
 }

@@ -37,3 +37,43 @@ export async function withRetries<T>(attempt: (n: number) => Promise<T | typeof 
   count('RetriesExhausted');
   throw new RetriesExhausted(max);
 }
+
+/** errors after which a single-item write may simply be sent again (it may have been applied: the write must be idempotent) */
+const TRANSIENT = new Set([
+  'TransactionConflictException',
+  'TransactionInProgressException',
+  'ThrottlingException',
+  'ProvisionedThroughputExceededException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'InternalFailure',
+  'ServiceUnavailable',
+  'TimeoutError',
+  'RequestTimeout',
+]);
+
+function transient(e: unknown): boolean {
+  const err = e as { name?: string; code?: string; $metadata?: { httpStatusCode?: number } };
+  if (err?.name && TRANSIENT.has(err.name)) return true;
+  if ((err?.$metadata?.httpStatusCode ?? 0) >= 500) return true;
+  // the connection broke (a lost answer): nothing says whether it was applied
+  return /^E(CONN|PIPE|TIMEDOUT|AI_AGAIN)|socket hang up/i.test(`${err?.code ?? ''} ${(e as Error)?.message ?? ''}`.trim());
+}
+
+/**
+ * One single-item write outside a transaction, sent again after a transient failure
+ * (the SDK gives up on a TransactionConflict at once, and a lost answer leaves the outcome
+ * open). Only for writes that are harmless to repeat: an idempotent SET or REMOVE, or a
+ * conditional write whose caller treats "the condition failed" as "done already".
+ */
+export async function retryTransient<T>(send: () => Promise<T>, max = 8): Promise<T> {
+  for (let n = 0; ; n++) {
+    try {
+      return await send();
+    } catch (e) {
+      if (n + 1 >= max || !transient(e)) throw e;
+      count('SingleWriteRetries');
+      await sleep(backoffMs(n, 50, 2000));
+    }
+  }
+}

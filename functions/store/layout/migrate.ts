@@ -13,8 +13,8 @@
  *              items converted (v1.ts) before the segment's cursor moves past them:
  *              providers get their state items, usage items move, project usage items
  *              go, allocation rows lose their consumer index entry
- *   trees      every root's tree item from the provider index (gsi1), each member
- *              checked to be in that tree when it is added
+ *   derived    every root's tree item and every aggregate's sharing list, from the
+ *              provider index (gsi1), each entry checked to hold when it is added
  *   complete   migrating -> complete at layout 2
  *
  * Requests are served from `migrating` on, reading what is not converted yet as it is
@@ -28,10 +28,12 @@ import { batchGet, keyId } from '../ddb/batch.js';
 import { ddb, ddbRaw, type Item, tableName } from '../ddb/client.js';
 import { Expr } from '../ddb/expr.js';
 import { queryPartition } from '../ddb/query.js';
-import { RETRY, withRetries } from '../ddb/retry.js';
+import { RETRY, retryTransient, withRetries } from '../ddb/retry.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { K, PROVIDER_SHARDS } from '../placement/keys.js';
-import { type LayoutProgress, type LayoutRecord, movePhase, readLayoutRecord, updateLayout, V1_CATALOG_PKS } from './state.js';
+import { sharedVia } from '../../core/placement/provider-filters.js';
+import { SHARING_TRAIT } from '../../core/placement/candidates/view.js';
+import { ensureLayout, type LayoutProgress, type LayoutRecord, movePhase, readLayoutRecord, updateLayout, V1_CATALOG_PKS } from './state.js';
 import { isV1Provider, isV1Row, isV1Usage, materializeProviders, moveCatalogItem, moveUsage, readV1Catalog, stripRow } from './v1.js';
 
 /** Scan segments (each its own cursor; the migration reads them in parallel) */
@@ -44,7 +46,7 @@ const PARALLEL = 8;
 const TREE_CHUNK = 90;
 
 export interface MigrationReport {
-  phase: LayoutRecord['phase'] | 'none';
+  phase: LayoutRecord['phase'];
   /** what this run did */
   did: Partial<LayoutProgress>;
   /** what the whole migration did so far */
@@ -54,7 +56,7 @@ export interface MigrationReport {
   done: boolean;
 }
 
-const zero = (): LayoutProgress => ({ scanned: 0, providers: 0, usage: 0, rows: 0, catalog: 0, trees: 0 });
+const zero = (): LayoutProgress => ({ scanned: 0, providers: 0, usage: 0, rows: 0, catalog: 0, trees: 0, sharing: 0 });
 
 /** Hooks a test uses to stop a run midway (as a dying Lambda would) or slow it down. */
 export const migrationHooks: { afterPage?: (segment: number, page: number) => Promise<void> | void } = {};
@@ -64,8 +66,7 @@ export const migrationHooks: { afterPage?: (segment: number, page: number) => Pr
  * True if it is open now (by this call or before).
  */
 export async function openMigration(by: string): Promise<boolean> {
-  const rec = await readLayoutRecord();
-  if (!rec) return false;
+  const rec = await ensureLayout();
   if (rec.phase !== 'waiting') return rec.phase !== 'complete' || rec.version === LAYOUT;
   let estimate = 0;
   try {
@@ -135,20 +136,22 @@ async function recordPage(segment: number, cursor: Record<string, unknown> | 'do
 }
 
 /** Scan one segment page by page until it is done or the deadline passes; false when the record moved on under it. */
-async function scanSegment(segment: number, rec: LayoutRecord, deadline: number, did: Partial<LayoutProgress>): Promise<void> {
+async function scanSegment(segment: number, rec: LayoutRecord, deadline: number, pageSize: number, did: Partial<LayoutProgress>): Promise<void> {
   let cursor = rec.cursors?.[String(segment)];
   let page = 0;
   while (cursor !== 'done' && Date.now() < deadline) {
-    const r = await ddb().send(
-      new ScanCommand({
-        TableName: tableName(),
-        Segment: segment,
-        TotalSegments: SCAN_SEGMENTS,
-        Limit: SCAN_PAGE,
-        // eventually consistent (half the units): every conversion is conditional, so a
-        // stale copy of an item converted meanwhile only costs a failed condition
-        ExclusiveStartKey: cursor as Record<string, unknown> | undefined,
-      }),
+    const r = await retryTransient(() =>
+      ddb().send(
+        new ScanCommand({
+          TableName: tableName(),
+          Segment: segment,
+          TotalSegments: SCAN_SEGMENTS,
+          Limit: pageSize,
+          // eventually consistent (half the units): every conversion is conditional, so a
+          // stale copy of an item converted meanwhile only costs a failed condition
+          ExclusiveStartKey: cursor as Record<string, unknown> | undefined,
+        }),
+      ),
     );
     const pageDid: Partial<LayoutProgress> = {};
     await convertPage(r.Items ?? [], pageDid);
@@ -171,21 +174,46 @@ function treeActions(root: string, members: string[]): TxItem[] {
   return items;
 }
 
+/** The actions listing `uuid` with aggregate `agg`'s sharing providers, if it still shares through it. */
+function sharingActions(uuid: string, agg: string): TxItem[] {
+  const e = new Expr();
+  e.when(e.exists('pk')).when(e.contains('traits', SHARING_TRAIT)).when(e.contains('aggs', agg));
+  return [e.checkItem(K.provider(uuid)), new Expr().putItem({ ...K.sharing(agg, uuid), uuid })];
+}
+
+/** Write `actions()` until it holds, re-reading (`again`) after a failed condition; false when `again` says it no longer applies. */
+async function derive(actions: () => TxItem[], again: () => Promise<boolean>): Promise<void> {
+  await withRetries(async () => {
+    const out = await transact(actions());
+    if (out.ok) return true;
+    if (out.conflict) return RETRY;
+    return (await again()) ? RETRY : true;
+  });
+}
+
 /**
- * Every root's tree item, from the provider index: the members that are still in the
- * tree when added (a member moved or deleted meanwhile is read again and left out; a
- * provider created meanwhile added itself, as layout 2's writes do). Needs every gsi1
- * shard at once: a tree's members are spread over all of them.
+ * Layout 2's derived items, which layout 1 has not: every root's tree item and every
+ * aggregate's list of sharing providers, from the provider index (a tree's members are
+ * spread over every gsi1 shard, so all of them are read first). Each item is added
+ * under a check that what it says still holds (a member moved or deleted meanwhile, a
+ * trait or aggregate removed, is read again and left out); writes made meanwhile keep
+ * them up to date themselves, as layout 2's writes always do. Idempotent.
  */
-async function buildTrees(did: Partial<LayoutProgress>): Promise<void> {
+async function buildDerived(did: Partial<LayoutProgress>): Promise<void> {
   const parts = await Promise.all(
     Array.from({ length: PROVIDER_SHARDS }, (_, s) =>
-      queryPartition({ index: 'gsi1', pk: K.providerIndexPk(s), projection: { expression: '#u, #r', names: { '#u': 'uuid', '#r': 'root' } } }),
+      queryPartition({
+        index: 'gsi1',
+        pk: K.providerIndexPk(s),
+        projection: { expression: '#u, #r, #t, #a', names: { '#u': 'uuid', '#r': 'root', '#t': 'traits', '#a': 'aggs' } },
+      }),
     ),
   );
   const byRoot = new Map<string, string[]>();
+  const sharing: Array<[string, string]> = [];
   for (const it of parts.flat()) {
     const u = String(it.uuid);
+    for (const a of sharedVia({ traits: (it.traits as string[]) ?? [], aggregates: (it.aggs as string[]) ?? [] })) sharing.push([u, a]);
     const root = String(it.root ?? u);
     if (root === u) continue;
     const list = byRoot.get(root) ?? [];
@@ -195,19 +223,24 @@ async function buildTrees(did: Partial<LayoutProgress>): Promise<void> {
   for (const [root, members] of byRoot) {
     for (let i = 0; i < members.length; i += TREE_CHUNK) {
       let chunk = members.slice(i, i + TREE_CHUNK);
-      await withRetries(async () => {
-        if (!chunk.length) return true;
-        const out = await transact(treeActions(root, chunk));
-        if (out.ok) return true;
-        if (out.conflict) return RETRY;
-        // a member left the tree (or the root went or moved): keep those still in it
-        const fresh = await batchGet([root, ...chunk].map((m) => K.provider(m)));
-        if (fresh.get(keyId(K.provider(root)))?.root !== root) chunk = [];
-        chunk = chunk.filter((m) => fresh.get(keyId(K.provider(m)))?.root === root);
-        return RETRY;
-      });
+      await derive(
+        () => treeActions(root, chunk),
+        async () => {
+          // a member left the tree (or the root went or moved): keep those still in it
+          const fresh = await batchGet([root, ...chunk].map((m) => K.provider(m)));
+          chunk = fresh.get(keyId(K.provider(root)))?.root === root ? chunk.filter((m) => fresh.get(keyId(K.provider(m)))?.root === root) : [];
+          return chunk.length > 0;
+        },
+      );
     }
     did.trees = (did.trees ?? 0) + 1;
+  }
+  for (const [uuid, agg] of sharing) {
+    await derive(
+      () => sharingActions(uuid, agg),
+      async () => false, // it no longer shares through it: nothing to list
+    );
+    did.sharing = (did.sharing ?? 0) + 1;
   }
 }
 
@@ -215,19 +248,19 @@ async function buildTrees(did: Partial<LayoutProgress>): Promise<void> {
  * Run the migration for up to `deadline` (ms epoch): whatever phase the table is in,
  * the next batches of it. Returns where it is.
  */
-export async function migrateLayout(opts: { deadline: number }): Promise<MigrationReport> {
+export async function migrateLayout(opts: { deadline: number; pageSize?: number }): Promise<MigrationReport> {
   const did: Partial<LayoutProgress> = {};
-  let rec = await readLayoutRecord();
-  if (!rec) return { phase: 'none', did, done: true };
+  // a table without a record gets one first (the only writer of first records in AWS)
+  let rec: LayoutRecord | undefined = await ensureLayout();
   if (rec.phase === 'preparing' && (await prepare(rec, did))) rec = (await readLayoutRecord())!;
   if (rec.phase === 'migrating') {
     const segments = Array.from({ length: SCAN_SEGMENTS }, (_, s) => s).filter((s) => rec!.cursors?.[String(s)] !== 'done');
-    await Promise.all(segments.map((s) => scanSegment(s, rec!, opts.deadline, did)));
+    await Promise.all(segments.map((s) => scanSegment(s, rec!, opts.deadline, opts.pageSize ?? SCAN_PAGE, did)));
     rec = (await readLayoutRecord())!;
     const scanned = Array.from({ length: SCAN_SEGMENTS }, (_, s) => rec!.cursors?.[String(s)] === 'done').every(Boolean);
     if (rec.phase === 'migrating' && scanned && Date.now() < opts.deadline) {
-      await buildTrees(did);
-      if (did.trees) await updateLayout('migrating', { 'trees.all': 'done' }, { 'progress.trees': did.trees });
+      await buildDerived(did);
+      await updateLayout('migrating', { 'trees.all': 'done' }, { 'progress.trees': did.trees ?? 0, 'progress.sharing': did.sharing ?? 0 });
       await movePhase('migrating', 'complete', { version: LAYOUT, completedAt: new Date().toISOString() });
       rec = (await readLayoutRecord())!;
     }

@@ -1,25 +1,25 @@
 /**
  * The table's layout record (`META` / `layout`, docs/design.md "Layout versions and
  * upgrades"): which item layout the table holds, and where its migration is. Every
- * request of both APIs asks layoutVerdict() first (cached per process: one read a minute
+ * request of both APIs asks layoutRefusal() first (cached per process: one read a minute
  * once the table is complete, every two seconds while it is not), so a release never
  * serves a table it does not understand.
  *
- * A table without a record is recorded on first contact: an empty one (or one written
- * by layout 2 before records existed) is layout 2; one holding layout-1 items (a
- * provider item with its state inline, a custom class or trait in its single partition)
- * is layout 1, waiting for its migration.
+ * A table without a record is recorded by ensureLayout() — the maintenance function on
+ * every run (and at a deploy's end), `npx berth`, `npm start`, a new local table: an
+ * empty one (or one written by layout 2 before records existed) is layout 2; one holding
+ * layout-1 items (a provider item with its state inline, a custom class or trait in its
+ * single partition) is layout 1, waiting for its migration. Requests only read it.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LAYOUT, type LayoutPhase, type LayoutState, unrecordedState, type Verdict, verdict } from '../../core/layout.js';
+import { LAYOUT, LAYOUT_META, type LayoutPhase, type LayoutState, unrecordedState, type Verdict, verdict } from '../../core/layout.js';
 import { ddb, type Item, tableName } from '../ddb/client.js';
+import { retryTransient } from '../ddb/retry.js';
 import { Expr } from '../ddb/expr.js';
 import { perTable } from '../ddb/per-table.js';
 import { K, PROVIDER_SHARDS } from '../placement/keys.js';
 import { log } from '../../observability/log.js';
 
-/** the record's sort key under `META` */
-export const LAYOUT_META = 'layout';
 export const layoutKey = () => K.meta(LAYOUT_META);
 
 /** layout 1's single partitions of custom classes and traits (layout 2 spreads them over 8) */
@@ -38,6 +38,8 @@ export interface LayoutProgress {
   catalog: number;
   /** trees whose tree item was written */
   trees: number;
+  /** aggregate sharing-list entries written */
+  sharing: number;
 }
 
 export interface LayoutRecord extends LayoutState {
@@ -79,7 +81,7 @@ function fromItem(it: Item): LayoutRecord {
 
 /** The record as stored (strongly consistent), or undefined when the table has none. */
 export async function readLayoutRecord(): Promise<LayoutRecord | undefined> {
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: layoutKey(), ConsistentRead: true }));
+  const r = await retryTransient(() => ddb().send(new GetCommand({ TableName: tableName(), Key: layoutKey(), ConsistentRead: true })));
   return r.Item ? fromItem(r.Item) : undefined;
 }
 
@@ -91,15 +93,17 @@ export async function readLayoutRecord(): Promise<LayoutRecord | undefined> {
  */
 export async function holdsLayout1Items(): Promise<boolean> {
   const firstOf = async (input: { IndexName?: string; pk: string; pkName: string }) => {
-    const r = await ddb().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: input.IndexName,
-        KeyConditionExpression: '#p = :p',
-        ExpressionAttributeNames: { '#p': input.pkName },
-        ExpressionAttributeValues: { ':p': input.pk },
-        Limit: 1,
-      }),
+    const r = await retryTransient(() =>
+      ddb().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: input.IndexName,
+          KeyConditionExpression: '#p = :p',
+          ExpressionAttributeNames: { '#p': input.pkName },
+          ExpressionAttributeValues: { ':p': input.pk },
+          Limit: 1,
+        }),
+      ),
     );
     return r.Items?.[0];
   };
@@ -116,7 +120,8 @@ export async function recordLayout(state: LayoutRecord): Promise<LayoutRecord> {
   const e = new Expr();
   e.when(e.absent('pk'));
   try {
-    await ddb().send(new PutCommand(e.putInput({ ...layoutKey(), ...state, since: state.since ?? new Date().toISOString() })));
+    await retryTransient(() => ddb().send(new PutCommand(e.putInput({ ...layoutKey(), ...state, since: state.since ?? new Date().toISOString() }))));
+    forgetLayout();
     return state;
   } catch (err) {
     if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
@@ -140,8 +145,9 @@ export async function movePhase(from: LayoutPhase, to: LayoutPhase, set: Record<
   for (const [k, v] of Object.entries(set)) e.set(k.split('.'), v);
   e.when(e.eq('phase', from));
   try {
-    await ddb().send(new UpdateCommand(e.updateInput(layoutKey())));
-    verdicts().clear();
+    // (sent again after a lost answer: then its condition fails, as for anyone else's move)
+    await retryTransient(() => ddb().send(new UpdateCommand(e.updateInput(layoutKey()))));
+    forgetLayout();
     return true;
   } catch (err) {
     if ((err as Error).name === 'ConditionalCheckFailedException') return false;
@@ -156,7 +162,8 @@ export async function updateLayout(phase: LayoutPhase, set: Record<string, unkno
   for (const [k, v] of Object.entries(add)) e.add(k.split('.'), v);
   e.when(e.eq('phase', phase));
   try {
-    await ddb().send(new UpdateCommand(e.updateInput(layoutKey())));
+    // (sent again after a lost answer: a cursor is set again; a count may be added twice)
+    await retryTransient(() => ddb().send(new UpdateCommand(e.updateInput(layoutKey()))));
     return true;
   } catch (err) {
     if ((err as Error).name === 'ConditionalCheckFailedException') return false;
@@ -172,33 +179,62 @@ const TRUST_MOVING_MS = 2_000;
 
 interface Cached {
   at: number;
-  record: LayoutRecord;
+  record: LayoutRecord | undefined;
   verdict: Verdict;
 }
 
-const verdicts = perTable(() => {
-  let cached: Cached | undefined;
-  let inFlight: Promise<Cached> | undefined;
-  return {
-    clear() {
-      cached = undefined;
-    },
-    async get(): Promise<Cached> {
-      const now = Date.now();
-      if (cached && now - cached.at < (cached.record.phase === 'complete' && cached.verdict.serve ? TRUST_COMPLETE_MS : TRUST_MOVING_MS))
-        return cached;
-      inFlight ??= ensureLayout()
-        .then((record) => {
-          const v = verdict(record);
-          // said once per read of the record (at most every two seconds while refusing)
-          if (!v.serve) log.warn('table layout: not served by this release', { layout: record, reason: v.message });
-          else if (v.migrating && cached?.verdict.serve !== true) log.info('table layout: migrating', { layout: record });
-          return (cached = { at: Date.now(), record, verdict: v });
-        })
-        .finally(() => (inFlight = undefined));
-      return inFlight;
-    },
-  };
+/** A per-table cache of the record as `fetch` reads it and what `judge` makes of it. */
+function cache(fetch: () => Promise<LayoutRecord | undefined>, judge: (r: LayoutRecord | undefined) => Verdict) {
+  return perTable(() => {
+    let cached: Cached | undefined;
+    let inFlight: Promise<Cached> | undefined;
+    return {
+      clear() {
+        cached = undefined;
+      },
+      async get(): Promise<Cached> {
+        const trust = cached?.record?.phase === 'complete' && cached.verdict.serve ? TRUST_COMPLETE_MS : TRUST_MOVING_MS;
+        if (cached && Date.now() - cached.at < trust) return cached;
+        inFlight ??= fetch()
+          .then((record) => {
+            const v = judge(record);
+            // said once per read of the record (at most every two seconds while refusing)
+            if (!v.serve) log.warn('table layout: not served by this release', { layout: record, reason: v.message });
+            else if (v.migrating && cached?.verdict.serve !== true) log.info('table layout: migrating', { layout: record });
+            return (cached = { at: Date.now(), record, verdict: v });
+          })
+          .finally(() => (inFlight = undefined));
+        return inFlight;
+      },
+    };
+  });
+}
+
+/**
+ * Placement's view: the full verdict. A request only reads the record (the maintenance
+ * function, `npx berth`, `npm start` and a new local table write it): until a table has
+ * one, nobody can say which layout it holds, and Placement waits for it.
+ */
+const verdicts = cache(readLayoutRecord, (r) => (r ? verdict(r) : UNRECORDED));
+
+const UNRECORDED: Verdict = {
+  serve: false,
+  permanent: false,
+  retryAfterS: 10,
+  message:
+    "This Berth table's item layout is not recorded yet: the maintenance function records it within a minute (the deploy runs it when it finishes; `npx berth migrate --status` does it at once).",
+};
+
+/**
+ * Bare metal's view when it touches only its own items (the database scheduler): those
+ * are the same in layouts 1 and 2, so it serves a table of either, whatever its phase,
+ * and refuses only a layout outside this release's range. It only reads the record (a
+ * table without one is layout 1 or 2) and never reads a Placement item.
+ */
+const ownItemsVerdicts = cache(readLayoutRecord, (r) => {
+  if (!r) return { serve: true, migrating: false };
+  const v = verdict(r);
+  return v.serve || v.permanent ? v : { serve: true, migrating: false };
 });
 
 /** May this release serve the table now (and is it migrating)? Cached per process. */
@@ -206,18 +242,17 @@ export async function layoutVerdict(): Promise<Verdict> {
   return (await verdicts().get()).verdict;
 }
 
-/** The record as this process last read it (cached as layoutVerdict). */
-export async function layoutRecord(): Promise<LayoutRecord> {
-  return (await verdicts().get()).record;
-}
-
 /**
  * What an API answers instead of serving `path` (undefined: serve it). The documents that
- * need no table (`/`, `/v1`, `/openapi.json`) are always served.
+ * need no table (`/`, `/v1`, `/openapi.json`, bare metal's drivers) are always served. `ownItemsOnly`: the
+ * caller touches no Placement item (bare metal with the database scheduler).
  */
-export async function layoutRefusal(path: string): Promise<{ message: string; headers: Record<string, string> } | undefined> {
-  if (TABLELESS_PATHS.has(path)) return undefined;
-  const v = await layoutVerdict();
+export async function layoutRefusal(
+  path: string,
+  opts: { ownItemsOnly?: boolean } = {},
+): Promise<{ message: string; headers: Record<string, string> } | undefined> {
+  if (TABLELESS_PATHS.has(path) || path.startsWith('/v1/drivers')) return undefined;
+  const v = (await (opts.ownItemsOnly ? ownItemsVerdicts() : verdicts()).get()).verdict;
   if (v.serve) return undefined;
   return { message: v.message, headers: v.retryAfterS ? { 'retry-after': String(v.retryAfterS) } : {} };
 }
@@ -232,7 +267,5 @@ export async function layoutMigrating(): Promise<boolean> {
 /** Forget what this process read (a test or the migration itself changed the record). */
 export function forgetLayout(): void {
   verdicts().clear();
+  ownItemsVerdicts().clear();
 }
-
-/** this release's layout, for messages and the dashboard */
-export const RELEASE_LAYOUT = LAYOUT;

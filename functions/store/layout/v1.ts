@@ -5,10 +5,10 @@
  * changes by being converted — here, by whoever meets it first:
  *
  *   provider      `RP` with its state inline (gen, inv, invVer, used, allocs) and no
- *                 `RPU`: converted when a store read meets it (materializeProviders: one
- *                 transaction puts the state item, strips the definition, adds the
- *                 aggregate sharing items and logs the provider), or by the migration's
- *                 scan; the forest's index load reads the inline state as it is
+ *                 `RPU`: readers read the inline state as it is; a writer has it
+ *                 converted first (materializeProviders: one transaction puts the state
+ *                 item, strips the definition and logs the provider), as does the
+ *                 migration's scan
  *   usage         `USAGE#<project>` / `U#<user>#<shard>` (kind USAGE): moved into the
  *                 layout-2 item of its user and shard, which records it in `absorbed`, in
  *                 one transaction; GET /usages adds what is not moved yet (readUsage);
@@ -16,8 +16,9 @@
  *   catalog       `RCS` / `TRAITS` partitions: moved before the table is served at all
  *   rows          allocation rows keep a gsi1 entry per consumer that layout 2 gives only
  *                 to legacy rows: removed (a cost, not a meaning)
- *   tree items    none in layout 1: written by the migration's last pass; until the
- *                 table is complete, lists narrowed to a tree use the forest
+ *   derived       layout 1 has no tree items and no aggregate sharing lists: the
+ *                 migration's last pass writes them; until the table is complete, lists
+ *                 narrowed to a tree and Nova's sharing query use the forest
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { batchGet, keyId } from '../ddb/batch.js';
@@ -25,11 +26,11 @@ import { ddb, type Item } from '../ddb/client.js';
 import { Expr } from '../ddb/expr.js';
 import { keyFits } from '../ddb/keys.js';
 import { queryPartition } from '../ddb/query.js';
-import { RETRY, withRetries } from '../ddb/retry.js';
+import { RETRY, retryTransient, withRetries } from '../ddb/retry.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { logPut, logStamp, type LogStamp } from '../placement/changelog.js';
 import { K } from '../placement/keys.js';
-import { fromItems, sharingItems, stateItem } from '../placement/provider-items.js';
+import { fromItems, stateItem } from '../placement/provider-items.js';
 import { config } from '../../config.js';
 import { V1_CATALOG_PKS } from './state.js';
 
@@ -47,9 +48,9 @@ const MAX_ACTIONS = 90;
 /**
  * The actions that give layout-1 providers (`defs`, as read) their layout-2 items: the
  * state item (new), the definition without its state (still layout 1: nobody converted
- * it meanwhile), the sharing-list items of the aggregates it shares through, and one
- * change-log entry naming them all (every forest reads them again: same content, now
- * with the state item's `last`).
+ * it meanwhile), and one change-log entry naming them all (every forest reads them
+ * again: same content, now with the state item's `last`). Tree and sharing-list items
+ * are derived later, by the migration's last pass (migrate.ts).
  */
 export function conversionActions(defs: Item[], stamp: LogStamp = logStamp()): TxItem[] {
   const items: TxItem[] = [];
@@ -60,28 +61,16 @@ export function conversionActions(defs: Item[], stamp: LogStamp = logStamp()): T
     const strip = new Expr();
     for (const a of V1_STATE_ATTRS) strip.remove(a);
     items.push(strip.when(strip.exists('gen')).updateItem(K.provider(record.uuid)));
-    for (const s of sharingItems([record])) items.push(new Expr().putItem(s));
   }
   items.push(logPut({ rereads: defs.map((d) => String(d.uuid)) }, stamp));
   return items;
 }
 
-/** the defs of `defs` grouped so that each group's conversion fits one transaction */
+/** the defs of `defs` grouped so that each group's conversion (two actions each, and the log entry) fits one transaction */
 function groups(defs: Item[]): Item[][] {
+  const per = Math.floor((MAX_ACTIONS - 1) / 2);
   const out: Item[][] = [];
-  let cur: Item[] = [];
-  let n = 1;
-  for (const d of defs) {
-    const cost = 2 + sharingItems([fromItems(d, d)]).length;
-    if (cur.length && n + cost > MAX_ACTIONS) {
-      out.push(cur);
-      cur = [];
-      n = 1;
-    }
-    cur.push(d);
-    n += cost;
-  }
-  if (cur.length) out.push(cur);
+  for (let i = 0; i < defs.length; i += per) out.push(defs.slice(i, i + per));
   return out;
 }
 
@@ -103,14 +92,6 @@ export async function materializeProviders(defs: Item[]): Promise<number> {
     });
   }
   return converted;
-}
-
-/** Read `uuids`' definitions and convert those still in layout 1 (for a reader that found a state item missing). */
-export async function materializeByUuid(uuids: string[]): Promise<number> {
-  const fits = uuids.filter((u) => keyFits(K.provider(u)));
-  if (!fits.length) return 0;
-  const defs = await batchGet(fits.map((u) => K.provider(u)));
-  return materializeProviders([...defs.values()]);
 }
 
 // ------------------------------------------------------------------ usage
@@ -163,10 +144,13 @@ export function usageMoveActions(it: Item): TxItem[] {
   return out;
 }
 
-/** Move one layout-1 usage item (idempotent: one already moved is gone). */
+/** Move one layout-1 usage item (idempotent: one already moved is gone); true if this call moved it. */
 export async function moveUsage(it: Item): Promise<boolean> {
-  const out = await transact(usageMoveActions(it));
-  return out.ok;
+  return withRetries(async () => {
+    const out = await transact(usageMoveActions(it));
+    if (out.ok) return true;
+    return out.failed.includes(0) ? false : RETRY;
+  });
 }
 
 // ------------------------------------------------------------------ catalog
@@ -181,9 +165,12 @@ export async function moveCatalogItem(it: Item): Promise<void> {
   const name = String(it.sk);
   const key = it.pk === V1_CATALOG_PKS.rc ? K.customResourceClass(name) : K.customTrait(name);
   const { pk: _pk, sk: _sk, ...rest } = it;
-  const del = new Expr();
-  const out = await transact([new Expr().putItem({ ...rest, ...key }), del.when(del.exists('pk')).deleteItem({ pk: String(it.pk), sk: name })]);
-  if (!out.ok && !out.failed.includes(1)) throw new Error(`moving ${it.pk} ${name} failed`);
+  await withRetries(async () => {
+    const del = new Expr();
+    const out = await transact([new Expr().putItem({ ...rest, ...key }), del.when(del.exists('pk')).deleteItem({ pk: String(it.pk), sk: name })]);
+    // done — or done before (the layout-1 item is gone); a conflict: again
+    return out.ok || out.failed.includes(1) ? true : RETRY;
+  });
 }
 
 // ------------------------------------------------------------------ allocation rows
@@ -201,7 +188,7 @@ export async function stripRow(it: Item): Promise<void> {
   const e = new Expr().remove('gsi1pk').remove('gsi1sk');
   e.when(e.exists('pk')).when(e.absent('legacy'));
   try {
-    await ddb().send(new UpdateCommand(e.updateInput({ pk: String(it.pk), sk: String(it.sk) })));
+    await retryTransient(() => ddb().send(new UpdateCommand(e.updateInput({ pk: String(it.pk), sk: String(it.sk) }))));
   } catch (err) {
     if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
   }

@@ -109,11 +109,11 @@ export async function readClaimState(requests: ConsumerRequest[], extraProviders
     if (it) providers.set(rp, stateFromItem(it));
   }
   // while a table migrates from layout 1 a provider without state item may hold it inline:
-  // getProviderStates converts it (store/layout/v1.ts)
+  // getProviderStates converts it before this claim writes it (store/layout/v1.ts)
   const absent = [...named].filter((rp) => !providers.has(rp));
-  if (absent.length && (await layoutMigrating())) for (const [rp, p] of await getProviderStates(absent)) providers.set(rp, p);
+  if (absent.length && (await layoutMigrating())) for (const [rp, p] of await getProviderStates(absent, { convert: true })) providers.set(rp, p);
   const more = providersToRead(requests, states).filter((rp) => !named.has(rp));
-  if (more.length) for (const [rp, p] of await getProviderStates(more)) providers.set(rp, p);
+  if (more.length) for (const [rp, p] of await getProviderStates(more, { convert: true })) providers.set(rp, p);
   return { states, providers };
 }
 
@@ -299,7 +299,14 @@ export async function providerWithAllocations(rp: string): Promise<{ provider: P
   const rows: AllocationRow[] = [];
   let def: Record<string, unknown> | undefined;
   let state: Record<string, unknown> | undefined;
-  for (const it of await queryPartition({ pk: K.provider(rp).pk, consistent: true })) {
+  let items = await queryPartition({ pk: K.provider(rp).pk, consistent: true });
+  // a layout-2 definition without its state item was read while it was being converted: read again
+  const torn = () => {
+    const d = items.find((it) => it.sk === K.provider(rp).sk);
+    return d && !isV1Provider(d) && !items.some((it) => it.sk === K.providerState(rp).sk);
+  };
+  for (let n = 0; torn() && n < 5; n++) items = await queryPartition({ pk: K.provider(rp).pk, consistent: true });
+  for (const it of items) {
     if (it.sk === K.provider(rp).sk) def = it;
     else if (it.sk === K.providerState(rp).sk) state = it;
     else if (String(it.sk).startsWith(K.providerAllocationPrefix) && !it.legacy) {

@@ -50,7 +50,7 @@ export interface NodeProviderRead {
 
 /** Strongly consistent: one Query of the provider's partition, and a GetItem of the consumer (in parallel). */
 export async function readNodeProvider(node: string, consumer?: string): Promise<NodeProviderRead> {
-  const [provider, record] = await Promise.all([readProvider(node), consumer ? getConsumer(consumer) : undefined]);
+  const [provider, record] = await Promise.all([readProvider(node, { convert: true }), consumer ? getConsumer(consumer) : undefined]);
   return { ...(provider ? { provider } : {}), ...(record ? { consumer: record } : {}) };
 }
 

@@ -72,7 +72,7 @@ export async function guardedProviderWrite<F extends { error: string }>(
 ): Promise<ProviderRecord | F | GuardedWriteFailure> {
   let first: { record: ProviderRecord; last?: string; node?: string } | undefined = opts.current && { record: opts.current };
   return withRetries<ProviderRecord | F | GuardedWriteFailure>(async () => {
-    const read = first ?? (await readProvider(uuid));
+    const read = first ?? (await readProvider(uuid, { convert: true }));
     first = undefined;
     if (!read) return { error: 'not_found' } as const;
     const cur = read.record;

@@ -26,27 +26,34 @@ import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { layoutMigrating } from '../layout/state.js';
-import { isV1Provider, materializeByUuid, materializeProviders } from '../layout/v1.js';
+import { isV1Provider, materializeProviders } from '../layout/v1.js';
 
-/** Both items of one provider: one strongly consistent Query of its partition (1 read unit while they fit 4 KB). */
-export async function readProvider(uuid: string): Promise<ProviderRead | undefined> {
-  return (await readProviderAndTree(uuid, K.providerSks.to))?.read;
+/**
+ * Both items of one provider: one strongly consistent Query of its partition (1 read unit
+ * while they fit 4 KB). While a table migrates from layout 1 a provider may still be one
+ * item with its state inline (store/layout/v1.ts): a reader reads it as it is; a writer
+ * (`convert`) has it converted first, so the state item it is about to write exists.
+ */
+export async function readProvider(uuid: string, opts: { convert?: boolean } = {}): Promise<ProviderRead | undefined> {
+  return (await readProviderAndTree(uuid, K.providerSks.to, opts.convert))?.read;
 }
 
 /** A provider's items, up to sort key `to` (K.providerSks.tree: its tree's members too, when it is a root) */
-async function readProviderAndTree(uuid: string, to: string): Promise<{ read: ProviderRead; members: string[] } | undefined> {
+async function readProviderAndTree(uuid: string, to: string, convert = false): Promise<{ read: ProviderRead; members: string[] } | undefined> {
   if (!keyFits(K.provider(uuid))) return undefined;
   const query = () => queryPartition({ pk: K.provider(uuid).pk, skBetween: [K.providerSks.from, to], consistent: true });
   let items = await query();
   let def = items.find((it) => it.sk === K.provider(uuid).sk);
-  // a table migrating from layout 1: the provider gets its layout-2 items first (store/layout/v1.ts)
-  if (isV1Provider(def)) {
-    await materializeProviders([def]);
+  // a definition without its state item: a layout-1 provider (converted first for a
+  // writer), or one read while it was being converted (a Query sees each item as
+  // committed, not every item of a transaction at once): read again
+  for (let n = 0; def && !items.some((it) => it.sk === K.providerState(uuid).sk) && (convert || !isV1Provider(def)) && n < 5; n++) {
+    if (isV1Provider(def)) await materializeProviders([def]);
     items = await query();
     def = items.find((it) => it.sk === K.provider(uuid).sk);
   }
   if (!def) return undefined;
-  const state = items.find((it) => it.sk === K.providerState(uuid).sk);
+  const state = items.find((it) => it.sk === K.providerState(uuid).sk) ?? (isV1Provider(def) ? def : undefined);
   const tree = items.find((it) => it.sk === K.providerTree(uuid).sk);
   return { read: readOf(def, state), members: [...((tree?.members as Set<string> | undefined) ?? [])] };
 }
@@ -109,18 +116,21 @@ export async function readProviders(uuids: Iterable<string>): Promise<Map<string
   const out = new Map<string, ProviderRead>();
   if (list.length > READ_PARALLELISM) {
     const fits = list.filter((u) => keyFits(K.provider(u)));
-    const read = (uuids: string[]) => batchGet(uuids.flatMap((u) => [K.provider(u), K.providerState(u)]));
-    const items = await read(fits);
-    // layout-1 providers (a migrating table) get their layout-2 items, then are read again
-    const v1 = fits.map((u) => items.get(keyId(K.provider(u)))).filter(isV1Provider);
-    if (v1.length) {
-      await materializeProviders(v1);
-      for (const [k, it] of await read(v1.map((d) => String(d.uuid)))) items.set(k, it);
+    const items = await batchGet(fits.flatMap((u) => [K.provider(u), K.providerState(u)]));
+    // a layout-2 definition without its state item was read while it was being converted: read again
+    for (let n = 0; n < 5; n++) {
+      const torn = fits.filter(
+        (u) => items.has(keyId(K.provider(u))) && !items.has(keyId(K.providerState(u))) && !isV1Provider(items.get(keyId(K.provider(u)))),
+      );
+      if (!torn.length) break;
+      for (const u of torn) items.delete(keyId(K.provider(u)));
+      for (const [k, it] of await batchGet(torn.flatMap((u) => [K.provider(u), K.providerState(u)]))) items.set(k, it);
     }
     for (const u of fits) {
       const def = items.get(keyId(K.provider(u)));
       if (!def) continue;
-      const state = items.get(keyId(K.providerState(u)));
+      // a layout-1 provider (a migrating table) carries its state inline
+      const state = items.get(keyId(K.providerState(u))) ?? (isV1Provider(def) ? def : undefined);
       out.set(u, readOf(def, state));
     }
     return out;
@@ -141,8 +151,16 @@ export async function getProviders(uuids: Iterable<string>): Promise<Map<string,
   return out;
 }
 
-/** Only the state items (generation, inventory, usage): one BatchGetItem, strongly consistent unless asked. */
-export async function getProviderStates(uuids: Iterable<string>, opts: { consistent?: boolean } = {}): Promise<Map<string, StateRead>> {
+/**
+ * Only the state items (generation, inventory, usage): one BatchGetItem, strongly
+ * consistent unless asked. While a table migrates from layout 1, a missing state item may
+ * be a provider whose state is still inline (store/layout/v1.ts): its definition is read
+ * instead — and, for a writer (`convert`), converted first.
+ */
+export async function getProviderStates(
+  uuids: Iterable<string>,
+  opts: { consistent?: boolean; convert?: boolean } = {},
+): Promise<Map<string, StateRead>> {
   const out = new Map<string, StateRead>();
   const list = [...new Set(uuids)];
   const read = async (us: string[]) => {
@@ -156,10 +174,26 @@ export async function getProviderStates(uuids: Iterable<string>, opts: { consist
     }
   };
   await read(list);
-  // a missing state item is a missing provider — or, while a table migrates from layout 1,
-  // one whose state is still inline (store/layout/v1.ts): it gets its state item first
-  const missing = list.filter((u) => !out.has(u));
-  if (missing.length && (await layoutMigrating()) && (await materializeByUuid(missing))) await read(missing);
+  let missing = list.filter((u) => !out.has(u) && keyFits(K.provider(u)));
+  if (!missing.length || !(await layoutMigrating())) return out;
+  for (let n = 0; missing.length && n < 5; n++) {
+    const defs = [
+      ...(
+        await batchGet(
+          missing.map((u) => K.provider(u)),
+          { consistent: opts.consistent ?? true },
+        )
+      ).values(),
+    ];
+    const v1 = defs.filter(isV1Provider);
+    if (opts.convert) await materializeProviders(v1);
+    else for (const d of v1) out.set(String(d.uuid), stateFromItem(d));
+    // converted (by this call, or by another between the two reads): their state items now
+    const again = defs.filter((d) => opts.convert || !isV1Provider(d)).map((d) => String(d.uuid));
+    if (!again.length) break;
+    await read(again);
+    missing = again.filter((u) => !out.has(u));
+  }
   return out;
 }
 
@@ -380,7 +414,7 @@ export function providerDeleteItems(cur: ProviderRecord, stateCondition: (state:
 
 export async function deleteProvider(uuid: string): Promise<true | DeleteFailure> {
   return withRetries(async () => {
-    const read = await readProvider(uuid);
+    const read = await readProvider(uuid, { convert: true });
     if (!read) return { error: 'not_found' } as const;
     const cur = read.record;
     // a bare-metal node's provider goes with its node (NODE_ATTR)

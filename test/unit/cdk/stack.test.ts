@@ -148,12 +148,40 @@ describe('the maintenance function', () => {
     expect(text).toContain('INTENTS#*');
     expect(text).toContain('states:StartExecution');
     expect(text).toContain('states:DescribeExecution');
-    expect(text).not.toContain('dynamodb:Scan');
+    // a Scan only for the layout migration (store/layout/migrate.ts): the base table, never an index
+    const scans = policies
+      .flatMap((p) => (p as any).Properties.PolicyDocument.Statement)
+      .filter((st: any) => JSON.stringify(st.Action).includes('dynamodb:Scan'));
+    expect(scans).toHaveLength(1);
+    expect(scans[0].Action).toBe('dynamodb:Scan');
+    expect(JSON.stringify(scans[0].Resource)).not.toContain('/index/');
     // the statement that reaches every Placement item reaches no bare-metal one
     const statements = policies.flatMap((p) => (p as any).Properties.PolicyDocument.Statement);
     const placementWide = statements.filter((st: any) => JSON.stringify(st).includes('"RPNAME#*"'));
     expect(placementWide).toHaveLength(1);
     expect(JSON.stringify(placementWide)).not.toContain('BM');
+  });
+});
+
+describe('the end of a deploy', () => {
+  it('tells the maintenance function, after every function, once per release', () => {
+    const [cr] = Object.values(template.findResources('Custom::AWS')) as any[];
+    expect(cr).toBeDefined();
+    // Create is the SDK call as JSON, joined with the function's name
+    const text = (cr.Properties.Create['Fn::Join'][1] as unknown[]).map((x) => (typeof x === 'string' ? x : '<ref>')).join('');
+    const call = JSON.parse(text);
+    expect(call).toMatchObject({ service: 'Lambda', action: 'invoke', parameters: { FunctionName: '<ref>', InvocationType: 'Event' } });
+    expect(JSON.parse(call.parameters.Payload)).toMatchObject({ berth: 'deployed', release: expect.stringMatching(/^[0-9a-f]{16}$/) });
+    // the physical id names the release: a hash of every function's code
+    expect(call.physicalResourceId.id).toMatch(/^berth-deployed-[0-9a-f]{16}$/);
+    expect(JSON.stringify(cr.Properties.Update)).toBe(JSON.stringify(cr.Properties.Create));
+    // it depends on every function of the stack (not on its own provider's)
+    const fns = Object.entries(template.findResources('AWS::Lambda::Function')).filter(([, f]: [string, any]) => f.Properties.Description);
+    for (const [id] of fns) expect(cr.DependsOn, id).toContain(id);
+    // the maintenance function, and only it, may be invoked by it
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).map((p: any) => JSON.stringify(p.Properties.PolicyDocument));
+    const invoking = policies.filter((p) => p.includes('lambda:InvokeFunction') && p.includes('MaintenanceFn'));
+    expect(invoking.length).toBeGreaterThan(0);
   });
 });
 
