@@ -12,7 +12,7 @@
  * single partition) is layout 1, waiting for its migration. Requests only read it.
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { LAYOUT, LAYOUT_META, type LayoutPhase, type LayoutState, unrecordedState, type Verdict, verdict } from '../../core/layout.js';
+import { LAYOUT_META, type LayoutPhase, type LayoutState, unrecordedState, type Verdict, verdict } from '../../core/layout.js';
 import { ddb, type Item, tableName } from '../ddb/client.js';
 import { retryTransient } from '../ddb/retry.js';
 import { Expr } from '../ddb/expr.js';

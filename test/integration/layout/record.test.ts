@@ -80,7 +80,7 @@ describe('the layout record', () => {
     // the version documents still answer
     expect((await placementDetail('/')).status).toBe(200);
     await setRecord({ version: 2, phase: 'complete' });
-    const list = await (await fetch(`${urls.placement}/resource_providers?name=not-written`, { headers: { 'x-auth-token': 'admin' } })).json();
+    const list: any = await (await fetch(`${urls.placement}/resource_providers?name=not-written`, { headers: { 'x-auth-token': 'admin' } })).json();
     expect(list.resource_providers).toEqual([]);
   });
 
