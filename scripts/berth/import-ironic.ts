@@ -32,6 +32,7 @@ import {
   linkProblems,
   nodeFromIronic,
   viewDifferences,
+  ALLOCATION_FIELDS_FROM_IRONIC,
   NODE_FIELDS_FROM_IRONIC,
   type IronicObject,
   type ViewDifference,
@@ -230,10 +231,12 @@ export async function importIronic(opts: ImportOptions): Promise<number> {
   (await import('../../functions/config.js')).resetConfig();
   const imp = await import('../../functions/store/baremetal/import.js');
   const survey = await imp.surveyTable();
-  const earlier = await imp.readImportState();
+  // an earlier pass counts only while its bare metal is in the table (one that wrote nothing is forgotten)
+  const empty = imp.surveyIsEmpty(survey);
+  const earlier = empty ? undefined : await imp.readImportState();
   let skipNodes = new Set<string>();
   let skipAllocations = new Set<string>();
-  if (!imp.surveyIsEmpty(survey)) {
+  if (!empty) {
     const what = `${survey.nodes.size} nodes, ${survey.allocations.size} allocations, ${survey.others} other bare-metal items`;
     if (!earlier)
       throw new Error(
@@ -253,20 +256,7 @@ export async function importIronic(opts: ImportOptions): Promise<number> {
     // what the earlier pass wrote must be what this one would write: Ironic frozen meanwhile
     const stored = await imp.storedRecords(survey.nodes, survey.allocations);
     const nodeFields = [...Object.keys(NODE_FIELDS_FROM_IRONIC), 'vifs'];
-    const allocFields = [
-      'uuid',
-      'name',
-      'resource_class',
-      'traits',
-      'candidate_nodes',
-      'extra',
-      'owner',
-      'state',
-      'last_error',
-      'node_uuid',
-      'created_at',
-      'updated_at',
-    ];
+    const allocFields = Object.keys(ALLOCATION_FIELDS_FROM_IRONIC);
     const changed: string[] = [];
     for (const n of plan.nodes) {
       const s = stored.nodes.get(n.uuid);
@@ -283,7 +273,7 @@ export async function importIronic(opts: ImportOptions): Promise<number> {
     }
     if (changed.length) {
       err(
-        `[import-ironic] refused, nothing written: Ironic changed since the earlier pass (${earlier.startedAt}) — was it frozen? Start again on an empty table:`,
+        `[import-ironic] refused, nothing written: the table differs from what Ironic holds now (Ironic changed since the earlier pass of ${earlier.startedAt} — was it frozen? — or Berth was written since); start again on a table without bare metal:`,
       );
       for (const c of changed) err(`  ${c}`);
       return 1;

@@ -24,6 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { freePort } from '../../../local/ddb-local.js';
+import { parseFaults, startFaultProxy } from '../../../local/ddb-faults.js';
 import { projectAggregate } from '../../../functions/core/baremetal/placement.js';
 import { referenceLauncher, startReference, waitForIronic, type ReferenceServer } from '../differential-kit.js';
 import { servePlacementHere, type Api } from '../harness.js';
@@ -51,7 +52,7 @@ interface Out {
 }
 
 /** `npx berth …` as a process on the current test table (no BAREMETAL_SCHEDULER: the table says which) */
-function berth(args: string[]): Promise<Out> {
+function berth(args: string[], env: Record<string, string> = {}): Promise<Out> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
@@ -62,6 +63,7 @@ function berth(args: string[]): Promise<Out> {
           HOME: process.env.HOME ?? tmpdir(),
           TABLE_NAME: process.env.TABLE_NAME,
           DDB_ENDPOINT: inject('ddbEndpoint'),
+          ...env,
         },
         timeout: 180_000,
       },
@@ -379,5 +381,23 @@ ironicPkg.describe('berth import-ironic / verify-ironic against Ironic 21.4', ()
     // the error allocation is no consumer
     expect((await pl.req('GET', `/allocations/${allocs['alloc-error']}`)).json.allocations).toEqual({});
     expect(activeBaremetal.table).toBe(process.env.TABLE_NAME);
+  });
+  it('finishes against AWS’s failure modes: 20 % of DynamoDB calls failing, run again until done', async () => {
+    await useBaremetalTable({ BAREMETAL_SCHEDULER: 'placement' });
+    // throttles, conflicts, transactions in progress, 500s, answers lost after the write
+    const proxy = await startFaultProxy(inject('ddbEndpoint'), parseFaults('rate=0.2,seed=32'));
+    const runs: Out[] = [];
+    try {
+      do runs.push(await berth(['import-ironic', '--from', url], { DDB_ENDPOINT: proxy.endpoint }));
+      while (runs.at(-1)!.code !== 0 && runs.length < 8);
+      expect(Object.values(proxy.stats.faults).reduce((a, b) => a + b, 0)).toBeGreaterThan(0);
+    } finally {
+      await proxy.stop();
+    }
+    const last = runs.at(-1)!;
+    expect(last.code, runs.map((r) => r.stdout + r.stderr).join('\n----\n')).toBe(0);
+    expect(await tableKinds()).toMatchObject({ nodes: 9, allocations: 3, consumers: 2 });
+    const v = await berth(['verify-ironic', '--from', url]);
+    expect(v.code, v.stdout + v.stderr).toBe(0);
   });
 });
