@@ -238,6 +238,12 @@ ironicPkg.describe('berth import-ironic / verify-ironic against Ironic 21.4', ()
   });
 
   it('imports every node and allocation (database scheduler); verify-ironic finds 0 differences', async () => {
+    // a rehearsal reads everything and writes nothing
+    const dry = await berth(['import-ironic', '--from', url, '--dry-run']);
+    expect(dry.code, dry.stdout + dry.stderr).toBe(0);
+    expect(dry.stdout).toContain('9 nodes to write');
+    expect(dry.stdout).toContain('--dry-run: nothing written');
+    expect(await tableKinds()).toEqual({ nodes: 0, allocations: 0, providers: 0, consumers: 0 });
     const r = await berth(['import-ironic', '--from', url]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('(database scheduler): 9 nodes to write (2 with their active allocation), 1 allocations bound to no node');
@@ -293,6 +299,11 @@ ironicPkg.describe('berth import-ironic / verify-ironic against Ironic 21.4', ()
     ).rejects.toThrow('went to sleep');
     const partial = await tableKinds();
     expect(partial.nodes).toBe(4);
+    // what is missing, verify names
+    const half = await berth(['verify-ironic', '--from', url]);
+    expect(half.code).toBe(1);
+    expect(half.stdout.split('\n').filter((l) => /^node .*: in Ironic, not in Berth$/.test(l)).length).toBe(5);
+    expect(half.stdout.split('\n').filter((l) => /^allocation .*: in Ironic, not in Berth$/.test(l)).length).toBe(3 - partial.allocations);
     const r = await berth(['import-ironic', '--from', url]);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toContain('5 nodes to write');
