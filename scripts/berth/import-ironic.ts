@@ -230,6 +230,8 @@ export async function importIronic(opts: ImportOptions): Promise<number> {
   process.env.BAREMETAL_SCHEDULER = scheduler;
   (await import('../../functions/config.js')).resetConfig();
   const imp = await import('../../functions/store/baremetal/import.js');
+  const layout = await imp.layoutProblem();
+  if (layout) throw new Error(`table ${table}: ${layout}`);
   const survey = await imp.surveyTable();
   // an earlier pass counts only while its bare metal is in the table (one that wrote nothing is forgotten)
   const empty = imp.surveyIsEmpty(survey);

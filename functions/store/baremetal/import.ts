@@ -24,6 +24,8 @@ import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact } from '../ddb/tx.js';
 import { Expr } from '../ddb/expr.js';
 import { K } from '../placement/keys.js';
+import { unrecordedState, verdict } from '../../core/layout.js';
+import { holdsLayout1Items, readLayoutRecord } from '../layout/state.js';
 import { allocationCreateItems, allocationFromItem, createAllocation, getAllocation, type StoredAllocation } from './allocations.js';
 import { BK, BM_TX } from './keys.js';
 import { createNode, getNodes } from './nodes.js';
@@ -57,6 +59,19 @@ export async function writeImportState(s: IronicImportState): Promise<void> {
   // a one-item transaction: its outcome is known
   const out = await transact([new Expr().putItem({ ...STATE_KEY, ...s })], BM_TX);
   if (!out.ok) throw new Error('the import progress item could not be written (a concurrent write): run the import again');
+}
+
+/**
+ * Why this release may not write the table, read without writing anything (the layout
+ * record is the APIs' to write, on first contact): a table whose layout it does not serve
+ * (a newer release's; a layout-1 table whose migration has not begun — `npx berth
+ * migrate`), or one holding layout-1 items and no record yet. Undefined: it may.
+ */
+export async function layoutProblem(): Promise<string | undefined> {
+  const rec = await readLayoutRecord();
+  const state = rec ?? unrecordedState(await holdsLayout1Items());
+  const v = verdict(state);
+  return v.serve ? undefined : v.message;
 }
 
 /**
