@@ -25,10 +25,22 @@ commands:
   migrate-baremetal [--settle S]  switch bare metal to the placement scheduler: every node
                                   its resource provider, every allocation its consumer
                                   (resumable, idempotent; docs/design.md)
+  import-ironic [--from URL] [--token T] [--scheduler database|placement]
+                [--concurrency N] [--dry-run]
+                                  move in from a running Ironic through its API: nodes and
+                                  allocations (refused, with the list, while any is in the
+                                  middle of something); into an empty table, or resuming its
+                                  own earlier pass (idempotent)
+  verify-ironic [--from URL] [--token T] [--berth URL [--berth-token T]]
+                                  compare every node and allocation through both APIs, field
+                                  by field; exit 1 on any difference
   help                            this text
 
 environment: TABLE_NAME (default berth), DDB_ENDPOINT (DynamoDB Local; unset for AWS),
-AWS_REGION and the usual AWS credentials.
+AWS_REGION and the usual AWS credentials; for import-ironic / verify-ironic the OpenStack
+ones: OS_AUTH_TYPE none (with --from or OS_ENDPOINT), admin_token (OS_TOKEN), or password
+(OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME or OS_SYSTEM_SCOPE, …: the
+endpoint from the catalog's baremetal service unless --from names it).
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -65,6 +77,10 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./berth/migrate.js')).migrateCommand(rest);
     case 'migrate-baremetal':
       return (await import('./berth/migrate-baremetal.js')).migrateBaremetalCommand(rest);
+    case 'import-ironic':
+      return (await import('./berth/import-ironic.js')).importIronicCommand(rest);
+    case 'verify-ironic':
+      return (await import('./berth/import-ironic.js')).verifyIronicCommand(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -69,6 +69,19 @@ export const OPTIONAL_PACKAGES = [
     present: () => python('placement/deploy.py'),
   },
   {
+    id: 'ironic',
+    packages: ['python3-ironic'],
+    tests: 'moving in from the real Ironic 21.4: berth import-ironic / verify-ironic (test/integration/cli/import-ironic.test.ts)',
+    present: () => existsSync('/usr/bin/python3') && python('ironic/cmd/singleprocess.py'),
+  },
+  {
+    id: 'ironic-launcher',
+    packages: [],
+    hint: 'put the shared materials next to the checkout (../shared, with reference/serve-ironic.sh) or point BERTH_SHARED at them',
+    tests: 'moving in from the real Ironic 21.4 (test/integration/cli/import-ironic.test.ts)',
+    present: () => existsSync(join(sharedDir(), 'reference', 'serve-ironic.sh')),
+  },
+  {
     id: 'chromium',
     packages: ['chromium'],
     tests: 'the dashboard in a headless browser (test/integration/dashboard/dashboard.test.ts)',

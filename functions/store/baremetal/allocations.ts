@@ -115,12 +115,10 @@ async function conditionalUpdate(e: Expr, key: Record<string, unknown>): Promise
 }
 
 /**
- * Store a new allocation with its uniqueness items (name; the UUID must not be some
- * node's instance_uuid) in one transaction, whose outcome is always known (a lost
- * answer is resolved, never reported as a duplicate). 'stale': not stored (a
- * concurrent transaction), retry.
+ * The items of a new allocation: the allocation (0), and its name's (at `nameIdx`, -1
+ * without a name), each only if absent. Refused (400) if it would not fit in an item.
  */
-export async function createAllocation(a: StoredAllocation): Promise<{ ok: true } | AllocationWriteFailure> {
+export function allocationCreateItems(a: StoredAllocation): { items: TxItem[]; nameIdx: number } {
   const item = allocationToItem(a);
   refuseOversized(item, 'allocation', a.uuid);
   const items: TxItem[] = [newItem(item)];
@@ -129,6 +127,17 @@ export async function createAllocation(a: StoredAllocation): Promise<{ ok: true 
     nameIdx = items.length;
     items.push(newItem({ ...BK.allocationName(a.name), uuid: a.uuid }));
   }
+  return { items, nameIdx };
+}
+
+/**
+ * Store a new allocation with its uniqueness items (name; the UUID must not be some
+ * node's instance_uuid) in one transaction, whose outcome is always known (a lost
+ * answer is resolved, never reported as a duplicate). 'stale': not stored (a
+ * concurrent transaction), retry.
+ */
+export async function createAllocation(a: StoredAllocation): Promise<{ ok: true } | AllocationWriteFailure> {
+  const { items, nameIdx } = allocationCreateItems(a);
   const instIdx = items.length;
   const noInstance = new Expr();
   items.push(noInstance.when(noInstance.absent('pk')).checkItem(BK.nodeInstance(a.uuid)));
@@ -422,14 +431,7 @@ export type BackfillOutcome = { ok: true } | AllocationWriteFailure | PlacementR
  * one transaction conditioned on the node version that was validated.
  */
 export async function backfillAllocation(a: StoredAllocation, node: NodeRecord): Promise<BackfillOutcome> {
-  const item = allocationToItem(a);
-  refuseOversized(item, 'allocation', a.uuid);
-  const items: TxItem[] = [newItem(item)];
-  let nameIdx = -1;
-  if (a.name) {
-    nameIdx = items.length;
-    items.push(newItem({ ...BK.allocationName(a.name), uuid: a.uuid }));
-  }
+  const { items, nameIdx } = allocationCreateItems(a);
   const nodeIdx = items.length;
   const bind = atVersion(node.ver)
     .set('instance_uuid', a.uuid)

@@ -11,7 +11,7 @@ import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS, BM_TX, HOLD, HOLD_UNTIL, refuseOversized } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
-import { linkFailure, nodeLink, type PlacementRefusal } from './placement-link.js';
+import { linkFailure, nodeLink, type AllocationIdentity, type PlacementRefusal } from './placement-link.js';
 
 const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type', HOLD, HOLD_UNTIL]);
 
@@ -309,14 +309,21 @@ function uniqueness(prev: NodeRecord | undefined, next: NodeRecord | undefined, 
   return out;
 }
 
-export async function createNode(n: NodeRecord): Promise<NodeWrite> {
+export interface NodeCreation {
+  /** actions committed in the same transaction (a node moved in from Ironic: its allocation's items) */
+  extra?: TxItem[];
+  /** the allocation whose Placement consumer takes the node's unit in the same transaction (BAREMETAL_SCHEDULER=placement: a node moved in with its active allocation) */
+  claim?: AllocationIdentity;
+}
+
+export async function createNode(n: NodeRecord, opts: NodeCreation = {}): Promise<NodeWrite> {
   const item = nodeToItem(n);
   refuseOversized(item, 'node', n.uuid);
   const items: TxItem[] = [newItem(item)];
   const u = uniqueness(undefined, n, 1);
-  items.push(...u.actions);
-  // its resource provider is created with it (BAREMETAL_SCHEDULER=placement)
-  const link = await nodeLink({ after: n });
+  items.push(...u.actions, ...(opts.extra ?? []));
+  // its resource provider is created with it, and the claim's consumer (BAREMETAL_SCHEDULER=placement)
+  const link = await nodeLink({ after: n, claim: opts.claim });
   if ('error' in link) return link;
   const base = items.length;
   items.push(...link.items);

@@ -27,7 +27,7 @@ import {
   referenceLauncher,
   reportMismatch,
   runRounds,
-  waitUntil,
+  waitForIronic,
   withServers,
   type JsonRes,
   type Prng as R,
@@ -269,17 +269,6 @@ function known(_op: Op, a: Res, b: Res): string | null {
 }
 
 /** Ironic is ready when its conductor has registered the fake-hardware driver */
-function waitForIronic(url: string, ms: number): Promise<void> {
-  return waitUntil(
-    url,
-    async () => {
-      const r = await fetch(`${url}/v1/drivers`);
-      return r.status === 200 && JSON.stringify(await r.json()).includes('fake-hardware');
-    },
-    ms,
-  );
-}
-
 async function round(ri: number): Promise<RoundResult> {
   const ref = { script: referenceLauncher('serve-ironic.sh'), port: REF_PORT, ready: (url: string) => waitForIronic(url, 90_000) };
   return withServers(ref, { placementPort: 0, baremetalPort: OUR_PORT }, async (refUrl, stack) => {
