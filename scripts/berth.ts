@@ -60,6 +60,9 @@ export async function main(argv: string[]): Promise<number> {
   // CloudWatch EMF metric lines are for Lambda
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   process.env.LOG_LEVEL ??= 'WARN';
+  // commands that work on Placement's items through the store need a table in a layout
+  // this release serves (recorded first if it has no record: docs/design.md, "Layout versions")
+  if (cmd && LAYOUT_BOUND.has(cmd)) await requireServedLayout();
   switch (cmd) {
     case 'tree':
       return (await import('./berth/tree.js')).treeCommand(rest);
@@ -91,6 +94,16 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(`berth: unknown command ${cmd}\n\n${USAGE}`);
       return 2;
   }
+}
+
+/** commands that read or write Placement's items through the store */
+const LAYOUT_BOUND = new Set(['tree', 'load', 'import-legacy', 'migrate-consumers', 'migrate-baremetal']);
+
+async function requireServedLayout(): Promise<void> {
+  const { ensureLayout } = await import('../functions/store/layout/state.js');
+  const { verdict } = await import('../functions/core/layout.js');
+  const v = verdict(await ensureLayout());
+  if (!v.serve) throw new Error(`${v.message}${v.permanent ? '' : ' (`npx berth migrate` migrates it now)'}`);
 }
 
 /** Run and set the exit code; failures print their message (and the stack with BERTH_DEBUG=1). */

@@ -282,4 +282,24 @@ ${Array.from({ length: 40 }, (_, i) => `  - {name: edge-${String(i).padStart(2, 
     // a second run has nothing left to do
     expect((await ok(['migrate-consumers'])).stdout).toMatch(/done: 0 consumer records created/);
   });
+
+  it('migrates a table written by aea5993: its dump imported, the table refused while it waits, then migrated', async () => {
+    const v1 = `t_${randomUUID().replace(/-/g, '')}`;
+    await ensureTable(endpoint, v1);
+    const fixture = join(process.cwd(), 'test', 'fixtures', 'layout-v1', 'dump.json');
+    await ok(['--table', v1, 'import', fixture]);
+    expect((await ok(['--table', v1, 'migrate', '--status'])).stdout).toMatch(/: layout 1 -> 2, waiting; this release writes layout 2/);
+    // Placement's items stay untouched until the migration opens
+    const file = join(dir, 'one.yaml');
+    writeFileSync(file, 'providers:\n  - name: not-now\n');
+    const refused = await berth(['--table', v1, 'load', file]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/holds item layout 1.*npx berth migrate/s);
+    const m = await ok(['--table', v1, 'migrate']);
+    expect(m.stdout).toMatch(/migration opened/);
+    expect(m.stdout).toMatch(/: layout 2, complete/);
+    expect(m.stderr).toMatch(/\[berth migrate\] \[#+\] 1000\/1000 100%/);
+    expect((await ok(['--table', v1, 'migrate'])).stdout).toMatch(/nothing to do/);
+    expect((await ok(['--table', v1, 'load', file])).stdout).toMatch(/1 provider/);
+  });
 });
