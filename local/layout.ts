@@ -12,8 +12,8 @@ export interface LayoutRun {
 }
 
 export async function startLayoutMigration(opts: { background: boolean; say?: (line: string) => void }): Promise<LayoutRun | undefined> {
-  const { ensureLayout, readLayoutRecord } = await import('../functions/store/layout/state.js');
-  const { fractionOf, migrateLayout, openMigration } = await import('../functions/store/layout/migrate.js');
+  const { ensureLayout, fractionOf, readLayoutRecord } = await import('../functions/store/layout/state.js');
+  const { migrateLayout, openMigration } = await import('../functions/store/layout/migrate.js');
   const { LAYOUT, verdict } = await import('../functions/core/layout.js');
   const say = opts.say ?? ((line: string) => process.stderr.write(`${line}\n`));
   const rec = await ensureLayout();

@@ -31,7 +31,7 @@ export interface DashboardProps {
 
 /** Headers the dashboard sends (dashboard/public/api.js) and the ones it may read back. */
 const ALLOW_HEADERS = ['accept', 'x-auth-token', 'authorization', 'openstack-api-version', 'x-openstack-ironic-api-version'];
-const EXPOSE_HEADERS = ['openstack-api-version', 'x-openstack-request-id', 'x-openstack-ironic-api-version'];
+const EXPOSE_HEADERS = ['openstack-api-version', 'x-openstack-request-id', 'x-openstack-ironic-api-version', 'x-berth-layout'];
 
 export class Dashboard extends Construct {
   readonly bucket: s3.Bucket;

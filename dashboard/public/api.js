@@ -76,6 +76,22 @@ function errorDetail(body) {
   return body?.message ? String(body.message) : '';
 }
 
+/** the table's layout as Placement's last answer named it (x-berth-layout: `2`, `1>2 migrating 45%`, …) */
+let lastLayout = '';
+
+/**
+ * The table's layout upgrade as the last answer reported it, in words; '' when the table
+ * holds its release's layout (nothing to say).
+ * @returns {string}
+ */
+export function layoutUpgrade() {
+  const m = /^(\d+)>(\S+) (\S+)(?: (\d+)%)?$/.exec(lastLayout);
+  if (lastLayout === 'unrecorded') return 'The table’s item layout is not recorded yet (the maintenance function records it within a minute).';
+  if (!m) return '';
+  const [, from, to, phase, pct] = m;
+  return `Table upgrade: item layout ${from} → ${to}, ${phase}${pct ? ` ${pct} %` : ''}${phase === 'migrating' ? ' (the APIs serve it meanwhile)' : ''}.`;
+}
+
 /**
  * GET base + path as JSON; an ApiError for anything but 2xx.
  * @param {string} base
@@ -88,6 +104,8 @@ async function get(base, path, headers) {
   /** @type {Record<string, string>} */
   const auth = config.auth === 'bearer' ? { authorization: `Bearer ${token}` } : { 'x-auth-token': token };
   const r = await fetch(`${base}${path}`, { headers: { accept: 'application/json', ...auth, ...headers } });
+  const layout = r.headers.get('x-berth-layout');
+  if (layout) lastLayout = layout;
   if (!r.ok) {
     let detail = '';
     try {

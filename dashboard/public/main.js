@@ -12,7 +12,7 @@
  */
 /** @import { Actions } from './dom.js' */
 import { renderGroups } from './aggregates.js';
-import { loadConfig, useToken } from './api.js';
+import { layoutUpgrade, loadConfig, useToken } from './api.js';
 import { renderBaremetal } from './baremetal.js';
 import { projectUsage, renderConsumers } from './consumers.js';
 import { $, input } from './dom.js';
@@ -132,6 +132,9 @@ async function refresh(full) {
       renderGroups(actions);
     };
     await Promise.all([full ? cloudWide() : null, renderBaremetal(actions)]);
+    const upgrade = layoutUpgrade();
+    $('layout-note').textContent = upgrade;
+    $('layout-note').hidden = !upgrade;
     $('status').textContent = `updated ${new Date().toLocaleTimeString()}`;
     document.body.dataset.loaded = 'true';
   }).finally(() => {

@@ -10,7 +10,8 @@ import { progressBar } from './progress.js';
 
 export async function migrateCommand(argv: string[]): Promise<number> {
   const { ensureLayout, readLayoutRecord } = await import('../../functions/store/layout/state.js');
-  const { fractionOf, migrateLayout, openMigration } = await import('../../functions/store/layout/migrate.js');
+  const { migrateLayout, openMigration } = await import('../../functions/store/layout/migrate.js');
+  const { fractionOf } = await import('../../functions/store/layout/state.js');
   const { LAYOUT, verdict } = await import('../../functions/core/layout.js');
   const out = (s: string) => process.stdout.write(`${s}\n`);
   const rec = await ensureLayout();

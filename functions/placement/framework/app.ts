@@ -19,7 +19,7 @@ import { config, type Config } from '../../config.js';
 import { PLACEMENT_ROUTES } from '../routes.js';
 import { ErrorCodes, PlacementError, renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
 import { RetriesExhausted } from '../../store/ddb/retry.js';
-import { layoutRefusal } from '../../store/layout/state.js';
+import { layoutHeader, layoutRefusal } from '../../store/layout/state.js';
 import { applyCors, corsSettings } from './cors.js';
 import { placementPolicy } from '../policy.js';
 import type { PolicyEngine } from '../../core/policy/engine.js';
@@ -183,6 +183,7 @@ async function versioned(req: HttpRequest, cfg: Config, identity: Identity, hand
   try {
     const res = await dispatch(req, cfg, identity, version, handlers);
     res.headers['openstack-api-version'] = vheader;
+    await withLayoutHeader(req, res);
     res.headers.vary = 'openstack-api-version';
     return res;
   } catch (e) {
@@ -197,9 +198,16 @@ async function versioned(req: HttpRequest, cfg: Config, identity: Identity, hand
     }
     const res = renderError(err, env);
     res.headers['openstack-api-version'] = vheader;
+    await withLayoutHeader(req, res);
     if (!(err instanceof PlacementError && err.escaped)) res.headers.vary = 'openstack-api-version';
     return res;
   }
+}
+
+/** the table's layout on every answer that reached the table (x-berth-layout: the dashboard shows a migration from it) */
+async function withLayoutHeader(req: HttpRequest, res: HttpResponse): Promise<void> {
+  if (req.path === '/' || req.path === '' || req.path === '/openapi.json') return;
+  res.headers['x-berth-layout'] = await layoutHeader();
 }
 
 export function contentTypeOf(req: HttpRequest): string {

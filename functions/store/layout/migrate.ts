@@ -33,7 +33,16 @@ import { transact, type TxItem } from '../ddb/tx.js';
 import { K, PROVIDER_SHARDS } from '../placement/keys.js';
 import { sharedVia } from '../../core/placement/provider-filters.js';
 import { SHARING_TRAIT } from '../../core/placement/candidates/view.js';
-import { ensureLayout, type LayoutProgress, type LayoutRecord, movePhase, readLayoutRecord, updateLayout, V1_CATALOG_PKS } from './state.js';
+import {
+  ensureLayout,
+  fractionOf,
+  type LayoutProgress,
+  type LayoutRecord,
+  movePhase,
+  readLayoutRecord,
+  updateLayout,
+  V1_CATALOG_PKS,
+} from './state.js';
 import { isV1Provider, isV1Row, isV1Usage, materializeProviders, moveCatalogItem, moveUsage, readV1Catalog, stripRow } from './v1.js';
 
 /** Scan segments (each its own cursor; the migration reads them in parallel) */
@@ -266,15 +275,4 @@ export async function migrateLayout(opts: { deadline: number; pageSize?: number 
     }
   }
   return { phase: rec.phase, did, progress: rec.progress, fraction: fractionOf(rec), done: rec.phase === 'complete' };
-}
-
-/** how far the migration is, 0..1: the scan (by the table's item estimate) is 90 %, the trees 10 % */
-export function fractionOf(rec: LayoutRecord): number {
-  if (rec.phase === 'complete') return 1;
-  if (rec.phase === 'waiting') return 0;
-  const scanned = rec.progress?.scanned ?? 0;
-  const est = Math.max(rec.estimate ?? 0, scanned, 1);
-  const segmentsDone = Array.from({ length: SCAN_SEGMENTS }, (_, s) => rec.cursors?.[String(s)] === 'done').filter(Boolean).length;
-  const scan = segmentsDone === SCAN_SEGMENTS ? 1 : Math.min(0.99, scanned / est);
-  return Math.round(scan * 0.9 * 1000) / 1000;
 }

@@ -49,6 +49,8 @@ export interface LayoutRecord extends LayoutState {
   by?: string;
   /** the items the table held when the migration began (DescribeTable's estimate), for a progress figure */
   estimate?: number;
+  /** the migration's scan segments (migrate.ts) */
+  segments?: number;
   progress?: LayoutProgress;
   /** the migration's scan: per segment, where it is (`done` once finished) */
   cursors?: Record<string, Record<string, unknown> | 'done'>;
@@ -69,6 +71,7 @@ function fromItem(it: Item): LayoutRecord {
     ...(it.since ? { since: String(it.since) } : {}),
     ...(it.by ? { by: String(it.by) } : {}),
     ...(it.estimate !== undefined ? { estimate: Number(it.estimate) } : {}),
+    ...(it.segments !== undefined ? { segments: Number(it.segments) } : {}),
     ...(it.progress ? { progress: it.progress as LayoutProgress } : {}),
     ...(it.cursors ? { cursors: it.cursors } : {}),
     ...(it.trees ? { trees: it.trees } : {}),
@@ -257,6 +260,30 @@ export async function layoutRefusal(
   return { message: v.message, headers: v.retryAfterS ? { 'retry-after': String(v.retryAfterS) } : {} };
 }
 const TABLELESS_PATHS = new Set(['', '/', '/v1', '/v1/', '/openapi.json']);
+
+/** how far a migration is, 0..1: its scan (items scanned over the table's estimate) is 90 %, the derived items 10 % */
+export function fractionOf(rec: LayoutRecord): number {
+  if (rec.phase === 'complete') return 1;
+  if (rec.phase === 'waiting') return 0;
+  const scanned = rec.progress?.scanned ?? 0;
+  const est = Math.max(rec.estimate ?? 0, scanned, 1);
+  const segments = rec.segments ?? 1;
+  const done = Object.values(rec.cursors ?? {}).filter((c) => c === 'done').length;
+  const scan = done >= segments ? 1 : Math.min(0.99, scanned / est);
+  return Math.round(scan * 0.9 * 1000) / 1000;
+}
+
+/**
+ * The table's layout as an answer header (`x-berth-layout`; the dashboard shows a
+ * migration's progress from it): `2`, or `1>2 migrating 45%`, `1>2 waiting`, `unrecorded`.
+ */
+export async function layoutHeader(): Promise<string> {
+  const r = (await verdicts().get()).record;
+  if (!r) return 'unrecorded';
+  if (r.phase === 'complete') return String(r.version);
+  const to = r.target ?? '?';
+  return r.phase === 'migrating' ? `${r.version}>${to} migrating ${Math.round(fractionOf(r) * 100)}%` : `${r.version}>${to} ${r.phase}`;
+}
 
 /** Is the table migrating to this release's layout (readers of layout-1 items must look for them)? */
 export async function layoutMigrating(): Promise<boolean> {

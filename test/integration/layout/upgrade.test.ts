@@ -71,6 +71,8 @@ describe('a table written by aea5993 (layout 1)', () => {
     forgetLayout();
     expect(await readLayoutRecord()).toMatchObject({ phase: 'migrating', progress: { catalog: 7, scanned: 0 } });
     expect(await differences(urls, answers)).toEqual([]);
+    // every Placement answer says where the table is (the dashboard shows it)
+    expect((await ask(urls, { api: 'placement', path: '/traits', version: '1.39' })).headers.get('x-berth-layout')).toBe('1>2 migrating 0%');
   });
 
   it('converts every layout-1 item and still answers every read the same', async () => {
@@ -81,6 +83,7 @@ describe('a table written by aea5993 (layout 1)', () => {
     forgetLayout();
     expect(await readLayoutRecord()).toMatchObject({ version: 2, phase: 'complete' });
     expect(await differences(urls, answers)).toEqual([]);
+    expect((await ask(urls, { api: 'placement', path: '/traits', version: '1.39' })).headers.get('x-berth-layout')).toBe('2');
     // nothing of layout 1 is left, and layout 2's derived items are there
     const items = await scanTable();
     const { isV1Provider, isV1Row, isV1Usage } = await import('../../../functions/store/layout/v1.js');
