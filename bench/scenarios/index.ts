@@ -9,6 +9,7 @@ import { largeScenario } from './large.js';
 import { capacityScenario } from './capacity.js';
 import { loadRateScenario } from './loadrate.js';
 import { importIronicScenario } from './import-ironic.js';
+import { layoutUpgradeScenario } from './layout-upgrade.js';
 
 export const SCENARIOS: Scenario[] = [
   ...claimScenarios,
@@ -21,4 +22,5 @@ export const SCENARIOS: Scenario[] = [
   capacityScenario,
   loadRateScenario,
   importIronicScenario,
+  layoutUpgradeScenario,
 ];
