@@ -20,6 +20,7 @@ import { PLACEMENT_ROUTES } from '../routes.js';
 import { ErrorCodes, PlacementError, renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
 import { RetriesExhausted } from '../../store/ddb/retry.js';
 import { layoutRefusal } from '../../store/layout/state.js';
+import { checkLimit } from '../../store/ratelimit.js';
 import { applyCors, corsSettings } from './cors.js';
 import { placementPolicy } from '../policy.js';
 import type { PolicyEngine } from '../../core/policy/engine.js';
@@ -207,6 +208,16 @@ export function contentTypeOf(req: HttpRequest): string {
 }
 
 async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, version: RequestVersion, handlers: FamilyRoutes): Promise<HttpResponse> {
+  // the caller's request budget (RATE_LIMIT), before anything else is read: every
+  // authenticated request counts, a 404 or a 400 as much as a success
+  if (identity.source !== 'none') {
+    const limited = await checkLimit('placement', identity, cfg.rateLimit, cfg.rateLimitExemptRoles);
+    if (limited) {
+      if (limited.error === 'unavailable') log.error('request limit unavailable', { request_id: req.requestId, error: String(limited.cause) });
+      const status = limited.error === 'limited' ? 429 : 503;
+      throw new PlacementError(status, limited.text, ErrorCodes.DEFAULT, { 'retry-after': String(limited.retryAfterS) });
+    }
+  }
   // Request size limits: Placement bodies are small JSON documents; refuse anything
   // bigger before parsing it (API Gateway's own limit is 10 MB).
   if (req.body !== undefined && Buffer.byteLength(req.body) > cfg.maxBodyBytes) {
