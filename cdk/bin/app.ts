@@ -16,6 +16,8 @@
  *   -c throttle=RATE:BURST -c routeThrottle='{"placement:/allocation_candidates":"100:200"}' -c publicThrottle=RATE:BURST
  *   -c projectRateLimit=RATE[:BURST] [-c rateLimitExemptRoles=service]   (per-project limit: cdk/lib/limits.ts)
  *   -c dashboardDomain=… -c dashboardCertificateArn=arn:aws:acm:us-east-1:…   (the dashboard with TLS 1.2 at least)
+ *   -c wafWebAclArn=arn:aws:wafv2:us-east-1:…:global/webacl/… [-c apiDomains=p.example.com,b.example.com -c apiCertificateArn=…]
+ *      (each API behind CloudFront with a WAF web ACL: cdk/lib/api-front.ts)
  * cdk/lib/context.ts reads and checks them all; an unknown -c option is refused.
  */
 import { App, Validations } from 'aws-cdk-lib';

@@ -36,6 +36,7 @@ import { BerthNetwork, setFunctionNetwork, validateNetwork, type NetworkOptions 
 import { PUBLIC_PATHS, rateLimitEnvironment, stageThrottles, validateLimits, type LimitOptions } from './limits.js';
 import { BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
 import type { DashboardDomain } from './dashboard.js';
+import { ApiFront, type ApiFrontOptions } from './api-front.js';
 
 export type { IdentityOptions } from './identity.js';
 
@@ -48,6 +49,8 @@ export interface BerthStackProps extends StackProps {
   network?: NetworkOptions;
   /** the dashboard on a domain of its own with an ACM certificate (TLS 1.2 at least; cdk/lib/dashboard.ts) */
   dashboardDomain?: DashboardDomain;
+  /** each API behind CloudFront with a WAF web ACL (cdk/lib/api-front.ts; `-c wafWebAclArn`) */
+  apiFront?: ApiFrontOptions;
   /** retain the table on stack deletion (default true) */
   retainData?: boolean;
   /** alarm notifications, dashboard, Contributor Insights (README, "Operating in AWS"); the alarms exist either way */
@@ -288,9 +291,15 @@ export class BerthStack extends Stack {
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${maintenanceId}.Arn>:*]`,
       reason: 'The scheduler may invoke the maintenance function and its versions only.',
     });
+    // -c wafWebAclArn: CloudFront and the web ACL in front of each API; the dashboard uses them too
+    const fronts = props.apiFront && {
+      placement: new ApiFront(this, 'PlacementFront', { api: this.placementApi, name: 'placement', options: props.apiFront }),
+      baremetal: new ApiFront(this, 'BaremetalFront', { api: baremetal.api, name: 'baremetal', options: props.apiFront }),
+    };
     new Dashboard(this, 'Dashboard', {
       placementApi: this.placementApi,
       baremetalApi: baremetal.api,
+      urls: fronts && { placement: fronts.placement.url, baremetal: fronts.baremetal.url },
       auth: identity.mode === 'jwt' ? 'bearer' : 'token',
       domain: props.dashboardDomain,
     });

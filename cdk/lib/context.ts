@@ -8,6 +8,7 @@
  * two lists.
  */
 import type { BerthStackProps } from './berth-stack.js';
+import { validateApiFront } from './api-front.js';
 import { validateDashboardDomain } from './dashboard.js';
 import type { LogLevel } from './function.js';
 import { parseRouteThrottles, parseThrottle } from './limits.js';
@@ -51,6 +52,9 @@ export const CONTEXT_OPTIONS: Record<string, string> = {
   rateLimitExemptRoles: 'role[,…]',
   dashboardDomain: 'domain name',
   dashboardCertificateArn: 'ACM certificate ARN (us-east-1)',
+  wafWebAclArn: 'WAFv2 web ACL ARN (CLOUDFRONT scope, us-east-1)',
+  apiDomains: 'placement domain,baremetal domain',
+  apiCertificateArn: 'ACM certificate ARN (us-east-1)',
 };
 
 export class ContextError extends Error {}
@@ -176,6 +180,9 @@ export function readContext(keys: string[], get: (key: string) => unknown): { id
       exemptRoles: list(ctx('rateLimitExemptRoles')),
     })),
     dashboardDomain: guard(() => validateDashboardDomain(ctx('dashboardDomain'), ctx('dashboardCertificateArn'))),
+    apiFront: guard(() =>
+      validateApiFront(ctx('wafWebAclArn'), ctx('apiDomains') === undefined ? undefined : list(ctx('apiDomains')), ctx('apiCertificateArn')),
+    ),
   };
   return { id: stackName, props, nag };
 }

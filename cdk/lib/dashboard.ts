@@ -63,6 +63,8 @@ export interface DashboardProps {
   auth?: 'token' | 'bearer';
   /** a domain of the operator's with its certificate (TLS 1.2 at least); default: the distribution's own */
   domain?: DashboardDomain;
+  /** the URLs the page calls instead of the APIs' own (the WAF fronts, cdk/lib/api-front.ts) */
+  urls?: { placement: string; baremetal: string };
 }
 
 /** Headers the dashboard sends (dashboard/public/api.js) and the ones it may read back. */
@@ -108,8 +110,12 @@ export class Dashboard extends Construct {
     });
     this.url = `https://${props.domain?.domainName ?? this.distribution.distributionDomainName}`;
 
-    const config: Record<string, unknown> = { placement: props.placementApi.apiEndpoint, token: '', auth: props.auth ?? 'token' };
-    if (props.baremetalApi) config.baremetal = props.baremetalApi.apiEndpoint;
+    const config: Record<string, unknown> = {
+      placement: props.urls?.placement ?? props.placementApi.apiEndpoint,
+      token: '',
+      auth: props.auth ?? 'token',
+    };
+    if (props.baremetalApi) config.baremetal = props.urls?.baremetal ?? props.baremetalApi.apiEndpoint;
     new s3deploy.BucketDeployment(this, 'Deploy', {
       sources: [s3deploy.Source.asset(DASHBOARD_SITE), s3deploy.Source.jsonData('config.json', config)],
       destinationBucket: this.bucket,

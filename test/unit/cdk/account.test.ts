@@ -469,6 +469,71 @@ describe('the dashboard’s TLS', () => {
   });
 });
 
+describe('an optional WAF: CloudFront in front of each API', () => {
+  const ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/berth/12345678-1234-1234-1234-123456789012';
+  const CERT = 'arn:aws:acm:us-east-1:123456789012:certificate/12345678-1234-1234-1234-123456789012';
+  const fronts = (r: Record<string, Resource>) =>
+    ofType(r, 'AWS::CloudFront::Distribution')
+      .map(([, d]) => d.Properties.DistributionConfig)
+      .filter((d) => /API behind WAF/.test(d.Comment));
+
+  it('-c wafWebAclArn: each API behind its own distribution with the web ACL, nothing cached, every header but Host forwarded, HTTPS only', () => {
+    const { stack, r, t } = build({ identity: KEYSTONE, apiFront: { wafWebAclArn: ACL } });
+    expect(nagErrors(stack)).toEqual([]);
+    const ds = fronts(r);
+    expect(ds).toHaveLength(2);
+    const apis = ofType(r, 'AWS::ApiGatewayV2::Api').map(([id]) => id);
+    for (const d of ds) {
+      expect(d.WebACLId).toBe(ACL);
+      const b = d.DefaultCacheBehavior;
+      // AWS's managed CachingDisabled and AllViewerExceptHostHeader policies
+      expect(b.CachePolicyId).toBe('4135ea2d-6df8-44a3-9df3-4b5a84be39ad');
+      expect(b.OriginRequestPolicyId).toBe('b689b0a8-53d0-40ab-baf2-68738e2966ac');
+      expect(b.ViewerProtocolPolicy).toBe('https-only');
+      expect(b.AllowedMethods).toHaveLength(7);
+      const o = d.Origins[0];
+      expect(o.CustomOriginConfig).toMatchObject({ OriginProtocolPolicy: 'https-only', OriginSSLProtocols: ['TLSv1.2'] });
+      expect(apis.some((id) => JSON.stringify(o.DomainName).includes(`"Ref":"${id}"`))).toBe(true);
+    }
+    const outputs = Object.keys(t.toJSON().Outputs);
+    expect(outputs).toEqual(expect.arrayContaining(['PlacementFrontUrl', 'BaremetalFrontUrl', 'PlacementUrl', 'BaremetalUrl']));
+  });
+
+  it('-c apiDomains with -c apiCertificateArn: the fronts on those names with TLSv1.2_2021', () => {
+    const { stack, r } = build({
+      identity: JWT,
+      apiFront: { wafWebAclArn: ACL, domains: { placement: 'placement.example.com', baremetal: 'baremetal.example.com', certificateArn: CERT } },
+    });
+    expect(nagErrors(stack)).toEqual([]);
+    const ds = fronts(r);
+    expect(ds.map((d) => d.Aliases[0]).sort()).toEqual(['baremetal.example.com', 'placement.example.com']);
+    for (const d of ds)
+      expect(d.ViewerCertificate).toEqual({ AcmCertificateArn: CERT, MinimumProtocolVersion: 'TLSv1.2_2021', SslSupportMethod: 'sni-only' });
+  });
+
+  it('builds no front without the option, and refuses an ACL or names that cannot work', () => {
+    expect(fronts(build({ identity: JWT }, false).r)).toEqual([]);
+    const ctx = (o: Record<string, unknown>) => () =>
+      readContext(
+        Object.keys({ identity: 'jwt', ...o }),
+        (k) => ({ identity: 'jwt', jwtIssuer: 'https://i.example.com', jwtAudience: 'a', ...o })[k],
+      );
+    expect(ctx({ wafWebAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/berth/12345678-1234-1234-1234-123456789012' })).toThrow(
+      /scope CLOUDFRONT/,
+    );
+    expect(ctx({ apiDomains: 'a.example.com,b.example.com' })).toThrow(/add -c wafWebAclArn/);
+    expect(ctx({ wafWebAclArn: ACL, apiDomains: 'a.example.com' })).toThrow(/names two domains/);
+    expect(
+      ctx({
+        wafWebAclArn: ACL,
+        apiDomains: 'a.example.com,b.example.com',
+        apiCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/12345678-1234-1234-1234-123456789012',
+      }),
+    ).toThrow(/us-east-1/);
+    expect(ctx({ wafWebAclArn: ACL }).call(null).props.apiFront).toEqual({ wafWebAclArn: ACL });
+  });
+});
+
 describe('cdk-nag over combinations of the new options', () => {
   const cert = {
     domainName: 'berth.example.com',
@@ -476,7 +541,7 @@ describe('cdk-nag over combinations of the new options', () => {
   };
   const cases: Array<[string, BerthStackProps]> = [
     [
-      'keystone + new VPC + KMS key + project limit + alarms by e-mail + dashboard domain + placement scheduler',
+      'keystone + new VPC + KMS key + project limit + alarms by e-mail + dashboard domain + WAF fronts + placement scheduler',
       {
         identity: { ...KEYSTONE, keystoneSecretKmsKeyArn: KEY },
         network: { create: true, keystoneCidr: '10.0.0.0/8' },
@@ -484,6 +549,7 @@ describe('cdk-nag over combinations of the new options', () => {
         operations: { alarmEmails: ['ops@example.com'], dashboard: true },
         dashboardDomain: cert,
         baremetalScheduler: 'placement',
+        apiFront: { wafWebAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/berth/12345678-1234-1234-1234-123456789012' },
       },
     ],
     [
