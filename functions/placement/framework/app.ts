@@ -208,16 +208,6 @@ export function contentTypeOf(req: HttpRequest): string {
 }
 
 async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, version: RequestVersion, handlers: FamilyRoutes): Promise<HttpResponse> {
-  // the caller's request budget (RATE_LIMIT), before anything else is read: every
-  // authenticated request counts, a 404 or a 400 as much as a success
-  if (identity.source !== 'none') {
-    const limited = await checkLimit('placement', identity, cfg.rateLimit, cfg.rateLimitExemptRoles);
-    if (limited) {
-      if (limited.error === 'unavailable') log.error('request limit unavailable', { request_id: req.requestId, error: String(limited.cause) });
-      const status = limited.error === 'limited' ? 429 : 503;
-      throw new PlacementError(status, limited.text, ErrorCodes.DEFAULT, { 'retry-after': String(limited.retryAfterS) });
-    }
-  }
   // Request size limits: Placement bodies are small JSON documents; refuse anything
   // bigger before parsing it (API Gateway's own limit is 10 MB).
   if (req.body !== undefined && Buffer.byteLength(req.body) > cfg.maxBodyBytes) {
@@ -239,6 +229,18 @@ async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, versi
     const e = new PlacementError(404);
     e.escaped = true;
     throw e;
+  }
+  // the caller's request budget (RATE_LIMIT), before the request is read: every
+  // authenticated request to a route counts, a 400 as much as a success. Unmatched paths
+  // are API Gateway's $default route (no authorizer, the public throttle), served by the
+  // root family, which has no bucket.
+  if (identity.source !== 'none') {
+    const limited = await checkLimit('placement', identity, cfg.rateLimit, cfg.rateLimitExemptRoles);
+    if (limited) {
+      if (limited.error === 'unavailable') log.error('request limit unavailable', { request_id: req.requestId, error: String(limited.cause) });
+      const status = limited.error === 'limited' ? 429 : 503;
+      throw new PlacementError(status, limited.text, ErrorCodes.DEFAULT, { 'retry-after': String(limited.retryAfterS) });
+    }
   }
   const fn = handlers[m.route.path]?.[req.method];
   if (!m.route.methods.includes(req.method)) {
