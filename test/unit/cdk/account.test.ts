@@ -577,4 +577,100 @@ describe('cdk-nag over combinations of the new options', () => {
       expect(nagErrors(stack)).toEqual([]);
     }, 120_000);
   }
+
+  /**
+   * Every pair of values of the new options meets in at least one stack (a greedy
+   * all-pairs covering of the option matrix): a finding that needs two options together
+   * shows up here without synthesizing all 576 combinations.
+   */
+  const ACL = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/berth/12345678-1234-1234-1234-123456789012';
+  const factors: Record<string, Array<[string, Partial<BerthStackProps> | ((p: BerthStackProps) => BerthStackProps)]>> = {
+    identity: [
+      ['keystone', { identity: KEYSTONE }],
+      ['jwt', { identity: JWT }],
+    ],
+    network: [
+      ['no VPC', {}],
+      ['vpc=create', { network: { create: true } }],
+      ['vpcId + endpoints', { network: IMPORTED }],
+      ['vpcId, vpcEndpoints=none', { network: { vpcId: IMPORTED.vpcId, subnetIds: IMPORTED.subnetIds, endpoints: 'none' } }],
+    ],
+    kms: [
+      ['no key', {}],
+      // a key for the Keystone secret only: with JWT there is no secret
+      ['customer key', (p) => (p.identity?.mode === 'keystone' ? { ...p, identity: { ...p.identity, keystoneSecretKmsKeyArn: KEY } } : p)],
+    ],
+    limits: [
+      ['default throttles', {}],
+      [
+        'throttles + project limit',
+        {
+          limits: {
+            stage: { rate: 300, burst: 600 },
+            routes: { 'placement:/allocation_candidates': { rate: 50, burst: 100 } },
+            project: { rate: 10, burst: 20 },
+            exemptRoles: ['service'],
+          },
+        },
+      ],
+    ],
+    alarms: [
+      ['no destination', {}],
+      ['e-mail', { operations: { alarmEmails: ['ops@example.com'], dashboard: true } }],
+      ['alarms=off', { operations: { alarms: false } }],
+    ],
+    dashboard: [
+      ['default certificate', {}],
+      ['own domain', { dashboardDomain: cert }],
+    ],
+    waf: [
+      ['no WAF', {}],
+      ['WAF fronts', { apiFront: { wafWebAclArn: ACL } }],
+      [
+        'WAF fronts on own domains',
+        { apiFront: { wafWebAclArn: ACL, domains: { placement: 'p.example.com', baremetal: 'b.example.com', certificateArn: cert.certificateArn } } },
+      ],
+    ],
+  };
+  const names = Object.keys(factors);
+  const pairsOf = (row: number[]) => names.flatMap((_, i) => names.slice(i + 1).map((__, k) => `${i}:${row[i]}|${i + k + 1}:${row[i + k + 1]}`));
+  const uncovered = new Set<string>();
+  for (let i = 0; i < names.length; i++)
+    for (let j = i + 1; j < names.length; j++)
+      for (let a = 0; a < factors[names[i]!]!.length; a++) for (let b = 0; b < factors[names[j]!]!.length; b++) uncovered.add(`${i}:${a}|${j}:${b}`);
+  const rows: number[][] = [];
+  while (uncovered.size) {
+    // greedy: start from the first uncovered pair, then pick each other factor's value that covers most
+    const [first] = uncovered;
+    const [[fi, fa], [fj, fb]] = first!.split('|').map((x) => x.split(':').map(Number)) as [[number, number], [number, number]];
+    const row = names.map(() => 0);
+    row[fi] = fa;
+    row[fj] = fb;
+    for (let i = 0; i < names.length; i++) {
+      if (i === fi || i === fj) continue;
+      let best = 0;
+      let bestGain = -1;
+      for (let v = 0; v < factors[names[i]!]!.length; v++) {
+        row[i] = v;
+        const gain = pairsOf(row).filter((p) => uncovered.has(p)).length;
+        if (gain > bestGain) [best, bestGain] = [v, gain];
+      }
+      row[i] = best;
+    }
+    for (const p of pairsOf(row)) uncovered.delete(p);
+    rows.push(row);
+  }
+  it(`all pairs of option values (${rows.length} stacks) pass cdk-nag`, () => {
+    expect(rows.length).toBeLessThan(20);
+    for (const row of rows) {
+      let props: BerthStackProps = {};
+      const label = row.map((v, i) => factors[names[i]!]![v]![0]).join(', ');
+      for (const [i, v] of row.entries()) {
+        const f = factors[names[i]!]![v]![1];
+        props = typeof f === 'function' ? f(props) : { ...props, ...f };
+      }
+      const { stack } = build(props);
+      expect(nagErrors(stack), label).toEqual([]);
+    }
+  }, 600_000);
 });
