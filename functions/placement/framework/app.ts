@@ -230,18 +230,6 @@ async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, versi
     e.escaped = true;
     throw e;
   }
-  // the caller's request budget (RATE_LIMIT), before the request is read: every
-  // authenticated request to a route counts, a 400 as much as a success. Unmatched paths
-  // are API Gateway's $default route (no authorizer, the public throttle), served by the
-  // root family, which has no bucket.
-  if (identity.source !== 'none') {
-    const limited = await checkLimit('placement', identity, cfg.rateLimit, cfg.rateLimitExemptRoles);
-    if (limited) {
-      if (limited.error === 'unavailable') log.error('request limit unavailable', { request_id: req.requestId, error: String(limited.cause) });
-      const status = limited.error === 'limited' ? 429 : 503;
-      throw new PlacementError(status, limited.text, ErrorCodes.DEFAULT, { 'retry-after': String(limited.retryAfterS) });
-    }
-  }
   const fn = handlers[m.route.path]?.[req.method];
   if (!m.route.methods.includes(req.method)) {
     throw new PlacementError(405, 'The method specified is not allowed for this resource.', undefined, {
@@ -252,6 +240,19 @@ async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, versi
   // a table in a layout this release does not serve (yet): 503, nothing read or written
   const refused = await layoutRefusal(req.path);
   if (refused) throw new PlacementError(503, refused.message, undefined, refused.headers);
+  // the caller's request budget (RATE_LIMIT), before the request is read (after the
+  // layout check, which reads and writes nothing): every authenticated request to a
+  // route counts, a 400 as much as a success. Unmatched paths
+  // are API Gateway's $default route (no authorizer, the public throttle), served by the
+  // root family, which has no bucket.
+  if (identity.source !== 'none') {
+    const limited = await checkLimit('placement', identity, cfg.rateLimit, cfg.rateLimitExemptRoles);
+    if (limited) {
+      if (limited.error === 'unavailable') log.error('request limit unavailable', { request_id: req.requestId, error: String(limited.cause) });
+      const status = limited.error === 'limited' ? 429 : 503;
+      throw new PlacementError(status, limited.text, ErrorCodes.DEFAULT, { 'retry-after': String(limited.retryAfterS) });
+    }
+  }
   let query: Query | undefined;
   const r: PlacementRequest = {
     http: req,

@@ -123,6 +123,12 @@ describe('the bucket itself (functions/store/ratelimit.ts)', () => {
     // a refusal is remembered: the next request of that bucket costs no write
     const again = await takeToken('placement', bucket, limit, t0 + 101);
     expect(again).toMatchObject({ error: 'limited', writes: 0 });
+    // the buckets are transient: an export leaves them behind, and they do not make a table non-empty
+    const { exportItems, tableIsEmpty } = await import('../../../functions/store/placement/dump.js');
+    const exported: string[] = [];
+    for await (const page of exportItems()) exported.push(...page.map((i) => String(i.pk?.S)));
+    expect(exported.filter((pk) => pk.startsWith('RATE#'))).toEqual([]);
+    expect(await tableIsEmpty()).toBe(true);
     // the table unreachable: unavailable (503), never let through
     process.env.DDB_ENDPOINT = 'http://127.0.0.1:9';
     const { resetConfig } = await import('../../../functions/config.js');
