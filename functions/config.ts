@@ -83,6 +83,21 @@ export interface BaremetalSettings {
   nodeActionStateMachineArn?: string;
 }
 
+/** a token bucket: `rate` requests a second, `burst` at once (functions/core/ratelimit.ts) */
+export interface RateLimit {
+  rate: number;
+  burst: number;
+}
+
+/** `RATE[:BURST]` (the burst defaults to the rate, rounded up); anything else: off */
+export function parseRateLimit(v: string | undefined): RateLimit | undefined {
+  const m = /^\s*(\d+(?:\.\d+)?)(?::(\d+))?\s*$/.exec(v ?? '');
+  if (!m) return undefined;
+  const rate = Number(m[1]);
+  const burst = m[2] === undefined ? Math.max(1, Math.ceil(rate)) : Number(m[2]);
+  return rate > 0 && burst >= 1 ? { rate, burst } : undefined;
+}
+
 export interface ObservabilitySettings {
   serviceName: string;
   /** LOG_LEVEL: INFO unless set (local runs); cdk/ sets WARN in AWS */
@@ -175,6 +190,15 @@ export interface Config {
    * first): 120 s in Lambda, 0 elsewhere (docs/design.md, "Layout versions and upgrades")
    */
   layoutSettleS: number;
+  /**
+   * RATE_LIMIT=RATE[:BURST]: each caller's (project's) token bucket per API, in the table
+   * (store/ratelimit.ts); beyond it both APIs answer 429 in their own format with
+   * Retry-After. Off (undefined) unless set; `-c projectRateLimit` sets it in AWS,
+   * `npm start -- --rate-limit` locally.
+   */
+  rateLimit?: RateLimit;
+  /** RATE_LIMIT_EXEMPT_ROLES: callers with any of these roles are not counted */
+  rateLimitExemptRoles: string[];
   /** claim guard: 'generation' only exists to repeat the measurement in docs/design.md */
   claimGuard: 'capacity' | 'generation';
   baremetal: BaremetalSettings;
@@ -266,6 +290,8 @@ export function loadConfig(env: Env = process.env): Config {
     maxResponseBytes: Math.max(0, int(env.MAX_RESPONSE_BYTES, 6 * 1024 * 1024)),
     legacyFlagTtlMs: Math.max(0, int(env.LEGACY_FLAG_TTL_MS, 60_000)),
     layoutSettleS: Math.max(0, num(env.LAYOUT_SETTLE_S, inLambda ? 120 : 0)),
+    rateLimit: parseRateLimit(env.RATE_LIMIT),
+    rateLimitExemptRoles: list(env.RATE_LIMIT_EXEMPT_ROLES),
     claimGuard: env.CLAIM_GUARD === 'generation' ? 'generation' : 'capacity',
     baremetal: {
       policy: {

@@ -18,6 +18,7 @@
  *          --host H, --maintenance-interval SECONDS (0 disables),
  *          --no-response-limit (lift Lambda's 6 MB answer limit, which applies by default as in AWS),
  *          --baremetal-scheduler database|placement (BAREMETAL_SCHEDULER; placement migrates the table first)
+ *          --rate-limit RATE[:BURST] (RATE_LIMIT: each caller's token bucket, as -c projectRateLimit in AWS)
  * SIGINT / SIGTERM stop every child.
  */
 import type { Server } from 'node:http';
@@ -30,7 +31,7 @@ import { describeFaults, parseFaults, startFaultProxy, type FaultProxy, type Fau
 import { startMeterProxy, type MeterProxy } from './ddb-meter.js';
 import { meterSummary } from './ddb-report.js';
 import type { ContainerSet } from './containers.js';
-import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../functions/config.js';
+import { BAREMETAL_SCHEDULERS, parseRateLimit, type BaremetalScheduler } from '../functions/config.js';
 import { closeServers } from './servers.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -69,6 +70,8 @@ interface Options {
   baremetalScheduler?: BaremetalScheduler;
   /** a table of an earlier layout: migrate it in the background (default) or leave it to `npx berth migrate` */
   layoutMigration?: 'background' | 'manual';
+  /** each caller's request budget per API (RATE_LIMIT, `RATE[:BURST]`): 429 with Retry-After beyond it */
+  rateLimit?: string;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -108,12 +111,13 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--container-concurrency') o.containerConcurrency = count(a, val(), 0);
     else if (a === '--ddb-meter') o.ddbMeter = true;
     else if (a === '--baremetal-scheduler') o.baremetalScheduler = scheduler(a, val());
+    else if (a === '--rate-limit') o.rateLimit = rateLimit(a, val());
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
         [
           'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--host H] [--maintenance-interval S] [--no-response-limit]',
           '                    [--ddb-port N | --ddb-endpoint URL] [--table NAME] [--ddb-faults SPEC] [--ddb-meter]',
-          '                    [--containers K] [--container-concurrency N] [--baremetal-scheduler database|placement]',
+          '                    [--containers K] [--container-concurrency N] [--baremetal-scheduler database|placement] [--rate-limit RATE[:BURST]]',
           '  --ddb-endpoint URL   use an existing DynamoDB (LocalStack, DynamoDB Local in a container, ...); the table is created if missing',
           '  --ddb-faults SPEC    DynamoDB fault and lag injector, e.g. rate=0.05,lag=500,seed=7 (see local/ddb-faults.ts)',
           '  --ddb-meter          record every DynamoDB call and the units AWS would bill; a summary per request type at exit',
@@ -122,6 +126,8 @@ export function parseArgs(argv: string[]): Options {
           '  --baremetal-scheduler database|placement',
           '                       where bare-metal allocations find and reserve nodes (default database; placement',
           '                       makes every node a resource provider and migrates the table first)',
+          '  --rate-limit RATE[:BURST]  each caller (project) may make RATE requests a second, BURST at once, per API;',
+          "                       beyond it a 429 in the API's own format with Retry-After (as -c projectRateLimit in AWS)",
           '',
         ].join('\n'),
       );
@@ -133,6 +139,11 @@ export function parseArgs(argv: string[]): Options {
   if (o.ddbEndpoint && o.fresh)
     throw new Error('--fresh empties the DynamoDB Local that npm start runs; with --ddb-endpoint use a new --table instead');
   return o;
+}
+
+function rateLimit(flag: string, v: string): string {
+  if (!parseRateLimit(v)) throw new Error(`${flag} ${v}: expected RATE[:BURST] (requests a second, burst), e.g. 5:10`);
+  return v;
 }
 
 function count(flag: string, v: string, min: number): number {
@@ -220,6 +231,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
   process.env.AWS_REGION ??= 'local';
   if (o.noResponseLimit) process.env.MAX_RESPONSE_BYTES = '0';
   if (o.baremetalScheduler) process.env.BAREMETAL_SCHEDULER = o.baremetalScheduler;
+  if (o.rateLimit) process.env.RATE_LIMIT = o.rateLimit;
   // CloudWatch EMF metric lines are for Lambda; locally they would only be noise
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   let faults: FaultProxy | undefined;

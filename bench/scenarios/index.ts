@@ -10,6 +10,7 @@ import { capacityScenario } from './capacity.js';
 import { loadRateScenario } from './loadrate.js';
 import { importIronicScenario } from './import-ironic.js';
 import { layoutUpgradeScenario } from './layout-upgrade.js';
+import { rateLimitScenario } from './ratelimit.js';
 
 export const SCENARIOS: Scenario[] = [
   ...claimScenarios,
@@ -23,4 +24,5 @@ export const SCENARIOS: Scenario[] = [
   loadRateScenario,
   importIronicScenario,
   layoutUpgradeScenario,
+  rateLimitScenario,
 ];

@@ -101,8 +101,25 @@ function layout1Items(n: number, m: number): { items: Record<string, unknown>[];
   });
   const projects = new Map<string, Record<string, unknown>>();
   for (const t of usage.values()) {
-    items.push({ pk: `USAGE#${t.project}`, sk: `U#${t.user}#0`, kind: 'USAGE', project: t.project, user: t.user, 'n:INSTANCE': t.n, 'r:INSTANCE:VCPU': t.vcpu, 'r:INSTANCE:MEMORY_MB': t.mem });
-    const p = projects.get(t.project) ?? { pk: `USAGE#${t.project}`, sk: 'P#0', kind: 'USAGE', project: t.project, 'n:INSTANCE': 0, 'r:INSTANCE:VCPU': 0, 'r:INSTANCE:MEMORY_MB': 0 };
+    items.push({
+      pk: `USAGE#${t.project}`,
+      sk: `U#${t.user}#0`,
+      kind: 'USAGE',
+      project: t.project,
+      user: t.user,
+      'n:INSTANCE': t.n,
+      'r:INSTANCE:VCPU': t.vcpu,
+      'r:INSTANCE:MEMORY_MB': t.mem,
+    });
+    const p = projects.get(t.project) ?? {
+      pk: `USAGE#${t.project}`,
+      sk: 'P#0',
+      kind: 'USAGE',
+      project: t.project,
+      'n:INSTANCE': 0,
+      'r:INSTANCE:VCPU': 0,
+      'r:INSTANCE:MEMORY_MB': 0,
+    };
     p['n:INSTANCE'] = Number(p['n:INSTANCE']) + t.n;
     p['r:INSTANCE:VCPU'] = Number(p['r:INSTANCE:VCPU']) + t.vcpu;
     p['r:INSTANCE:MEMORY_MB'] = Number(p['r:INSTANCE:MEMORY_MB']) + t.mem;
@@ -132,7 +149,9 @@ async function run(ctx: BenchContext): Promise<void> {
   await ddb().send(new DeleteCommand({ TableName: tableName(), Key: layoutKey() }));
   const { items, hosts } = layout1Items(n, m);
   const t0 = performance.now();
-  const batches = Array.from({ length: Math.ceil(items.length / BATCH_WRITE_MAX) }, (_, i) => items.slice(i * BATCH_WRITE_MAX, (i + 1) * BATCH_WRITE_MAX));
+  const batches = Array.from({ length: Math.ceil(items.length / BATCH_WRITE_MAX) }, (_, i) =>
+    items.slice(i * BATCH_WRITE_MAX, (i + 1) * BATCH_WRITE_MAX),
+  );
   let next = 0;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
@@ -161,7 +180,12 @@ async function run(ctx: BenchContext): Promise<void> {
       record('provider', await pl('GET', `/resource_providers/${h}`, undefined, '1.39'));
       record('usages', await pl('GET', `/usages?project_id=project-${i % PROJECTS}`, undefined, '1.38'));
       const c = randomUUID();
-      const claim = await pl('PUT', `/allocations/${c}`, { allocations: { [h]: { resources: { VCPU: 1 } } }, project_id: 'bench', user_id: 'bench', consumer_generation: null }, '1.38');
+      const claim = await pl(
+        'PUT',
+        `/allocations/${c}`,
+        { allocations: { [h]: { resources: { VCPU: 1 } } }, project_id: 'bench', user_id: 'bench', consumer_generation: null },
+        '1.38',
+      );
       record('claim', claim);
       if (claim.status === 204) record('delete', await pl('DELETE', `/allocations/${c}`, undefined, '1.38'));
       if (i % 4 === 0) record('candidates', await pl('GET', '/allocation_candidates?resources=VCPU:1,MEMORY_MB:512&limit=50', undefined, '1.39'));
@@ -205,9 +229,20 @@ async function run(ctx: BenchContext): Promise<void> {
       const ks = list.filter((s) => s.kind === kind);
       const ms = ks.map((s) => s.ms);
       const errors = ks.filter((s) => s.status >= 500).length;
-      const rec = { kind: 'layout-upgrade-latency', key: `layout-upgrade/${n}/${p}/${kind}`, phase: p, request: kind, n: ks.length, p50_ms: r1(pct(ms, 50)), p99_ms: r1(pct(ms, 99)), errors_5xx: errors };
+      const rec = {
+        kind: 'layout-upgrade-latency',
+        key: `layout-upgrade/${n}/${p}/${kind}`,
+        phase: p,
+        request: kind,
+        n: ks.length,
+        p50_ms: r1(pct(ms, 50)),
+        p99_ms: r1(pct(ms, 99)),
+        errors_5xx: errors,
+      };
       ctx.emit(rec);
-      ctx.say(`  ${p.padEnd(12)} ${kind.padEnd(10)} n=${String(ks.length).padStart(5)} p50 ${String(rec.p50_ms).padStart(7)} ms  p99 ${String(rec.p99_ms).padStart(7)} ms  5xx ${errors}`);
+      ctx.say(
+        `  ${p.padEnd(12)} ${kind.padEnd(10)} n=${String(ks.length).padStart(5)} p50 ${String(rec.p50_ms).padStart(7)} ms  p99 ${String(rec.p99_ms).padStart(7)} ms  5xx ${errors}`,
+      );
     }
   }
 }

@@ -6,7 +6,6 @@
 import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer, HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
 import * as scheduler from 'aws-cdk-lib/aws-scheduler';
 import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
@@ -19,22 +18,40 @@ import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
 import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../../functions/config.js';
-import { BerthFunction, setFunctionSettings, type FunctionSettings } from './function.js';
-import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
+import { BerthFunction, setFunctionSettings, validateForest, type FunctionSettings } from './function.js';
+import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, RATE_LIMIT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
 import { DeployFinished } from './deploy-finished.js';
 import { Dashboard } from './dashboard.js';
 import { Operations, contributorInsights, validateOperations, type OperationsOptions } from './operations.js';
-import { INSECURE_NO_AUTH, authorizerCacheTtl, identityEnvironment, validateIdentity, type IdentityOptions } from './identity.js';
+import {
+  INSECURE_NO_AUTH,
+  authorizerCacheTtl,
+  grantKeystoneSecret,
+  identityEnvironment,
+  validateIdentity,
+  type IdentityOptions,
+} from './identity.js';
+import { BerthNetwork, setFunctionNetwork, validateNetwork, type NetworkOptions } from './network.js';
+import { PUBLIC_PATHS, rateLimitEnvironment, stageThrottles, validateLimits, type LimitOptions } from './limits.js';
+import { BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
+import type { DashboardDomain } from './dashboard.js';
+import { ApiFront, type ApiFrontOptions } from './api-front.js';
 
 export type { IdentityOptions } from './identity.js';
 
 export interface BerthStackProps extends StackProps {
   /** required: there is no default (cdk/lib/identity.ts) */
   identity?: Partial<IdentityOptions>;
-  /** API Gateway stage throttling (requests per second and burst) */
-  throttle?: { rate: number; burst: number };
+  /** API Gateway throttles (stage, routes, public routes) and the per-project bucket (cdk/lib/limits.ts) */
+  limits?: Partial<LimitOptions>;
+  /** the functions in a VPC (cdk/lib/network.ts; `-c vpc=create` or `-c vpcId=…`) */
+  network?: NetworkOptions;
+  /** the dashboard on a domain of its own with an ACM certificate (TLS 1.2 at least; cdk/lib/dashboard.ts) */
+  dashboardDomain?: DashboardDomain;
+  /** each API behind CloudFront with a WAF web ACL (cdk/lib/api-front.ts; `-c wafWebAclArn`) */
+  apiFront?: ApiFrontOptions;
   /** retain the table on stack deletion (default true) */
   retainData?: boolean;
   /** alarm notifications, dashboard, Contributor Insights (README, "Operating in AWS"); the alarms exist either way */
@@ -70,6 +87,17 @@ export class BerthStack extends Stack {
     setFunctionSettings(this, props.functions);
     const operations = validateOperations(props.operations);
     const bmScheduler = validateScheduler(props.baremetalScheduler);
+    validateForest(props.forest);
+    const limits = validateLimits(props.limits, {
+      placement: PLACEMENT_ROUTES.map((r) => r.path),
+      baremetal: BAREMETAL_ROUTES.map((r) => r.path),
+    });
+    const networkOptions = validateNetwork(props.network);
+    if (networkOptions) {
+      // before any function: BerthFunction places itself in the VPC it finds here
+      const network = new BerthNetwork(this, 'Network', { options: networkOptions, keystoneUrl: identity.keystoneUrl });
+      setFunctionNetwork(this, network);
+    }
     const retain = props.retainData ?? true;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
@@ -100,6 +128,8 @@ export class BerthStack extends Stack {
         table: this.table,
         access: 'none',
         memoryMb: 512,
+        // in a VPC: the security group that reaches Keystone and Secrets Manager only
+        network: 'keystone',
         environment: {
           KEYSTONE_URL: identity.keystoneUrl!,
           KEYSTONE_USERNAME: identity.keystoneUsername ?? 'placement',
@@ -110,7 +140,7 @@ export class BerthStack extends Stack {
           KEYSTONE_CACHE_TTL_S: '0',
         },
       });
-      secretsmanager.Secret.fromSecretCompleteArn(this, 'KeystoneSecret', identity.keystonePasswordSecretArn!).grantRead(fn.fn);
+      grantKeystoneSecret(this, fn.fn, identity);
       authorizer = new HttpLambdaAuthorizer('KeystoneAuthorizer', fn.fn, {
         responseTypes: [HttpLambdaResponseType.SIMPLE],
         identitySource: ['$request.header.X-Auth-Token'],
@@ -119,7 +149,8 @@ export class BerthStack extends Stack {
     } else if (identity.mode !== INSECURE_NO_AUTH) {
       throw new Error(`identity mode ${identity.mode} builds no authorizer`);
     }
-    const identityEnv = identityEnvironment(identity);
+    // the API functions' settings: identity, and the per-project bucket when it is on
+    const identityEnv = { ...identityEnvironment(identity), ...rateLimitEnvironment(limits) };
     const env: Record<string, string> = {
       PLACEMENT_POLICY_MODE: 'secure-rbac',
       // Placement refuses writes to bare-metal nodes' consumers in that mode
@@ -137,7 +168,7 @@ export class BerthStack extends Stack {
       description: 'OpenStack Placement API (Berth)',
       createDefaultStage: true,
     });
-    this.configureStage(this.placementApi, accessLogs, props.throttle);
+    this.configureStage(this.placementApi, 'placement', accessLogs, limits);
     const families = new Map<string, BerthFunction>();
     const forestMemoryMb = props.forest?.memoryMb ?? 3008;
     for (const family of PLACEMENT_FAMILIES) {
@@ -161,6 +192,8 @@ export class BerthStack extends Stack {
       const rules = PLACEMENT_ACCESS[family];
       if (!rules) throw new Error(`no table access rules for Placement family ${family} (cdk/lib/permissions.ts)`);
       grantTableAccess(fn.fn, this.table, rules);
+      // the project bucket: every family but the version document's (no caller to count)
+      if (limits.project && family !== 'root') grantTableAccess(fn.fn, this.table, RATE_LIMIT_ACCESS.placement);
       families.set(family, fn);
     }
     for (const route of PLACEMENT_ROUTES) {
@@ -188,11 +221,19 @@ export class BerthStack extends Stack {
       table: this.table,
       authorizer,
       environment: identityEnv,
-      configureStage: (api, lg) => this.configureStage(api, lg, props.throttle),
+      configureStage: (api, lg) => this.configureStage(api, 'baremetal', lg, limits),
       scheduler: bmScheduler,
       forestMemoryMb,
     });
     new CfnOutput(this, 'BaremetalUrl', { value: baremetal.url });
+    if (limits.project) {
+      for (const [family, fn] of baremetal.families) if (family !== 'root') grantTableAccess(fn.fn, this.table, RATE_LIMIT_ACCESS.baremetal);
+    }
+    // route settings name routes by key: the stage must wait for them
+    for (const api of [this.placementApi, baremetal.api]) {
+      const stage = api.defaultStage!.node.defaultChild as apigw.CfnStage;
+      for (const r of this.node.findAll()) if (r instanceof apigw.CfnRoute && r.apiId === api.apiId) stage.addDependency(r);
+    }
 
     // ---------------------------------------------------------------- maintenance
     // orphan recovery (bare metal) and the incomplete-consumer migration, every minute;
@@ -251,10 +292,17 @@ export class BerthStack extends Stack {
       id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${maintenanceId}.Arn>:*]`,
       reason: 'The scheduler may invoke the maintenance function and its versions only.',
     });
+    // -c wafWebAclArn: CloudFront and the web ACL in front of each API; the dashboard uses them too
+    const fronts = props.apiFront && {
+      placement: new ApiFront(this, 'PlacementFront', { api: this.placementApi, name: 'placement', options: props.apiFront }),
+      baremetal: new ApiFront(this, 'BaremetalFront', { api: baremetal.api, name: 'baremetal', options: props.apiFront }),
+    };
     new Dashboard(this, 'Dashboard', {
       placementApi: this.placementApi,
       baremetalApi: baremetal.api,
+      urls: fronts && { placement: fronts.placement.url, baremetal: fronts.baremetal.url },
       auth: identity.mode === 'jwt' ? 'bearer' : 'token',
+      domain: props.dashboardDomain,
     });
     // last: the alarms watch every function built above
     this.operations = new Operations(this, 'Operations', {
@@ -273,12 +321,14 @@ export class BerthStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
   }
 
-  private configureStage(api: apigw.HttpApi, logGroup: logs.LogGroup, throttle?: { rate: number; burst: number }) {
+  private configureStage(api: apigw.HttpApi, name: 'placement' | 'baremetal', logGroup: logs.LogGroup, limits: LimitOptions) {
     const stage = api.defaultStage!.node.defaultChild as apigw.CfnStage;
-    stage.defaultRouteSettings = {
-      throttlingRateLimit: throttle?.rate ?? 1000,
-      throttlingBurstLimit: throttle?.burst ?? 2000,
-    };
+    // the version documents and $default: answered 429 by API Gateway beyond their throttle
+    const routes = name === 'placement' ? PLACEMENT_ROUTES : BAREMETAL_ROUTES;
+    const publicPaths = routes.map((r) => r.path).filter((p) => PUBLIC_PATHS[name].includes(p));
+    const { defaultRouteSettings, routeSettings } = stageThrottles(name, publicPaths, limits);
+    stage.defaultRouteSettings = defaultRouteSettings;
+    stage.routeSettings = routeSettings;
     stage.accessLogSettings = {
       destinationArn: logGroup.logGroupArn,
       format: JSON.stringify({

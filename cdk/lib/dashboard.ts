@@ -10,6 +10,7 @@
  */
 import { CfnOutput, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
+import * as acm from 'aws-cdk-lib/aws-certificatemanager';
 import * as cloudfront from 'aws-cdk-lib/aws-cloudfront';
 import * as origins from 'aws-cdk-lib/aws-cloudfront-origins';
 import * as s3 from 'aws-cdk-lib/aws-s3';
@@ -22,11 +23,48 @@ import { ROOT } from './function.js';
 /** the page's files, uploaded as they are */
 export const DASHBOARD_SITE = join(ROOT, 'dashboard', 'public');
 
+/**
+ * The dashboard on a domain of the operator's (`-c dashboardDomain=… -c
+ * dashboardCertificateArn=…`): CloudFront then enforces its TLSv1.2_2021 policy. On its
+ * default *.cloudfront.net certificate CloudFront sets the policy to TLSv1 whatever the
+ * template asks, so without a domain viewers may still connect with TLS 1.0.
+ */
+export interface DashboardDomain {
+  domainName: string;
+  /** an ACM certificate in us-east-1 (CloudFront's region) covering domainName */
+  certificateArn: string;
+}
+
+export class DashboardConfigError extends Error {}
+
+const DOMAIN = /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/;
+const CLOUDFRONT_CERTIFICATE = /^arn:aws(-[a-z]+)*:acm:us-east-1:\d{12}:certificate\/[0-9a-f-]{36}$/;
+
+/** `-c dashboardDomain` with `-c dashboardCertificateArn`, both or neither; undefined: the default domain */
+export function validateDashboardDomain(domainName: string | undefined, certificateArn: string | undefined): DashboardDomain | undefined {
+  if (domainName === undefined && certificateArn === undefined) return undefined;
+  if (!domainName || !certificateArn) {
+    throw new DashboardConfigError('dashboardDomain and dashboardCertificateArn go together: the domain and its ACM certificate (in us-east-1)');
+  }
+  if (!DOMAIN.test(domainName))
+    throw new DashboardConfigError(`dashboardDomain ${JSON.stringify(domainName)} is not a domain name (lower case, e.g. berth.example.com)`);
+  if (!CLOUDFRONT_CERTIFICATE.test(certificateArn)) {
+    throw new DashboardConfigError(
+      `dashboardCertificateArn ${JSON.stringify(certificateArn)} is not an ACM certificate ARN in us-east-1 (CloudFront uses certificates from that region only)`,
+    );
+  }
+  return { domainName, certificateArn };
+}
+
 export interface DashboardProps {
   placementApi: apigw.HttpApi;
   baremetalApi?: apigw.HttpApi;
   /** how the page sends its token: X-Auth-Token (Keystone / none) or Authorization: Bearer (JWT) */
   auth?: 'token' | 'bearer';
+  /** a domain of the operator's with its certificate (TLS 1.2 at least); default: the distribution's own */
+  domain?: DashboardDomain;
+  /** the URLs the page calls instead of the APIs' own (the WAF fronts, cdk/lib/api-front.ts) */
+  urls?: { placement: string; baremetal: string };
 }
 
 /** Headers the dashboard sends (dashboard/public/api.js) and the ones it may read back. */
@@ -51,7 +89,16 @@ export class Dashboard extends Construct {
     this.distribution = new cloudfront.Distribution(this, 'Cdn', {
       comment: 'Berth dashboard',
       defaultRootObject: 'index.html',
-      minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+      // CloudFront honours a security policy only with a certificate of the operator's
+      // (DashboardDomain); on its default certificate it keeps TLSv1 whatever is set
+      ...(props.domain
+        ? {
+            minimumProtocolVersion: cloudfront.SecurityPolicyProtocol.TLS_V1_2_2021,
+            domainNames: [props.domain.domainName],
+            certificate: acm.Certificate.fromCertificateArn(this, 'Certificate', props.domain.certificateArn),
+            sslSupportMethod: cloudfront.SSLMethod.SNI,
+          }
+        : {}),
       httpVersion: cloudfront.HttpVersion.HTTP2_AND_3,
       defaultBehavior: {
         origin: origins.S3BucketOrigin.withOriginAccessControl(this.bucket),
@@ -61,10 +108,14 @@ export class Dashboard extends Construct {
         responseHeadersPolicy: cloudfront.ResponseHeadersPolicy.SECURITY_HEADERS,
       },
     });
-    this.url = `https://${this.distribution.distributionDomainName}`;
+    this.url = `https://${props.domain?.domainName ?? this.distribution.distributionDomainName}`;
 
-    const config: Record<string, unknown> = { placement: props.placementApi.apiEndpoint, token: '', auth: props.auth ?? 'token' };
-    if (props.baremetalApi) config.baremetal = props.baremetalApi.apiEndpoint;
+    const config: Record<string, unknown> = {
+      placement: props.urls?.placement ?? props.placementApi.apiEndpoint,
+      token: '',
+      auth: props.auth ?? 'token',
+    };
+    if (props.baremetalApi) config.baremetal = props.urls?.baremetal ?? props.baremetalApi.apiEndpoint;
     new s3deploy.BucketDeployment(this, 'Deploy', {
       sources: [s3deploy.Source.asset(DASHBOARD_SITE), s3deploy.Source.jsonData('config.json', config)],
       destinationBucket: this.bucket,
@@ -101,11 +152,16 @@ export class Dashboard extends Construct {
         'Static files only: every call with data goes to the authenticated APIs (which have their own throttling), so a WAF adds cost without protecting anything.',
       ],
       ['AwsSolutions-CFR3', 'Static files only; API calls are logged by the APIs’ access logs.'],
-      [
-        'AwsSolutions-CFR4',
-        'The distribution uses its default *.cloudfront.net certificate (no custom domain), whose security policy cannot be raised; give it a custom domain with an ACM certificate to enforce TLSv1.2_2021 (set below).',
-      ],
     ]);
+    if (!props.domain) {
+      // answered with -c dashboardDomain / dashboardCertificateArn; without them it cannot be
+      acknowledge(this.distribution, [
+        [
+          'AwsSolutions-CFR4',
+          'The distribution uses its default *.cloudfront.net certificate, on which CloudFront keeps TLSv1 whatever is set; -c dashboardDomain with -c dashboardCertificateArn enforces TLSv1.2_2021 (README, "Deploying to AWS").',
+        ],
+      ]);
+    }
     // the BucketDeployment's provider function (aws-cdk-lib's own code): object-level
     // wildcards on the CDK asset bucket (read) and on this site bucket (sync), nothing else
     const stack = Stack.of(this);
@@ -114,6 +170,13 @@ export class Dashboard extends Construct {
     const why =
       'CDK’s BucketDeployment copies the dashboard’s files from the CDK asset bucket into the site bucket: S3 object-level wildcards on those two buckets only.';
     for (const c of deployer) {
+      // its runtime is aws-cdk-lib's choice for its own (Python) handler, not Berth's
+      acknowledge(c, [
+        [
+          'AwsSolutions-L1',
+          'CDK’s BucketDeployment handler (aws-cdk-lib’s own code and runtime) copies the dashboard’s files at deploy time; Berth’s own functions run the newest Node.js runtime.',
+        ],
+      ]);
       acknowledge(
         c,
         [

@@ -14,8 +14,20 @@ import { Construct } from 'constructs';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { functionNetwork, type NetworkRole } from './network.js';
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/**
+ * The Lambda runtime of every Berth function: the newest Node.js Lambda offers
+ * (nodejs22.x is deprecated on 30 April 2027). Node 24 drops callback-style handlers;
+ * every Berth handler is async. The bundles target the same Node version, and the
+ * bundle runner (`npm run invoke -- --template …`) runs them on it
+ * (test/integration/cli/bundles.test.ts).
+ */
+export const LAMBDA_RUNTIME = lambda.Runtime.NODEJS_24_X;
+/** esbuild's target for that runtime */
+export const BUNDLE_TARGET = 'node24';
 
 export type TableAccess = 'none' | 'read' | 'readwrite';
 
@@ -63,6 +75,21 @@ export function setFunctionSettings(stack: Stack, settings: Partial<FunctionSett
   return s;
 }
 
+/**
+ * The forest functions' memory (MB: Lambda's 128–10,240; a forest family keeps all but 384
+ * MB as heap, so at least 1,024) and provisioned concurrency (a whole number; 0 = none).
+ */
+export function validateForest(f: { memoryMb?: number; provisionedConcurrency?: number } = {}): void {
+  const m = f.memoryMb;
+  if (m !== undefined && !(Number.isInteger(m) && m >= 1024 && m <= 10240)) {
+    throw new FunctionSettingsError(`forestMemoryMb ${JSON.stringify(m)} must be a whole number of MB from 1024 to 10240 (Lambda's maximum)`);
+  }
+  const pc = f.provisionedConcurrency;
+  if (pc !== undefined && !(Number.isInteger(pc) && pc >= 0 && pc <= 1000)) {
+    throw new FunctionSettingsError(`provisionedConcurrency ${JSON.stringify(pc)} must be a whole number from 0 to 1000`);
+  }
+}
+
 export function functionSettings(scope: Construct): FunctionSettings {
   return settingsOfStack.get(Stack.of(scope)) ?? { ...FUNCTION_DEFAULTS };
 }
@@ -85,6 +112,8 @@ export interface BerthFunctionProps {
   provisionedConcurrency?: number;
   /** at most this many instances at once (reserved concurrency); unset: the account's shared pool */
   reservedConcurrency?: number;
+  /** in a VPC (cdk/lib/network.ts, `-c vpc…`): which security group it gets (default 'aws': DynamoDB and the endpoints) */
+  network?: NetworkRole;
 }
 
 export class BerthFunction extends Construct {
@@ -111,11 +140,14 @@ export class BerthFunction extends Construct {
       ...(settings.sourceMaps ? ['--enable-source-maps'] : []),
       ...(props.largeHeap ? [`--max-old-space-size=${memoryMb - 384}`] : []),
     ];
+    // in the stack's VPC when there is one (setFunctionNetwork), with its role's security group
+    const placement = functionNetwork(this)?.placement(props.network ?? 'aws');
     this.fn = new NodejsFunction(this, 'Fn', {
+      ...placement,
       entry: join(ROOT, props.entry),
       handler: 'handler',
       description: props.description,
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: LAMBDA_RUNTIME,
       architecture: lambda.Architecture.ARM_64,
       memorySize: memoryMb,
       timeout: props.timeout ?? Duration.seconds(29),
@@ -137,7 +169,7 @@ export class BerthFunction extends Construct {
       },
       bundling: {
         format: OutputFormat.ESM,
-        target: 'node22',
+        target: BUNDLE_TARGET,
         minify: true,
         sourceMap: settings.sourceMaps,
         mainFields: ['module', 'main'],

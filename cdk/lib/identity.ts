@@ -11,7 +11,11 @@
  *             noauth2): for throwaway test stacks only; cdk-nag's APIG4 finding is left
  *             standing, so it does not synthesise with the AwsSolutions checks on
  */
-import { Duration } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as secretsmanager from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
 import { parseClaimMapping } from '../../functions/core/policy/identity.js';
 
 export const INSECURE_NO_AUTH = 'insecure-none-tests-only';
@@ -33,6 +37,14 @@ export interface IdentityOptions {
   /** Secrets Manager secret holding the service user's password (its complete ARN) */
   keystonePasswordSecretArn?: string;
   keystoneProject?: string;
+  /**
+   * the customer-managed KMS key the password secret is encrypted with (its key ARN). Not
+   * needed for the default `aws/secretsmanager` key, whose policy lets any principal of the
+   * account that may read the secret decrypt it through Secrets Manager; a customer key's
+   * policy does not, so the authorizer gets kms:Decrypt on this key, through Secrets
+   * Manager only.
+   */
+  keystoneSecretKmsKeyArn?: string;
   /** seconds API Gateway caches a Keystone authorizer answer (0–300, default 60) */
   authorizerCacheTtlS?: number;
 }
@@ -45,6 +57,10 @@ const HOW =
 
 // a complete secret ARN: the name ends with Secrets Manager's 6-character suffix
 const SECRET_ARN = /^arn:aws(-[a-z]+)*:secretsmanager:[a-z]{2}(-[a-z]+)+-\d:\d{12}:secret:[A-Za-z0-9/_+=.@-]+-[A-Za-z0-9]{6}$/;
+
+// a key ARN (an alias cannot be granted kms:Decrypt by ARN); multi-Region keys start mrk-
+const KMS_KEY_ARN =
+  /^arn:aws(-[a-z]+)*:kms:[a-z]{2}(-[a-z]+)+-\d:\d{12}:key\/(mrk-[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 function httpsUrl(value: string | undefined, name: string): string {
   if (!value) throw new IdentityConfigError(`${name} is required`);
@@ -91,12 +107,45 @@ export function validateIdentity(o: Partial<IdentityOptions> | undefined): Ident
       );
     }
     if (opts.keystoneUsername !== undefined && opts.keystoneUsername.trim() === '') throw new IdentityConfigError('keystoneUsername is empty');
+    if (opts.keystoneSecretKmsKeyArn !== undefined && !KMS_KEY_ARN.test(opts.keystoneSecretKmsKeyArn)) {
+      throw new IdentityConfigError(
+        `keystoneSecretKmsKeyArn ${JSON.stringify(opts.keystoneSecretKmsKeyArn)} is not a KMS key ARN (arn:aws:kms:<region>:<account>:key/<key id>; an alias will not do)`,
+      );
+    }
+  }
+  if (mode !== 'keystone') {
+    for (const k of ['keystoneUrl', 'keystonePasswordSecretArn', 'keystoneUsername', 'keystoneProject', 'keystoneSecretKmsKeyArn'] as const) {
+      if (opts[k] !== undefined) throw new IdentityConfigError(`${k} applies to -c identity=keystone only`);
+    }
+  }
+  if (mode !== 'jwt') {
+    for (const k of ['jwtIssuer'] as const) if (opts[k] !== undefined) throw new IdentityConfigError(`${k} applies to -c identity=jwt only`);
+    if (opts.jwtAudience?.length) throw new IdentityConfigError('jwtAudience applies to -c identity=jwt only');
   }
   const ttl = opts.authorizerCacheTtlS;
   if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 0 || ttl > MAX_AUTHORIZER_CACHE_TTL_S)) {
     throw new IdentityConfigError(`authorizerCacheTtl must be a whole number of seconds from 0 to ${MAX_AUTHORIZER_CACHE_TTL_S}`);
   }
   return opts;
+}
+
+/**
+ * Let the Keystone authorizer read its password: GetSecretValue on the secret and, with a
+ * customer-managed key, kms:Decrypt on that key alone, only through Secrets Manager in
+ * the secret's region.
+ */
+export function grantKeystoneSecret(scope: Construct, fn: lambda.IFunction, o: IdentityOptions): void {
+  secretsmanager.Secret.fromSecretCompleteArn(scope, 'KeystoneSecret', o.keystonePasswordSecretArn!).grantRead(fn);
+  if (o.keystoneSecretKmsKeyArn) {
+    const region = o.keystonePasswordSecretArn!.split(':')[3];
+    fn.addToRolePolicy(
+      new iam.PolicyStatement({
+        actions: ['kms:Decrypt'],
+        resources: [o.keystoneSecretKmsKeyArn],
+        conditions: { StringEquals: { 'kms:ViaService': `secretsmanager.${region}.${Stack.of(scope).urlSuffix}` } },
+      }),
+    );
+  }
 }
 
 export function authorizerCacheTtl(o: IdentityOptions): Duration {

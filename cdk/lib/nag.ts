@@ -17,10 +17,6 @@ export function nagAcknowledgements(_stack: Stack, _table: dynamodb.TableV2): Ar
       id: 'AwsSolutions::AwsSolutions-IAM5[Resource::*]',
       reason: 'X-Ray tracing (PutTraceSegments, PutTelemetryRecords) has no resource-level permissions.',
     },
-    {
-      id: 'AwsSolutions::AwsSolutions-L1',
-      reason: 'Node.js 22 is the Lambda runtime the customer fixed for Berth (it is also what the code is tested on).',
-    },
   ];
 }
 

@@ -10,7 +10,7 @@
  * happens (errors, throttles, 5xx) treat a missing period as "nothing happened"; the one
  * alarm on something that must keep happening (maintenance runs) treats it as breaching.
  */
-import { Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
@@ -40,7 +40,16 @@ export interface OperationsOptions {
    * Billed per event it counts, so it grows with traffic, unlike the dashboard.
    */
   insights: InsightsMode | false;
+  /**
+   * false (`-c alarms=off`): build no alarms. With alarms and no destination (neither
+   * alarmEmail nor alarmTopicArn) the synth warns that they notify nobody.
+   */
+  alarms: boolean;
 }
+
+/** the warning of a deployment whose alarms notify nobody (cdk synth / deploy print it) */
+export const NO_ALARM_DESTINATION_WARNING =
+  'The alarms notify nobody: add -c alarmEmail=ops@example.com or -c alarmTopicArn=arn:aws:sns:…, or -c alarms=off to deploy without alarms knowingly (README, "Operating in AWS").';
 
 export class OperationsConfigError extends Error {}
 
@@ -63,11 +72,14 @@ export function validateOperations(o: Partial<OperationsOptions> = {}): Operatio
   if (o.alarmTopicArn !== undefined && !TOPIC_ARN.test(o.alarmTopicArn)) {
     throw new OperationsConfigError(`alarmTopicArn ${JSON.stringify(o.alarmTopicArn)} is not the ARN of a standard SNS topic`);
   }
+  const alarms = o.alarms ?? true;
+  if (!alarms && (alarmEmails.length || o.alarmTopicArn !== undefined))
+    throw new OperationsConfigError('-c alarms=off builds no alarms: leave out alarmEmail and alarmTopicArn, or drop alarms=off');
   const insights = o.insights ?? false;
   if (insights !== false && insights !== 'all' && insights !== 'throttled')
     throw new OperationsConfigError(`insights ${JSON.stringify(insights)} is not all, throttled or false`);
   // the keys Contributor Insights finds are read next to the traffic on the dashboard
-  return { alarmEmails, alarmTopicArn: o.alarmTopicArn, insights, dashboard: (o.dashboard ?? false) || insights !== false };
+  return { alarmEmails, alarmTopicArn: o.alarmTopicArn, insights, dashboard: (o.dashboard ?? false) || insights !== false, alarms };
 }
 
 /** The table's Contributor Insights setting (applies to its indexes too) for `insights`. */
@@ -134,13 +146,20 @@ export class Operations extends Construct {
   private readonly actions: cloudwatch.IAlarmAction[] = [];
   private readonly prefix: string;
 
-  constructor(scope: Construct, id: string, props: OperationsProps) {
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly props: OperationsProps,
+  ) {
     super(scope, id);
     const stack = Stack.of(this);
     this.prefix = stack.stackName;
     const { options } = props;
 
     // ---- where alarms go
+    if (options.alarms && !options.alarmEmails.length && !options.alarmTopicArn) {
+      Annotations.of(stack).addWarningV2('@berth/operations:alarms-notify-nobody', NO_ALARM_DESTINATION_WARNING);
+    }
     if (options.alarmEmails.length) {
       // SNS encrypted with a key of our own: CloudWatch cannot publish to a topic encrypted
       // with the AWS managed key, whose policy cannot name it
@@ -302,7 +321,7 @@ export class Operations extends Construct {
         height: 2,
       }),
     );
-    d.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 6 }));
+    if (this.alarms.length) d.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 6 }));
     d.addWidgets(
       graph(
         'API requests',
@@ -403,7 +422,8 @@ export class Operations extends Construct {
       evaluationPeriods?: number;
       treatMissingData?: cloudwatch.TreatMissingData;
     },
-  ): cloudwatch.Alarm {
+  ): cloudwatch.Alarm | undefined {
+    if (!this.props.options.alarms) return undefined;
     const alarm = new cloudwatch.Alarm(this, id, {
       alarmName: `${this.prefix}-${id}`,
       alarmDescription: o.description,

@@ -241,6 +241,17 @@ export const BAREMETAL_PLACEMENT_ACCESS: { families: Record<string, AccessRule[]
   };
 
 /**
+ * The per-project token bucket (`-c projectRateLimit`; functions/store/ratelimit.ts):
+ * one UpdateItem per request on the caller's bucket, `RATE#<api>#<project>`, each API
+ * on its own buckets. Granted to every API family but the version documents', only
+ * when the limit is on.
+ */
+export const RATE_LIMIT_ACCESS: Record<'placement' | 'baremetal', AccessRule[]> = {
+  placement: [{ actions: [UPDATE], keys: ['RATE#placement#*'] }],
+  baremetal: [{ actions: [UPDATE], keys: ['RATE#baremetal#*'] }],
+};
+
+/**
  * Bare-metal items (functions/store/baremetal/keys.ts) and their gsi2 partitions. The
  * bare-metal construct (cdk/lib/baremetal.ts) decides the actions per family and step;
  * these bind them to bare-metal items, so no bare-metal function can read or write a

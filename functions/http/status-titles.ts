@@ -10,6 +10,7 @@ export const STATUS_TITLES: Readonly<Record<number, string>> = {
   413: 'Request Entity Too Large',
   414: 'Request-URI Too Long',
   415: 'Unsupported Media Type',
+  429: 'Too Many Requests',
   500: 'Internal Server Error',
   503: 'Service Unavailable',
 };

@@ -23,6 +23,7 @@ import { Err, IronicError } from '../../core/baremetal/errors.js';
 import { internalErrorText } from '../../core/errors.js';
 import { pyDumps } from './pyjson.js';
 import { layoutRefusal } from '../../store/layout/state.js';
+import { checkLimit } from '../../store/ratelimit.js';
 import { HEADER, checkVersion, parseVersionHeader, rangeHeaders, type ApiVersion } from './versions.js';
 
 export interface BmRequest {
@@ -279,6 +280,14 @@ async function pipeline(req: HttpRequest, handlers: FamilyRoutes): Promise<HttpR
     // a table in a layout this release does not serve (yet): 503, nothing read or written
     const refused = await layoutRefusal(req.path, { ownItemsOnly: cfg.baremetal.scheduler === 'database' });
     if (refused) throw new IronicError(503, refused.message, 'Server', refused.headers);
+    // the caller's request budget (RATE_LIMIT): every authenticated request counts
+    if (!open && identity.source !== 'none') {
+      const limited = await checkLimit('baremetal', identity, cfg.rateLimit, cfg.rateLimitExemptRoles);
+      if (limited) {
+        if (limited.error === 'unavailable') log.error('request limit unavailable', { request_id: req.requestId, error: String(limited.cause) });
+        throw new IronicError(limited.error === 'limited' ? 429 : 503, limited.text, undefined, { 'retry-after': String(limited.retryAfterS) });
+      }
+    }
     const res = await fn(r);
     Object.assign(res.headers, vheaders, r.headers);
     return requestIdHeaders(res, req.requestId);

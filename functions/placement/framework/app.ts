@@ -20,6 +20,7 @@ import { PLACEMENT_ROUTES } from '../routes.js';
 import { ErrorCodes, PlacementError, renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
 import { RetriesExhausted } from '../../store/ddb/retry.js';
 import { layoutHeader, layoutRefusal } from '../../store/layout/state.js';
+import { checkLimit } from '../../store/ratelimit.js';
 import { applyCors, corsSettings } from './cors.js';
 import { placementPolicy } from '../policy.js';
 import type { PolicyEngine } from '../../core/policy/engine.js';
@@ -247,6 +248,19 @@ async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, versi
   // a table in a layout this release does not serve (yet): 503, nothing read or written
   const refused = await layoutRefusal(req.path);
   if (refused) throw new PlacementError(503, refused.message, undefined, refused.headers);
+  // the caller's request budget (RATE_LIMIT), before the request is read (after the
+  // layout check, which reads and writes nothing): every authenticated request to a
+  // route counts, a 400 as much as a success. Unmatched paths
+  // are API Gateway's $default route (no authorizer, the public throttle), served by the
+  // root family, which has no bucket.
+  if (identity.source !== 'none') {
+    const limited = await checkLimit('placement', identity, cfg.rateLimit, cfg.rateLimitExemptRoles);
+    if (limited) {
+      if (limited.error === 'unavailable') log.error('request limit unavailable', { request_id: req.requestId, error: String(limited.cause) });
+      const status = limited.error === 'limited' ? 429 : 503;
+      throw new PlacementError(status, limited.text, ErrorCodes.DEFAULT, { 'retry-after': String(limited.retryAfterS) });
+    }
+  }
   let query: Query | undefined;
   const r: PlacementRequest = {
     http: req,

@@ -34,6 +34,7 @@ const EXPLANATIONS: Record<number, string> = {
   409: 'There was a conflict when trying to complete your request.',
   413: 'The body of your request was too large for this server.',
   414: 'The request URI was too long for this server.',
+  429: 'The client has sent too many requests in a given amount of time.',
   500: 'The server has either erred or is incapable of performing the requested operation.',
   503: 'The server is currently unavailable. Please try again at a later time.',
 };

@@ -7,7 +7,7 @@
  * exported: an import writes fresh ones naming every imported provider instead, so a
  * running API whose provider snapshot is warm sees the imported forest at once.
  * Transaction markers and fences (`TX#…`, `BMTX#…`, store/ddb/tx.ts; TTL one day) are
- * transient too and stay behind.
+ * transient too and stay behind, as do the request budgets of `RATE_LIMIT` (`RATE#…`).
  *
  * Import is for an EMPTY table only (a restore, a move between accounts or from
  * DynamoDB Local to AWS): it uses BatchWriteItem, which has no conditions, so it is
@@ -27,8 +27,11 @@ export type RawItem = Record<string, AttributeValue>;
 /** An item as written to a dump file: AttributeValues, binary as base64 */
 export type DumpItem = Record<string, unknown>;
 
-/** change-log entries and transaction markers: transient, never exported, ignored by the emptiness check */
-const isLog = (item: RawItem) => /^(LOG|TX|BMTX)#/.test(item.pk?.S ?? '');
+/**
+ * change-log entries, transaction markers and request budgets (`RATE#…`, store/ratelimit.ts;
+ * TTL an hour): transient, never exported, ignored by the emptiness check
+ */
+const isLog = (item: RawItem) => /^(LOG|TX|BMTX|RATE)#/.test(item.pk?.S ?? '');
 /** the table's layout record (store/layout/state.ts): travels with the items it describes */
 const isLayoutRecord = (item: RawItem) => item.pk?.S === layoutKey().pk && item.sk?.S === layoutKey().sk;
 

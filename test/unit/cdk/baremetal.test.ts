@@ -132,7 +132,7 @@ describe('the bare-metal construct', () => {
     const table = new dynamodb.TableV2(s, 'T', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
     const bm = new BaremetalApi(s, 'Bm', { table });
     const fn = new lambda.Function(s, 'Maintenance', {
-      runtime: lambda.Runtime.NODEJS_22_X,
+      runtime: lambda.Runtime.NODEJS_24_X,
       handler: 'i.h',
       code: lambda.Code.fromInline('exports.h=1'),
     });

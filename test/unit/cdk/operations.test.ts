@@ -12,7 +12,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack, type BerthStackProps } from '../../../cdk/lib/berth-stack.js';
-import { BerthFunction, FunctionSettingsError, setFunctionSettings } from '../../../cdk/lib/function.js';
+import { BerthFunction, FunctionSettingsError, LAMBDA_RUNTIME, setFunctionSettings } from '../../../cdk/lib/function.js';
 import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
 import { OperationsConfigError, parseInsights } from '../../../cdk/lib/operations.js';
 import { SAM_CONTEXT } from '../../../cdk/lib/sam.js';
@@ -37,7 +37,7 @@ const resources = (t: Template): Record<string, Resource> => t.toJSON().Resource
 /** Berth's own functions (BerthFunction), not CDK's custom-resource helpers */
 const berthFunctions = (t: Template) =>
   Object.entries(resources(t)).filter(
-    ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === 'nodejs22.x' && r.Properties.Description,
+    ([, r]) => r.Type === 'AWS::Lambda::Function' && r.Properties.Runtime === LAMBDA_RUNTIME.name && r.Properties.Description,
   );
 
 let byDefault: Template;

@@ -15,7 +15,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack } from '../../../cdk/lib/berth-stack.js';
-import { BerthFunction } from '../../../cdk/lib/function.js';
+import { BerthFunction, LAMBDA_RUNTIME } from '../../../cdk/lib/function.js';
 import { SAM_CONTEXT } from '../../../cdk/lib/sam.js';
 
 let resources: Record<string, any>;
@@ -38,8 +38,8 @@ const ofType = (t: string) => Object.entries(resources).filter(([, r]) => r.Type
 
 describe('the template as AWS SAM CLI reads it', () => {
   it('tells SAM where every function’s code and construct are', () => {
-    // Berth's functions (BerthFunction: Node.js 22), not CDK's own custom-resource helpers
-    const fns = ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Runtime === 'nodejs22.x' && r.Properties.Description);
+    // Berth's functions (BerthFunction: LAMBDA_RUNTIME), not CDK's own custom-resource helpers
+    const fns = ofType('AWS::Lambda::Function').filter(([, r]) => r.Properties.Runtime === LAMBDA_RUNTIME.name && r.Properties.Description);
     expect(fns.length).toBeGreaterThanOrEqual(20);
     for (const [id, f] of fns) {
       expect(f.Metadata?.['aws:asset:property'], id).toBe('Code');

@@ -36,7 +36,7 @@ describe('the CDK stack', () => {
     });
   });
 
-  it('runs every function on Node.js 22 / arm64 with tracing and Powertools logs', () => {
+  it('runs every function on the newest Node.js Lambda offers (nodejs24.x) / arm64 with tracing and Powertools logs', () => {
     const fns = template.findResources('AWS::Lambda::Function');
     const ours = Object.values(fns).filter(
       (f) => (f as any).Properties.Runtime !== undefined && String((f as any).Properties.Description ?? '').length,
@@ -44,7 +44,7 @@ describe('the CDK stack', () => {
     expect(ours.length).toBeGreaterThan(0);
     for (const f of ours) {
       expect((f as any).Properties).toMatchObject({
-        Runtime: 'nodejs22.x',
+        Runtime: 'nodejs24.x',
         Architectures: ['arm64'],
         TracingConfig: { Mode: 'Active' },
         // Powertools writes JSON lines itself; Lambda's JSON format would impose its own level
