@@ -28,10 +28,7 @@ import { MACHINES, STEPS } from '../../functions/conductor/machines.js';
 import type { Machine } from '../../functions/conductor/executor.js';
 import { BerthFunction, ROOT } from './function.js';
 import { acknowledgePublicRoute } from './nag.js';
-import { BAREMETAL_PLACEMENT_ACCESS, LAYOUT_READ, baremetalRules, grantTableAccess, type AccessRule } from './permissions.js';
-
-/** families whose routes need no table: no layout check either (functions/store/layout/state.ts TABLELESS) */
-const TABLELESS_FAMILIES = ['root', 'drivers'];
+import { BAREMETAL_PLACEMENT_ACCESS, baremetalFamilyRules, baremetalRules, grantTableAccess, type AccessRule } from './permissions.js';
 import { STATE_MACHINE_ARN_ENV, type BaremetalScheduler } from '../../functions/config.js';
 
 const READ = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
@@ -178,9 +175,8 @@ export class BaremetalApi extends Construct {
           ...props.environment,
         },
       });
-      this.grantTable(fn.fn, FAMILY_ACTIONS[family] ?? [...READ, ...WRITE]);
-      // the table's layout record (the documents of root and drivers need no table)
-      if (!TABLELESS_FAMILIES.includes(family)) grantTableAccess(fn.fn, table, LAYOUT_READ);
+      // its actions on bare-metal items, and the table's layout record (cdk/lib/permissions.ts)
+      grantTableAccess(fn.fn, table, baremetalFamilyRules(family, FAMILY_ACTIONS[family] ?? [...READ, ...WRITE]));
       if (placement) this.grantPlacement(fn.fn, BAREMETAL_PLACEMENT_ACCESS.families[family]);
       if (starts) this.machines.get(starts)!.grantStartExecution(fn.fn);
       this.families.set(family, fn);

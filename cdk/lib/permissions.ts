@@ -277,6 +277,14 @@ export function baremetalRules(actions: string[]): AccessRule[] {
   return rules;
 }
 
+/** bare-metal families whose routes need no table (no layout check either: functions/store/layout/state.ts) */
+export const TABLELESS_BAREMETAL_FAMILIES = ['root', 'drivers'];
+
+/** A bare-metal API family's rules: its actions on bare-metal items and, when it reads the table, the layout record. */
+export function baremetalFamilyRules(family: string, actions: string[]): AccessRule[] {
+  return [...baremetalRules(actions), ...(TABLELESS_BAREMETAL_FAMILIES.includes(family) ? [] : LAYOUT_READ)];
+}
+
 /** Merge rules with the same index and key set (fewer, clearer statements). */
 export function normalise(rules: AccessRule[]): AccessRule[] {
   const by = new Map<string, AccessRule>();

@@ -13,7 +13,13 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { asFamily, calls, denied, serveRecorded } from './ddb-recorder.js';
 import { activeBaremetal, useBaremetalTable, type BmApi } from '../baremetal/harness.js';
-import { BAREMETAL_PLACEMENT_ACCESS, MAINTENANCE_ACCESS, baremetalRules, type AccessRule } from '../../../cdk/lib/permissions.js';
+import {
+  BAREMETAL_PLACEMENT_ACCESS,
+  MAINTENANCE_ACCESS,
+  baremetalFamilyRules,
+  baremetalRules,
+  type AccessRule,
+} from '../../../cdk/lib/permissions.js';
 import { FAMILY_ACTIONS, PLACEMENT_STEP_ACTIONS, STEP_ACTIONS } from '../../../cdk/lib/baremetal.js';
 
 let server: Server;
@@ -64,7 +70,8 @@ async function node(rc: string, name?: string): Promise<string> {
 
 function grants(): Record<string, AccessRule[]> {
   const g: Record<string, AccessRule[]> = {};
-  for (const [f, rules] of Object.entries(BAREMETAL_PLACEMENT_ACCESS.families)) g[f] = [...baremetalRules(FAMILY_ACTIONS[f] ?? []), ...rules];
+  for (const [f, rules] of Object.entries(BAREMETAL_PLACEMENT_ACCESS.families))
+    g[f] = [...baremetalFamilyRules(f, FAMILY_ACTIONS[f] ?? []), ...rules];
   for (const [s, rules] of Object.entries(BAREMETAL_PLACEMENT_ACCESS.steps)) {
     g[`step ${s}`] = [...baremetalRules([...(STEP_ACTIONS[s] ?? []), ...(PLACEMENT_STEP_ACTIONS[s] ?? [])]), ...rules];
   }

@@ -10,7 +10,7 @@ import type { Server } from 'node:http';
 import { client, useTable, type Api } from '../harness.js';
 import { calls, denied, serveRecorded } from './ddb-recorder.js';
 import { placementWorkflow } from './placement-workflow.js';
-import { PLACEMENT_ACCESS, RATE_LIMIT_ACCESS, baremetalRules, type AccessRule } from '../../../cdk/lib/permissions.js';
+import { PLACEMENT_ACCESS, RATE_LIMIT_ACCESS, baremetalFamilyRules, type AccessRule } from '../../../cdk/lib/permissions.js';
 import { FAMILY_ACTIONS } from '../../../cdk/lib/baremetal.js';
 
 let placement: Api;
@@ -88,7 +88,7 @@ it('bare metal: each family’s requests are allowed by its actions on bare-meta
   ] as const) {
     expect((await req(m, p)).status, `${m} ${p}`).toBeLessThan(500);
   }
-  const grants = Object.fromEntries(Object.entries(FAMILY_ACTIONS).map(([f, actions]) => [f, baremetalRules(actions)]));
+  const grants = Object.fromEntries(Object.entries(FAMILY_ACTIONS).map(([f, actions]) => [f, baremetalFamilyRules(f, actions)]));
   // only the bare-metal server served since the reset
   const bm = [...calls];
   const buckets = bm.filter((c) => c.pk?.startsWith('RATE#'));
