@@ -23,10 +23,23 @@ commands:
   migrate-baremetal [--settle S]  switch bare metal to the placement scheduler: every node
                                   its resource provider, every allocation its consumer
                                   (resumable, idempotent; docs/design.md)
+  import-placement --from URL [--token T] [--final] [--concurrency N] [--accept-losses]
+                                  a running Placement's state into this table through its
+                                  API, in passes: each copies what changed (by generation);
+                                  --final, with the source's writes frozen, makes it exact
+                                  (resumable, idempotent; refuses a table it did not write)
+  verify-placement --against URL [--token T] [--berth URL] [--ignore-generations]
+                                  compare every provider, inventory, trait, aggregate, usage
+                                  and consumer the source and Berth show; exit 1 on any difference
+  export-placement --to URL [--token T] [--concurrency N]
+                                  replay this table's Placement state into an EMPTY Placement
+                                  (its generations start again)
   help                            this text
 
 environment: TABLE_NAME (default berth), DDB_ENDPOINT (DynamoDB Local; unset for AWS),
-AWS_REGION and the usual AWS credentials.
+AWS_REGION and the usual AWS credentials. The Placement commands take the source's or
+target's credentials as the OpenStack clients do: --token, OS_AUTH_TYPE=admin_token with
+OS_TOKEN, OS_CLOUD (clouds.yaml), or OS_AUTH_URL / OS_USERNAME / OS_PASSWORD / OS_PROJECT_NAME.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -61,6 +74,12 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./migrate-consumers.js')).migrateConsumersCommand(rest);
     case 'migrate-baremetal':
       return (await import('./berth/migrate-baremetal.js')).migrateBaremetalCommand(rest);
+    case 'import-placement':
+      return (await import('./berth/import-placement.js')).importPlacementCommand(rest);
+    case 'verify-placement':
+      return (await import('./berth/verify-placement.js')).verifyPlacementCommand(rest);
+    case 'export-placement':
+      return (await import('./berth/export-placement.js')).exportPlacementCommand(rest);
     case undefined:
     case 'help':
     case '--help':
