@@ -65,8 +65,16 @@ export const OPTIONAL_PACKAGES = [
   {
     id: 'placement',
     packages: ['python3-placement'],
-    tests: 'the reference Placement the Nova report-client test checks first (test/integration/clients/nova-report.test.ts)',
+    tests:
+      'the reference Placement the Nova report-client test checks first (test/integration/clients/nova-report.test.ts), and the source and target of the Placement import and export tests (test/integration/migration/)',
     present: () => python('placement/deploy.py'),
+  },
+  {
+    id: 'reference-servers',
+    packages: [],
+    hint: 'put the shared materials next to the checkout (../shared, with reference/serve-placement.sh) or point BERTH_SHARED at them',
+    tests: 'the Placement import, verification and export against the real Placement (test/integration/migration/)',
+    present: () => existsSync(join(sharedDir(), 'reference', 'serve-placement.sh')),
   },
   {
     id: 'chromium',

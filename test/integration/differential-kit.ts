@@ -169,34 +169,52 @@ export function normalizeOrdered(
   return v;
 }
 
+/** A reference server started by its launcher script (its own process group), until `stop()`. */
+export interface ReferenceServer {
+  url: string;
+  stop(): void;
+}
+
 /**
- * Run `body` with a reference server (its launcher script, in its own process group)
- * and a fresh local Berth stack; both are stopped afterwards, whatever happens.
+ * Start a reference server (../shared/reference launcher) on `port` with a fixed hash
+ * seed: the reference's set orders (and a walk's path through them) repeat, so
+ * `--seed S --round K` replays what the full run saw.
+ */
+export function startReference(script: string, port: number): ReferenceServer {
+  const child: ChildProcess = spawn(script, [String(port)], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+    detached: true,
+    env: { ...process.env, PYTHONHASHSEED: process.env.PYTHONHASHSEED ?? '1' },
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop() {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+    },
+  };
+}
+
+/**
+ * Run `body` with a reference server and a fresh local Berth stack; both are stopped
+ * afterwards, whatever happens.
  */
 export async function withServers<T>(
   ref: { script: string; port: number; ready: (url: string) => Promise<void> },
   stackPorts: { placementPort: number; baremetalPort: number },
   body: (refUrl: string, stack: RunningStack) => Promise<T>,
 ): Promise<T> {
-  // a fixed hash seed: the reference's set orders (and the walk's path through them)
-  // repeat, so `--seed S --round K` replays what the full run saw
-  const child: ChildProcess = spawn(ref.script, [String(ref.port)], {
-    stdio: ['ignore', 'ignore', 'ignore'],
-    detached: true,
-    env: { ...process.env, PYTHONHASHSEED: process.env.PYTHONHASHSEED ?? '1' },
-  });
-  const refUrl = `http://127.0.0.1:${ref.port}`;
+  const server = startReference(ref.script, ref.port);
   let stack: RunningStack | undefined;
   try {
     stack = await startStack({ fresh: true, ...stackPorts, host: '127.0.0.1', maintenanceInterval: 0, dataDir: '', dashboardPort: null });
-    await ref.ready(refUrl);
-    return await body(refUrl, stack);
+    await ref.ready(server.url);
+    return await body(server.url, stack);
   } finally {
-    try {
-      process.kill(-child.pid!, 'SIGTERM');
-    } catch {
-      /* gone */
-    }
+    server.stop();
     await stack?.stop();
     await new Promise((res) => setTimeout(res, 1000));
   }
