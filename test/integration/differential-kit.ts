@@ -7,11 +7,13 @@
  *   test/integration/placement/differential.ts    every other Placement endpoint
  *   test/integration/baremetal/differential.ts    the bare-metal API vs Ironic
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startStack, type RunningStack } from '../../local/start.js';
 import { sharedDir } from '../../scripts/optional-packages.mjs';
 import { mulberry32 } from '../../local/prng.js';
+import { startReference } from '../../bench/kit.js';
+
+export { startReference, waitForUp, type ReferenceServer } from '../../bench/kit.js';
 
 /**
  * A reference server's launcher in the shared materials: `../shared/reference/<name>`
@@ -79,11 +81,6 @@ export async function waitUntil(what: string, ready: () => Promise<boolean>, ms:
     if (Date.now() > deadline) throw new Error(`${what} did not come up`);
     await new Promise((r) => setTimeout(r, 300));
   }
-}
-
-/** a server that answers anything below 500 at `url` */
-export function waitForUp(url: string, ms: number): Promise<void> {
-  return waitUntil(url, async () => (await fetch(url)).status < 500, ms);
 }
 
 /**
@@ -167,35 +164,6 @@ export function normalizeOrdered(
     return keyedByData ? { ordered: entries } : Object.fromEntries(entries);
   }
   return v;
-}
-
-/** A reference server started by its launcher script (its own process group), until `stop()`. */
-export interface ReferenceServer {
-  url: string;
-  stop(): void;
-}
-
-/**
- * Start a reference server (../shared/reference launcher) on `port` with a fixed hash
- * seed: the reference's set orders (and a walk's path through them) repeat, so
- * `--seed S --round K` replays what the full run saw.
- */
-export function startReference(script: string, port: number): ReferenceServer {
-  const child: ChildProcess = spawn(script, [String(port)], {
-    stdio: ['ignore', 'ignore', 'ignore'],
-    detached: true,
-    env: { ...process.env, PYTHONHASHSEED: process.env.PYTHONHASHSEED ?? '1' },
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop() {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        /* gone */
-      }
-    },
-  };
 }
 
 /**
