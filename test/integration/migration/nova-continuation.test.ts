@@ -26,7 +26,13 @@ const DRIVER = join(__dirname, '../clients/nova_continue.py');
 function driver(endpoint: string) {
   const child: ChildProcessWithoutNullStreams = spawn(PYTHON, [DRIVER, endpoint], {
     // one hash seed for both drivers: the query strings Nova builds from Python sets come out alike
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', PYTHONHASHSEED: '1' },
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      HOME: process.env.HOME ?? '/tmp',
+      LANG: 'C.UTF-8',
+      PYTHONHASHSEED: '1',
+      PYTHONDONTWRITEBYTECODE: '1',
+    },
   });
   let err = '';
   child.stderr.on('data', (d) => (err += d));
