@@ -12,17 +12,27 @@
  * place: run it again). A table holding Placement items this import did not write is
  * refused, and so is one imported from another source.
  *
- * BERTH_IMPORT_FAULT_AFTER_WRITES=N (tests only) kills the process once N write
- * requests are stored, as an operator's Ctrl-C or a lost machine would.
+ * What a pass reads is journaled on local disk (scripts/berth/read-journal.ts; --journal
+ * FILE, default in the OS's temporary directory, named by table and source) until the
+ * pass ends: a pass cut short while reading resumes from it; one cut short while writing
+ * is completed by the next (the writes are idempotent).
+ *
+ * BERTH_IMPORT_FAULT_AFTER_READS=N / BERTH_IMPORT_FAULT_AFTER_WRITES=N (tests only) kill
+ * the process at its N-th source request / once N write requests are stored, as an
+ * operator's Ctrl-C or a lost machine would.
  */
+import { createHash } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { ListedProvider, PassRead, PlacementState, ProviderRead, SourceConsumer } from '../../functions/core/placement/transfer.js';
 import { openstackSession } from './openstack-session.js';
 import { atLeast, lossesAt, PlacementApi, versionText } from './placement-api.js';
 import { progressBar } from './progress.js';
+import { ReadJournal } from './read-journal.js';
 import { berthSchema, meterBatchWrites, sdkStack } from '../../local/ddb-sdk.js';
 
 const USAGE = `usage: berth import-placement --from URL [--token T] [--final] [--concurrency N]
-         [--write-concurrency N] [--accept-losses] [--microversion V] [--scan-segments N]`;
+         [--write-concurrency N] [--accept-losses] [--microversion V] [--scan-segments N] [--journal FILE]`;
 
 export interface Flags {
   values: Map<string, string>;
@@ -57,15 +67,17 @@ export const positiveInt = (flags: Flags, name: string): number | undefined => {
 
 const say = (s: string) => process.stdout.write(`[berth import-placement] ${s}\n`);
 
-/** Read what this pass needs of the source (see the core module's comment). */
+/** Read what this pass needs of the source (see the core module's comment), reusing the journal's reads that still hold. */
 export async function readSource(
   api: PlacementApi,
   prev: PlacementState,
   final: boolean,
   incomplete: { project: string; user: string },
+  journal: ReadJournal,
 ): Promise<PassRead & { listAfter?: ListedProvider[] }> {
   const { providersForPass, consumersForPass } = await import('../../functions/core/placement/transfer.js');
   const [list, classes, traits] = await Promise.all([api.providers(), api.resourceClasses(), api.traits()]);
+  const listed = new Map(list.map((p) => [p.uuid, p.generation]));
   const plan = providersForPass(prev, list, final);
   const providers = new Map<string, ProviderRead>();
   const bar = progressBar('[berth import-placement] providers read');
@@ -74,6 +86,12 @@ export async function readSource(
   bar.update(0, todo.length);
   await Promise.all(
     todo.map(async ([uuid, whole]) => {
+      const kept = journal.provider(uuid, listed.get(uuid)!, whole);
+      if (kept) {
+        providers.set(uuid, kept);
+        bar.update(++done, todo.length);
+        return;
+      }
       const r: ProviderRead = { generations: [] };
       const seen = <T extends { generation: number }>(x: T | undefined): T | undefined => {
         if (!x) r.gone = true;
@@ -93,6 +111,7 @@ export async function readSource(
       r.aggregates = seen(ag)?.aggregates;
       r.allocations = seen(al)?.allocations;
       providers.set(uuid, r);
+      journal.recordProvider(uuid, listed.get(uuid)!, whole, r);
       bar.update(++done, todo.length);
     }),
   );
@@ -100,13 +119,21 @@ export async function readSource(
     `${plan.full.length} whole, ${plan.allocationsAndAggregates.length} aggregates and allocations only, ${list.length - todo.length} unchanged`,
   );
   const wanted = consumersForPass(prev, list, providers, api.at(1, 28));
+  // each consumer's generation as the allocation lists show it (what a journaled read must match)
+  const shown = new Map<string, number>();
+  for (const r of providers.values()) for (const a of r.allocations ?? []) if (a.generation !== undefined) shown.set(a.consumer, a.generation);
   const consumers = new Map<string, SourceConsumer | null>();
   const cbar = progressBar('[berth import-placement] consumers read');
   let cdone = 0;
   cbar.update(0, wanted.length);
   await Promise.all(
     wanted.map(async (c) => {
-      consumers.set(c, await api.consumer(c, incomplete));
+      let read: SourceConsumer | null | undefined = journal.consumer(c, shown.get(c));
+      if (read === undefined) {
+        read = await api.consumer(c, incomplete);
+        journal.recordConsumer(read);
+      }
+      consumers.set(c, read);
       cbar.update(++cdone, wanted.length);
     }),
   );
@@ -118,17 +145,20 @@ export async function readSource(
 export async function importPlacementCommand(args: string[]): Promise<number> {
   const flags = parseFlags(
     args,
-    ['--from', '--token', '--concurrency', '--write-concurrency', '--microversion', '--scan-segments'],
+    ['--from', '--token', '--concurrency', '--write-concurrency', '--microversion', '--scan-segments', '--journal'],
     ['--final', '--accept-losses'],
     USAGE,
   );
   const final = flags.switches.has('--final');
   const session = await openstackSession({ serviceType: 'placement', endpoint: flags.values.get('--from'), token: flags.values.get('--token') });
   let requests = 0;
+  const faultAfterReads = Number(process.env.BERTH_IMPORT_FAULT_AFTER_READS ?? 0);
   const api = await PlacementApi.open(session, {
     concurrency: positiveInt(flags, '--concurrency'),
     newest: flags.values.get('--microversion'),
-    onRequest: () => requests++,
+    onRequest: () => {
+      if (++requests === faultAfterReads) process.kill(process.pid, 'SIGKILL');
+    },
   });
   const version = versionText(api.version);
   say(`source ${api.endpoint} (Placement up to ${versionText(api.max)}, read at ${version}; ${session.auth})`);
@@ -165,8 +195,20 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
   );
 
   const cfg = config();
-  const read = await readSource(api, table.state, final, { project: cfg.incompleteConsumerProjectId, user: cfg.incompleteConsumerUserId });
+  const { tableKey } = await import('../../functions/store/ddb/per-table.js');
+  const journalFile =
+    flags.values.get('--journal') ??
+    join(tmpdir(), `berth-import-placement-${createHash('sha1').update(`${tableKey()}|${api.endpoint}`).digest('hex').slice(0, 12)}.journal`);
+  const journal = ReadJournal.open(journalFile, { table: tableKey(), source: api.endpoint, version, final });
+  if (journal.size) say(`${journal.size} reads of a pass cut short kept in ${journalFile}: used again where they still hold`);
+  const read = await readSource(api, table.state, final, { project: cfg.incompleteConsumerProjectId, user: cfg.incompleteConsumerUserId }, journal);
   const tRead = performance.now();
+  const secs = (a: number, b: number) => Math.max((b - a) / 1000, 1e-9);
+  const readWhole = [...read.providers.values()].filter((r) => r.inventories).length;
+  const fromJournal = journal.reused.providers + journal.reused.consumers;
+  say(
+    `read: ${read.list.length} providers listed, ${readWhole} read whole, ${read.consumers.size} consumers read${fromJournal ? ` (${journal.reused.providers} providers and ${journal.reused.consumers} consumers from the journal)` : ''}; ${requests} requests in ${secs(tTable, tRead).toFixed(1)} s (${(requests / secs(tTable, tRead)).toFixed(0)}/s, ${api.concurrency} in flight)`,
+  );
   const now = new Date().toISOString();
   const { state: next, notes } = nextState(table.state, read, { now, seqBase: 1 });
   const changedAfter = read.listAfter ? listDifferences(read.list, read.listAfter) : [];
@@ -179,7 +221,18 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
   const ranks = new Map<string, Map<string, number>>();
   for (const [rp, r] of read.providers) if (r.allocations) ranks.set(rp, new Map(r.allocations.map((a, i) => [a.consumer, i])));
   const pass = await store.beginPass(rec, api.endpoint, version, now);
-  const faultAfter = Number(process.env.BERTH_IMPORT_FAULT_AFTER_WRITES ?? 0);
+  const faultAfterWrites = Number(process.env.BERTH_IMPORT_FAULT_AFTER_WRITES ?? 0);
+  // the units of each phase: the providers' side (their items, names, trees, custom
+  // names, change log) and the allocations' side (rows, consumers, usage)
+  const unitsNow = () => units.write + units.indexWrite;
+  const byPhase: Record<string, number> = {};
+  let current: string | undefined;
+  let mark = 0;
+  const closePhase = (next?: string) => {
+    if (current) byPhase[current] = (byPhase[current] ?? 0) + unitsNow() - mark;
+    current = next;
+    mark = unitsNow();
+  };
   const bar = progressBar('[berth import-placement] writes');
   const written = await store.writePass(table, next, {
     now,
@@ -187,10 +240,12 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
     concurrency: positiveInt(flags, '--write-concurrency'),
     onProgress: (done, total) => {
       bar.update(done, total);
-      if (faultAfter && done >= faultAfter) process.kill(process.pid, 'SIGKILL');
+      if (faultAfterWrites && done >= faultAfterWrites) process.kill(process.pid, 'SIGKILL');
     },
     heartbeat: () => store.heartbeat(pass, new Date().toISOString()),
+    onPhase: (p) => closePhase(p),
   });
+  closePhase();
   bar.finish(`${written.calls} BatchWriteItem calls, ${written.retries} retries`);
   let repaired = '';
   if (interrupted) {
@@ -208,31 +263,30 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
     providers: next.providers.size,
     consumers: next.consumers.size,
     allocations,
-    providersRead: [...read.providers.values()].filter((r) => r.inventories).length,
+    providersRead: readWhole,
     consumersRead: read.consumers.size,
     requests,
     puts: sum(written.puts),
     deletes: sum(written.deletes),
     writeUnits: Math.round(units.write + units.indexWrite),
+    allocationUnits: Math.round((byPhase.allocations ?? 0) + (byPhase.consumers ?? 0) + (byPhase.usage ?? 0)),
   };
+  const providerUnits = summary.writeUnits - summary.allocationUnits;
   await store.endPass(pass, final && !changedAfter.length && !notes.unsettled.length && !notes.deferred.length, summary, new Date().toISOString());
+  await journal.remove();
 
-  const secs = (a: number, b: number) => Math.max((b - a) / 1000, 1e-9);
   const per = (x: number, n: number) => (n ? (x / n).toFixed(2) : '0');
   say(
     `pass ${pass.passes}${final ? ' (final)' : ''}: ${next.providers.size} providers, ${next.consumers.size} consumers, ${allocations} allocations now in the table`,
   );
   say(
-    `read: ${read.list.length} providers listed, ${summary.providersRead} read whole, ${read.consumers.size} consumers read; ${requests} requests in ${secs(tTable, tRead).toFixed(1)} s (${(requests / secs(tTable, tRead)).toFixed(0)}/s, ${api.concurrency} in flight)`,
-  );
-  say(
     `wrote: ${summary.puts} items, deleted ${summary.deletes} (${fmt(written.puts)}${summary.deletes ? `; deleted ${fmt(written.deletes)}` : ''}) in ${secs(tRead, tWrite).toFixed(1)} s${repaired}`,
   );
   say(
-    `units: ${summary.writeUnits} write units (table ${units.write.toFixed(0)}, gsi1 ${units.indexWrite.toFixed(0)}; a put counted as a new item, a delete as 1); per provider ${per(summary.writeUnits, next.providers.size)}, per allocation ${per(summary.writeUnits, allocations)}`,
+    `units: ${summary.writeUnits} write units (table ${units.write.toFixed(0)}, gsi1 ${units.indexWrite.toFixed(0)}; a put counted as a new item, a delete as 1): providers' items ${providerUnits} (${per(providerUnits, next.providers.size)} per provider), allocations' (rows, consumers, usage) ${summary.allocationUnits} (${per(summary.allocationUnits, allocations)} per allocation)`,
   );
   say(
-    `rate: ${(next.providers.size / secs(t0, tWrite)).toFixed(0)} providers/s, ${(allocations / secs(t0, tWrite)).toFixed(0)} allocations/s over the whole pass (${secs(t0, tWrite).toFixed(1)} s: table ${secs(t0, tTable).toFixed(1)}, source ${secs(tTable, tRead).toFixed(1)}, writes ${secs(tRead, tWrite).toFixed(1)})`,
+    `rate: ${(next.providers.size / secs(t0, tWrite)).toFixed(0)} providers/s, ${(allocations / secs(t0, tWrite)).toFixed(0)} allocations/s over the whole pass (${secs(t0, tWrite).toFixed(1)} s: table ${secs(t0, tTable).toFixed(1)}, source ${secs(tTable, tRead).toFixed(1)}, writes ${secs(tRead, tWrite).toFixed(1)}); peak memory ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`,
   );
   const unsettled = [
     ...changedAfter,

@@ -300,7 +300,12 @@ export interface PassWriteOptions {
   onProgress?: (done: number, total: number) => void;
   /** called every few seconds while writing (the import's item says the pass is alive) */
   heartbeat?: () => Promise<void>;
+  /** called as each phase begins (a caller attributing what it measures to them) */
+  onPhase?: (phase: PassPhase) => void;
 }
+
+/** the phases of a pass, in order (the module comment says why that order) */
+export type PassPhase = 'catalog' | 'allocations' | 'consumers' | 'usage' | 'providers' | 'gone providers' | 'gone catalog';
 
 export interface PassWriteResult {
   puts: Record<string, number>;
@@ -487,12 +492,20 @@ export async function writePass(table: TableRead, next: PlacementState, opts: Pa
     });
   };
 
+  const phase = (p: PassPhase) => opts.onPhase?.(p);
+  phase('catalog');
   await plain(catalog);
+  phase('allocations');
   await plain(rows);
+  phase('consumers');
   await plain(consumers);
+  phase('usage');
   await plain(usage);
+  phase('providers');
   await announced(byProvider);
+  phase('gone providers');
   await announced(goneProviders);
+  phase('gone catalog');
   await plain(goneCatalog);
   return result;
 }

@@ -104,7 +104,9 @@ reference.describe('berth import-placement / verify-placement / export-placement
     const f1 = passFigures(first.stdout);
     expect(f1.whole).toBe(f1.listed);
     expect(first.stderr).toMatch(/providers read \[#+\] \d+\/\d+ 100%/);
-    expect(first.stdout).toMatch(/units: \d+ write units .* per provider [\d.]+, per allocation [\d.]+/);
+    expect(first.stdout).toMatch(
+      /units: \d+ write units .*providers' items \d+ \([\d.]+ per provider\), allocations' \(rows, consumers, usage\) \d+ \([\d.]+ per allocation\)/,
+    );
     // more changes, and a pass that copies only what changed
     await churn(call, rng.next, 8, 'p2');
     const second = passFigures((await ok(['import-placement', ...from()])).stdout);
@@ -155,10 +157,25 @@ reference.describe('berth import-placement / verify-placement / export-placement
     expect((await api.req('DELETE', '/traits/CUSTOM_WRITTEN_HERE')).status).toBe(204);
   });
 
-  it('resumes a pass cut short (the process killed mid-write) and repairs what it left', { timeout: 300_000 }, async () => {
+  it('resumes a pass cut short while reading, and one cut short while writing', { timeout: 300_000 }, async () => {
     const t = await freshTable();
+    // killed at its 60th request to the source: what it read is in its journal
+    const reading = await berth(['import-placement', ...from()], { table: t, env: { BERTH_IMPORT_FAULT_AFTER_READS: '60' } });
+    expect(reading.signal).toBe('SIGKILL');
+    // the next pass reads only the rest, and is killed after 30 writes
     const cut = await berth(['import-placement', ...from()], { table: t, env: { BERTH_IMPORT_FAULT_AFTER_WRITES: '30' } });
     expect(cut.signal).toBe('SIGKILL');
+    expect(cut.stdout).toMatch(/\d+ reads of a pass cut short kept in .*berth-import-placement-\w+\.journal/);
+    // (its report of what it read comes before it writes)
+    const reused =
+      /read: (\d+) providers listed, \d+ read whole, (\d+) consumers read \((\d+) providers and (\d+) consumers from the journal\); (\d+) requests/.exec(
+        cut.stdout,
+      );
+    expect(reused, cut.stdout).not.toBeNull();
+    const [listed, consumersRead, providersKept, consumersKept, requests] = reused!.slice(1).map(Number) as [number, number, number, number, number];
+    expect(providersKept).toBeGreaterThan(0);
+    // the list, the class and trait lists, 4 per provider and 1 per consumer not in the journal
+    expect(requests).toBe(3 + 4 * (listed - providersKept) + consumersRead - consumersKept);
     // the cut pass left the table part-written
     expect((await berth(['verify-placement', '--against', source!.url, '--token', 'admin'], { table: t })).code).toBe(1);
     // meanwhile a consumer whose rows the cut pass may have written goes away
