@@ -8,6 +8,7 @@ import { coldstartScenario } from './coldstart.js';
 import { largeScenario } from './large.js';
 import { capacityScenario } from './capacity.js';
 import { loadRateScenario } from './loadrate.js';
+import { placementImportScenario } from './placement-import.js';
 
 export const SCENARIOS: Scenario[] = [
   ...claimScenarios,
@@ -19,4 +20,5 @@ export const SCENARIOS: Scenario[] = [
   largeScenario,
   capacityScenario,
   loadRateScenario,
+  placementImportScenario,
 ];
