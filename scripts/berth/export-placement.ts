@@ -19,7 +19,7 @@
  */
 import type { ConsumerRecord } from '../../functions/core/placement/consumers.js';
 import type { ProviderRecord } from '../../functions/core/placement/model.js';
-import { parseFlags, positiveInt } from './import-placement.js';
+import { parseFlags, positiveInt } from './flags.js';
 import { openstackSession } from './openstack-session.js';
 import { ApiError, atLeast, PlacementApi, versionText } from './placement-api.js';
 import { progressBar } from './progress.js';

@@ -25,6 +25,7 @@ import { createHash } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ListedProvider, PassRead, PlacementState, ProviderRead, SourceConsumer } from '../../functions/core/placement/transfer.js';
+import { parseFlags, positiveInt } from './flags.js';
 import { openstackSession } from './openstack-session.js';
 import { atLeast, lossesAt, PlacementApi, versionText } from './placement-api.js';
 import { progressBar } from './progress.js';
@@ -33,37 +34,6 @@ import { berthSchema, meterBatchWrites, sdkStack } from '../../local/ddb-sdk.js'
 
 const USAGE = `usage: berth import-placement --from URL [--token T] [--final] [--concurrency N]
          [--write-concurrency N] [--accept-losses] [--microversion V] [--scan-segments N] [--journal FILE]`;
-
-export interface Flags {
-  values: Map<string, string>;
-  switches: Set<string>;
-}
-
-/** `--name value` and `--switch` flags; anything else is refused (a typo must not start an import) */
-export function parseFlags(args: string[], valued: readonly string[], switches: readonly string[], usage: string): Flags {
-  const values = new Map<string, string>();
-  const on = new Set<string>();
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
-    const eq = a.indexOf('=');
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    if (valued.includes(name)) {
-      const v = eq > 0 ? a.slice(eq + 1) : args[++i];
-      if (v === undefined) throw new Error(`${name} needs a value\n${usage}`);
-      values.set(name, v);
-    } else if (switches.includes(a)) on.add(a);
-    else throw new Error(`unknown argument ${a}\n${usage}`);
-  }
-  return { values, switches: on };
-}
-
-export const positiveInt = (flags: Flags, name: string): number | undefined => {
-  const v = flags.values.get(name);
-  if (v === undefined) return undefined;
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`${name} takes a positive integer, not ${v}`);
-  return n;
-};
 
 const say = (s: string) => process.stdout.write(`[berth import-placement] ${s}\n`);
 

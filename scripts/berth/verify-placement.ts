@@ -19,7 +19,7 @@
  * without an order (traits, aggregates) are compared as sets, objects by key.
  */
 import { berthPlacement } from './berth-placement.js';
-import { parseFlags, positiveInt } from './import-placement.js';
+import { parseFlags, positiveInt } from './flags.js';
 import { openstackSession } from './openstack-session.js';
 import { minVersion, PlacementApi, versionText } from './placement-api.js';
 import { progressBar } from './progress.js';
