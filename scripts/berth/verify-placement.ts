@@ -14,6 +14,9 @@
  *   - every consumer any provider lists: GET /allocations/{c} — amounts per provider,
  *     project, user, consumer generation, consumer type;
  *   - GET /usages of every project and of every project and user those consumers have.
+ * `--sample N` compares every provider's list entry (name, parent, root, generation) but
+ * the details of N of them, chosen at random, and their consumers: a check short enough
+ * for a large cloud's freeze (the full comparison belongs to a rehearsal).
  * `--ignore-generations` leaves provider and consumer generations out (a round trip
  * through export-placement, whose target starts them again). Lists that Placement builds
  * without an order (traits, aggregates) are compared as sets, objects by key.
@@ -25,7 +28,7 @@ import { minVersion, PlacementApi, versionText } from './placement-api.js';
 import { progressBar } from './progress.js';
 
 const USAGE = `usage: berth verify-placement --against URL [--token T] [--berth URL] [--berth-token T]
-         [--ignore-generations] [--concurrency N] [--max-differences N]`;
+         [--ignore-generations] [--sample N] [--concurrency N] [--max-differences N]`;
 
 /** One difference: where, and what each side answered (undefined: nothing there). */
 export interface Difference {
@@ -68,6 +71,8 @@ const show = (v: unknown) => (v === undefined ? '(none)' : JSON.stringify(v));
 export interface VerifyResult {
   differences: Difference[];
   providers: number;
+  /** providers whose details were compared (all, or the sample) */
+  detailed: number;
   consumers: number;
   projects: number;
   users: number;
@@ -77,7 +82,7 @@ export interface VerifyResult {
 export async function verify(
   source: PlacementApi,
   berth: PlacementApi,
-  opts: { ignoreGenerations?: boolean; progress?: boolean } = {},
+  opts: { ignoreGenerations?: boolean; progress?: boolean; sample?: number } = {},
 ): Promise<VerifyResult> {
   const diffs: Difference[] = [];
   const cmp = (where: string, a: unknown, b: unknown) => compareValues(where, a, b, diffs, opts);
@@ -109,12 +114,14 @@ export async function verify(
     common.push(p);
   }
   for (const q of bm.values()) diffs.push({ where: `provider ${q.uuid} (${q.name})`, source: undefined, berth: 'present' });
+  // --sample N: every provider's list entry (its generation too) as above, the rest of N of them
+  const detailed = opts.sample !== undefined && opts.sample < common.length ? sample(common, opts.sample) : common;
 
   const consumers = new Set<string>();
   const bar = opts.progress ? progressBar('[berth verify-placement] providers') : undefined;
   let done = 0;
   await Promise.all(
-    common.map(async (p) => {
+    detailed.map(async (p) => {
       const where = `provider ${p.uuid} (${p.name})`;
       const read = (api: PlacementApi) =>
         Promise.all([
@@ -133,7 +140,7 @@ export async function verify(
         Object.fromEntries((l?.allocations ?? []).map((a) => [a.consumer, { resources: a.resources, consumer_generation: a.generation ?? null }]));
       cmp(`${where} allocations`, allocs(sal), allocs(bal));
       for (const a of [...(sal?.allocations ?? []), ...(bal?.allocations ?? [])]) consumers.add(a.consumer);
-      bar?.update(++done, common.length);
+      bar?.update(++done, detailed.length);
     }),
   );
   bar?.finish();
@@ -174,13 +181,30 @@ export async function verify(
       }),
     ]);
   }
-  return { differences: diffs, providers: sl.length, consumers: consumers.size, projects: projects.size, users: users.size };
+  return {
+    differences: diffs,
+    providers: sl.length,
+    detailed: detailed.length,
+    consumers: consumers.size,
+    projects: projects.size,
+    users: users.size,
+  };
+}
+
+/** `n` of `xs`, chosen at random */
+function sample<T>(xs: readonly T[], n: number): T[] {
+  const a = [...xs];
+  for (let i = 0; i < n; i++) {
+    const j = i + Math.floor(Math.random() * (a.length - i));
+    [a[i], a[j]] = [a[j]!, a[i]!];
+  }
+  return a.slice(0, n);
 }
 
 export async function verifyPlacementCommand(args: string[]): Promise<number> {
   const flags = parseFlags(
     args,
-    ['--against', '--token', '--berth', '--berth-token', '--concurrency', '--max-differences'],
+    ['--against', '--token', '--berth', '--berth-token', '--concurrency', '--max-differences', '--sample'],
     ['--ignore-generations'],
     USAGE,
   );
@@ -200,12 +224,16 @@ export async function verifyPlacementCommand(args: string[]): Promise<number> {
     const [source, berth] = [s0.speaking(common), b0.speaking(common)];
     const newest = versionText(common);
     const t0 = performance.now();
-    const r = await verify(source, berth, { ignoreGenerations: flags.switches.has('--ignore-generations'), progress: true });
+    const r = await verify(source, berth, {
+      ignoreGenerations: flags.switches.has('--ignore-generations'),
+      progress: true,
+      sample: positiveInt(flags, '--sample'),
+    });
     const max = positiveInt(flags, '--max-differences') ?? 100;
     for (const d of r.differences.slice(0, max)) process.stdout.write(`  ${d.where}: source ${show(d.source)}, berth ${show(d.berth)}\n`);
     if (r.differences.length > max) process.stdout.write(`  … and ${r.differences.length - max} more\n`);
     process.stdout.write(
-      `[berth verify-placement] ${r.differences.length} difference${r.differences.length === 1 ? '' : 's'}: ${r.providers} providers, ${r.consumers} consumers, ${r.projects} projects, ${r.users} project users compared at ${newest}${flags.switches.has('--ignore-generations') ? ' (generations ignored)' : ''} — source ${source.endpoint}, berth ${berthSide.label} — in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
+      `[berth verify-placement] ${r.differences.length} difference${r.differences.length === 1 ? '' : 's'}: ${r.providers} providers${r.detailed < r.providers ? ` (the details of ${r.detailed}, a random sample)` : ''}, ${r.consumers} consumers, ${r.projects} projects, ${r.users} project users compared at ${newest}${flags.switches.has('--ignore-generations') ? ' (generations ignored)' : ''} — source ${source.endpoint}, berth ${berthSide.label} — in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`,
     );
     return r.differences.length ? 1 : 0;
   } finally {

@@ -146,6 +146,9 @@ reference.describe('berth import-placement / verify-placement / export-placement
   it('is idempotent, and refuses another source or a table something else wrote to since', { timeout: 300_000 }, async () => {
     const again = passFigures((await ok(['import-placement', ...from(), '--final'])).stdout);
     expect([again.puts, again.deletes, again.whole, again.consumers]).toEqual([0, 0, 0, 0]);
+    // a freeze-sized check: every provider's list entry, the details of a sample
+    const sampled = await ok(['verify-placement', '--against', source!.url, '--token', 'admin', '--sample', '5']);
+    expect(sampled.stdout).toMatch(/0 differences: \d+ providers \(the details of 5, a random sample\)/);
     const other = await berth(['import-placement', '--from', source!.url.replace('127.0.0.1', 'localhost'), '--token', 'admin']);
     expect(other.code).toBe(1);
     expect(other.stderr).toContain(`was imported from ${source!.url}`);
