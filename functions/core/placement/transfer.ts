@@ -24,9 +24,10 @@
  * Everything the API derives (roots, child counts, usage, reference counts) is derived
  * here from the state itself, so the items always agree with each other.
  */
-import type { AllocationMap, ConsumerRecord } from './consumers.js';
+import type { ConsumerRecord } from './consumers.js';
 import { type Inventory, type ProviderRecord, providerRecord } from './model.js';
 import { isStandardResourceClass, isStandardTrait } from './standard.js';
+import { sameInventories } from '../baremetal/placement.js';
 
 /** A provider as GET /resource_providers lists it. */
 export interface ListedProvider {
@@ -58,17 +59,8 @@ export interface ProviderRead {
   gone?: boolean;
 }
 
-/** A consumer as GET /allocations/{consumer} shows it. */
-export interface SourceConsumer {
-  uuid: string;
-  project: string;
-  user: string;
-  /** null: none ("unknown"; before 1.38 every consumer) */
-  type: string | null;
-  generation: number;
-  /** provider -> class -> amount, in the order the source answers */
-  allocations: AllocationMap;
-}
+/** A consumer as GET /allocations/{consumer} shows it: the record without Berth's timestamps (type null: "unknown", and every consumer before 1.38). */
+export type SourceConsumer = Omit<ConsumerRecord, 'createdAt' | 'updatedAt'>;
 
 /** A custom resource class or trait as the table keeps it (store/placement/catalog.ts CustomName). */
 export interface CatalogEntry {
@@ -287,24 +279,6 @@ class MinHeap<T> {
     }
     return top;
   }
-}
-
-export function sameInventories(a: Readonly<Record<string, Inventory>>, b: Readonly<Record<string, Inventory>>): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((rc) => {
-    const x = a[rc]!;
-    const y = b[rc];
-    return (
-      y !== undefined &&
-      x.total === y.total &&
-      x.reserved === y.reserved &&
-      x.min_unit === y.min_unit &&
-      x.max_unit === y.max_unit &&
-      x.step_size === y.step_size &&
-      x.allocation_ratio === y.allocation_ratio
-    );
-  });
 }
 
 /** What a pass noticed that makes its state provisional (a final pass must have none). */

@@ -28,7 +28,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ConsumerRecord } from '../../core/placement/consumers.js';
-import { type PlacementState, emptyState } from '../../core/placement/transfer.js';
+import { type PlacementState, emptyState, sameResources } from '../../core/placement/transfer.js';
 import { usageDeltas } from '../../core/placement/usage.js';
 import { BATCH_WRITE_MAX, batchWrite, type Key, keyId, type WriteRequest } from '../ddb/batch.js';
 import { ddb, tableName, type Item } from '../ddb/client.js';
@@ -547,7 +547,7 @@ export async function reconcileRows(
         const c = next.consumers.get(String(it.consumer));
         const res = c?.allocations[rp];
         if (!c || !res) requests.push({ delete: { pk: String(it.pk), sk: String(it.sk) } });
-        else if (Number(it.cgen) === c.generation && !it.legacy && sameAmounts(it.resources, res)) good.set(c.uuid, (good.get(c.uuid) ?? 0) + 1);
+        else if (Number(it.cgen) === c.generation && !it.legacy && sameResources(it.resources, res)) good.set(c.uuid, (good.get(c.uuid) ?? 0) + 1);
       }
     },
   });
@@ -570,12 +570,6 @@ export async function reconcileRows(
     await batchWrite(call);
   });
   return { rows, deleted, written: requests.length - deleted };
-}
-
-function sameAmounts(a: unknown, b: Record<string, number>): boolean {
-  if (!a || typeof a !== 'object') return false;
-  const ka = Object.keys(a);
-  return ka.length === Object.keys(b).length && ka.every((k) => (a as Record<string, number>)[k] === b[k]);
 }
 
 /** The Placement state of the table (export-placement's source): readTable's, without the digests. */
