@@ -6,6 +6,7 @@
  * import circle: scripts/check-layers.mjs refuses one) and the tests take `pool()` from
  * here too.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -250,4 +251,49 @@ export async function cpuDuring<T>(stack: RunningStack, fn: () => Promise<T>): P
   const n = process.cpuUsage(n0);
   const d1 = procCpuSeconds(pid);
   return { value, nodeS: (n.user + n.system) / 1e6, ...(d0 !== undefined && d1 !== undefined ? { ddbS: d1 - d0 } : {}) };
+}
+
+// ------------------------------------------------------------------ reference servers
+
+/** A reference server started by its launcher script (its own process group), until `stop()`. */
+export interface ReferenceServer {
+  url: string;
+  stop(): void;
+}
+
+/**
+ * Start a reference server (a ../shared/reference launcher) on `port` with a fixed hash
+ * seed: the reference's set orders repeat from run to run (a differential run's
+ * `--seed S --round K` replays what the full run saw). Wait for it as its API needs.
+ */
+export function startReference(script: string, port: number, env: Record<string, string> = {}): ReferenceServer {
+  const child: ChildProcess = spawn(script, [String(port)], {
+    stdio: ['ignore', 'ignore', 'ignore'],
+    detached: true,
+    env: { ...process.env, PYTHONHASHSEED: process.env.PYTHONHASHSEED ?? '1', ...env },
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    stop() {
+      try {
+        process.kill(-child.pid!, 'SIGTERM');
+      } catch {
+        /* gone */
+      }
+    },
+  };
+}
+
+/** Wait until `url` answers anything below 500 (a server starting up), at most `ms`. */
+export async function waitForUp(url: string, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      if ((await fetch(url)).status < 500) return;
+    } catch {
+      /* not up yet */
+    }
+    if (Date.now() > deadline) throw new Error(`${url} did not come up`);
+    await new Promise((r) => setTimeout(r, 300));
+  }
 }

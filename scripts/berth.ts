@@ -25,6 +25,17 @@ commands:
   migrate-baremetal [--settle S]  switch bare metal to the placement scheduler: every node
                                   its resource provider, every allocation its consumer
                                   (resumable, idempotent; docs/design.md)
+  import-placement --from URL [--token T] [--final] [--concurrency N] [--accept-losses]
+                                  a running Placement's state into this table through its
+                                  API, in passes: each copies what changed (by generation);
+                                  --final, with the source's writes frozen, makes it exact
+                                  (resumable, idempotent; refuses a table it did not write)
+  verify-placement --against URL [--token T] [--berth URL] [--ignore-generations]
+                                  compare every provider, inventory, trait, aggregate, usage
+                                  and consumer the source and Berth show; exit 1 on any difference
+  export-placement --to URL [--token T] [--concurrency N]
+                                  replay this table's Placement state into an EMPTY Placement
+                                  (its generations start again)
   import-ironic [--from URL] [--token T] [--scheduler database|placement]
                 [--concurrency N] [--dry-run]
                                   move in from a running Ironic through its API: nodes and
@@ -37,10 +48,11 @@ commands:
   help                            this text
 
 environment: TABLE_NAME (default berth), DDB_ENDPOINT (DynamoDB Local; unset for AWS),
-AWS_REGION and the usual AWS credentials; for import-ironic / verify-ironic the OpenStack
-ones: OS_AUTH_TYPE none (with --from or OS_ENDPOINT), admin_token (OS_TOKEN), or password
-(OS_AUTH_URL, OS_USERNAME, OS_PASSWORD, OS_PROJECT_NAME or OS_SYSTEM_SCOPE, …: the
-endpoint from the catalog's baremetal service unless --from names it).
+AWS_REGION and the usual AWS credentials. The Placement and Ironic commands take the other
+side's credentials as the OpenStack clients do: --token, OS_AUTH_TYPE=none with --from
+(or OS_ENDPOINT), OS_AUTH_TYPE=admin_token with OS_TOKEN, OS_CLOUD (clouds.yaml), or
+OS_AUTH_URL / OS_USERNAME / OS_PASSWORD / OS_PROJECT_NAME (or OS_SYSTEM_SCOPE=all), the
+endpoint then from the catalog (placement, baremetal) unless --from / --to names it.
 `;
 
 export async function main(argv: string[]): Promise<number> {
@@ -84,6 +96,12 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./berth/import-ironic.js')).importIronicCommand(rest);
     case 'verify-ironic':
       return (await import('./berth/import-ironic.js')).verifyIronicCommand(rest);
+    case 'import-placement':
+      return (await import('./berth/import-placement.js')).importPlacementCommand(rest);
+    case 'verify-placement':
+      return (await import('./berth/verify-placement.js')).verifyPlacementCommand(rest);
+    case 'export-placement':
+      return (await import('./berth/export-placement.js')).exportPlacementCommand(rest);
     case undefined:
     case 'help':
     case '--help':
@@ -96,8 +114,19 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
-/** commands that read or write Placement's items through the store */
-const LAYOUT_BOUND = new Set(['tree', 'load', 'import-legacy', 'migrate-consumers', 'migrate-baremetal']);
+/** commands that read or write the table through the store (its layout must be one this release serves) */
+const LAYOUT_BOUND = new Set([
+  'tree',
+  'load',
+  'import-legacy',
+  'migrate-consumers',
+  'migrate-baremetal',
+  'import-placement',
+  'verify-placement',
+  'export-placement',
+  'import-ironic',
+  'verify-ironic',
+]);
 
 async function requireServedLayout(): Promise<void> {
   const { ensureLayout } = await import('../functions/store/layout/state.js');

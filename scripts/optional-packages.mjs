@@ -65,7 +65,8 @@ export const OPTIONAL_PACKAGES = [
   {
     id: 'placement',
     packages: ['python3-placement'],
-    tests: 'the reference Placement the Nova report-client test checks first (test/integration/clients/nova-report.test.ts)',
+    tests:
+      'the reference Placement the Nova report-client test checks first (test/integration/clients/nova-report.test.ts), and the source and target of the Placement import and export tests (test/integration/migration/)',
     present: () => python('placement/deploy.py'),
   },
   {
@@ -75,11 +76,12 @@ export const OPTIONAL_PACKAGES = [
     present: () => existsSync('/usr/bin/python3') && python('ironic/cmd/singleprocess.py'),
   },
   {
-    id: 'ironic-launcher',
+    id: 'reference-servers',
     packages: [],
-    hint: 'put the shared materials next to the checkout (../shared, with reference/serve-ironic.sh) or point BERTH_SHARED at them',
-    tests: 'moving in from the real Ironic 21.4 (test/integration/cli/import-ironic.test.ts)',
-    present: () => existsSync(join(sharedDir(), 'reference', 'serve-ironic.sh')),
+    hint: 'put the shared materials next to the checkout (../shared, with reference/serve-placement.sh and serve-ironic.sh) or point BERTH_SHARED at them',
+    tests:
+      'moving in from, verifying against and moving out to the real Placement 8.0.0 and Ironic 21.4 (test/integration/migration/, test/integration/cli/import-ironic.test.ts)',
+    present: () => ['serve-placement.sh', 'serve-ironic.sh'].every((s) => existsSync(join(sharedDir(), 'reference', s))),
   },
   {
     id: 'chromium',

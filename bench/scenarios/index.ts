@@ -11,6 +11,7 @@ import { loadRateScenario } from './loadrate.js';
 import { importIronicScenario } from './import-ironic.js';
 import { layoutUpgradeScenario } from './layout-upgrade.js';
 import { rateLimitScenario } from './ratelimit.js';
+import { placementImportScenario } from './placement-import.js';
 
 export const SCENARIOS: Scenario[] = [
   ...claimScenarios,
@@ -25,4 +26,5 @@ export const SCENARIOS: Scenario[] = [
   importIronicScenario,
   layoutUpgradeScenario,
   rateLimitScenario,
+  placementImportScenario,
 ];

@@ -8,10 +8,9 @@
  * re-parented; and one ordinary claim (the single-transaction path) for scale.
  * `--large-sizes small` runs only the smaller size of each.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { sharedPath, type BenchContext, type Scenario } from '../kit.js';
+import { sharedPath, startReference, waitForUp, type BenchContext, type ReferenceServer, type Scenario } from '../kit.js';
 import { freePort } from '../../local/ddb-local.js';
 
 const REFERENCE = sharedPath('reference', 'serve-placement.sh');
@@ -186,21 +185,16 @@ function cases(small: boolean): Case[] {
   return out;
 }
 
-async function startReference(): Promise<{ target: Target; child: ChildProcess } | undefined> {
+async function startRef(): Promise<{ target: Target; server: ReferenceServer } | undefined> {
   if (!existsSync(REFERENCE) || !existsSync('/usr/lib/python3/dist-packages/placement')) return undefined;
-  const port = await freePort();
-  const child = spawn(REFERENCE, [String(port)], { stdio: 'ignore' });
-  const target = { label: 'placement-8.0.0', url: `http://127.0.0.1:${port}` };
-  for (let i = 0; i < 120; i++) {
-    try {
-      if ((await fetch(`${target.url}/`)).ok) return { target, child };
-    } catch {
-      // not up yet
-    }
-    await new Promise((r) => setTimeout(r, 500));
+  const server = startReference(REFERENCE, await freePort());
+  try {
+    await waitForUp(server.url, 60_000);
+  } catch (e) {
+    server.stop();
+    throw e;
   }
-  child.kill('SIGTERM');
-  throw new Error('the reference Placement did not start');
+  return { target: { label: 'placement-8.0.0', url: server.url }, server };
 }
 
 export const largeScenario: Scenario = {
@@ -208,7 +202,7 @@ export const largeScenario: Scenario = {
   description: 'requests larger than one DynamoDB transaction, side by side with Placement 8.0.0',
   async run(ctx: BenchContext) {
     const berth: Target = { label: 'berth', url: ctx.stack.placementUrl };
-    const ref = await startReference();
+    const ref = await startRef();
     if (!ref) ctx.say('the real Placement (Debian python3-placement) is not installed: Berth alone');
     try {
       const targets = [berth, ...(ref ? [ref.target] : [])];
@@ -224,7 +218,7 @@ export const largeScenario: Scenario = {
         ctx.say(`${c.key.padEnd(30)} ${targets.map((t) => `${t.label} ${ms[t.label]} ms`).join('   ')}`);
       }
     } finally {
-      ref?.child.kill('SIGTERM');
+      ref?.server.stop();
     }
   },
 };

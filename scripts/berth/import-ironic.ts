@@ -40,7 +40,7 @@ import {
 import type { NodeRecord } from '../../functions/core/baremetal/records.js';
 import type { StoredAllocation } from '../../functions/store/baremetal/allocations.js';
 import { connectIronic, pool, readContents, type BaremetalContents, type IronicApi } from './ironic-api.js';
-import { openStackSession } from './openstack-auth.js';
+import { openstackSession } from './openstack-session.js';
 import { progressBar } from './progress.js';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
@@ -76,9 +76,9 @@ const label = (o: IronicObject) => `${o.uuid}${o.name ? ` (${o.name})` : ''}`;
 const keepsVifs = (n: IronicObject) => n.network_interface !== 'noop';
 
 async function connect(flags: Flags, endpointFlag: string, tokenFlag: string): Promise<IronicApi> {
-  const session = await openStackSession({ service: 'baremetal', endpoint: flags.values[endpointFlag], token: flags.values[tokenFlag] });
-  const api = await connectIronic(session);
-  err(`[ironic] ${api.endpoint} (${session.describe}): microversions up to 1.${api.maxMinor}, reading at 1.${api.minor}`);
+  const session = await openstackSession({ serviceType: 'baremetal', endpoint: flags.values[endpointFlag], token: flags.values[tokenFlag] });
+  const api = await connectIronic({ endpoint: session.endpoint, headers: session.authHeaders(), describe: session.auth });
+  err(`[ironic] ${api.endpoint} (${session.auth}): microversions up to 1.${api.maxMinor}, reading at 1.${api.minor}`);
   return api;
 }
 
@@ -180,7 +180,7 @@ function recordChanges(stored: Record<string, unknown>, planned: Record<string, 
 
 const IMPORT_USAGE =
   'usage: berth import-ironic [--from URL] [--token T] [--scheduler database|placement] [--concurrency N] [--dry-run]\n' +
-  '  (credentials: OS_AUTH_TYPE none | admin_token + OS_TOKEN | password + OS_AUTH_URL, OS_USERNAME, …; see scripts/berth/openstack-auth.ts)';
+  '  (credentials: OS_AUTH_TYPE none | admin_token + OS_TOKEN | password + OS_AUTH_URL, OS_USERNAME, …; see scripts/berth/openstack-session.ts)';
 
 export async function importIronicCommand(argv: string[]): Promise<number> {
   const flags = parseFlags(argv, ['--from', '--token', '--scheduler', '--concurrency'], ['--dry-run'], IMPORT_USAGE);

@@ -4,7 +4,16 @@
  * lists (marker/limit, in the API's default order: creation), the VIFs of each node.
  */
 import { MAX_MINOR, MIN_MINOR, type IronicObject } from '../../functions/core/baremetal/ironic-import.js';
-import type { ServiceSession } from './openstack-auth.js';
+
+/** where Ironic's API is and how to authenticate to it (scripts/berth/openstack-session.ts gives both) */
+export interface ServiceSession {
+  /** the service's root URL (with or without /v1) */
+  endpoint: string;
+  /** headers every request carries (X-Auth-Token, if any) */
+  headers: Record<string, string>;
+  /** how the session authenticates, for messages */
+  describe: string;
+}
 
 export interface IronicApi {
   /** the API's root URL (no /v1) */

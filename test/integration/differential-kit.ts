@@ -7,11 +7,13 @@
  *   test/integration/placement/differential.ts    every other Placement endpoint
  *   test/integration/baremetal/differential.ts    the bare-metal API vs Ironic
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { startStack, type RunningStack } from '../../local/start.js';
 import { sharedDir } from '../../scripts/optional-packages.mjs';
 import { mulberry32 } from '../../local/prng.js';
+import { startReference } from '../../bench/kit.js';
+
+export { startReference, waitForUp, type ReferenceServer } from '../../bench/kit.js';
 
 /**
  * A reference server's launcher in the shared materials: `../shared/reference/<name>`
@@ -79,11 +81,6 @@ export async function waitUntil(what: string, ready: () => Promise<boolean>, ms:
     if (Date.now() > deadline) throw new Error(`${what} did not come up`);
     await new Promise((r) => setTimeout(r, 300));
   }
-}
-
-/** a server that answers anything below 500 at `url` */
-export function waitForUp(url: string, ms: number): Promise<void> {
-  return waitUntil(url, async () => (await fetch(url)).status < 500, ms);
 }
 
 /**
@@ -181,39 +178,9 @@ export function waitForIronic(url: string, ms: number): Promise<void> {
   );
 }
 
-export interface ReferenceServer {
-  url: string;
-  /** SIGTERM to its process group */
-  stop(): void;
-}
-
 /**
- * Start a reference server from its launcher script on 127.0.0.1:`port`, in its own
- * process group (stop() ends the launcher and everything it started), with a fixed
- * Python hash seed: the reference's set orders (and a walk's path through them) repeat,
- * so `--seed S --round K` replays what the full run saw.
- */
-export function startReference(script: string, port: number, env: Record<string, string> = {}): ReferenceServer {
-  const child: ChildProcess = spawn(script, [String(port)], {
-    stdio: ['ignore', 'ignore', 'ignore'],
-    detached: true,
-    env: { ...process.env, PYTHONHASHSEED: process.env.PYTHONHASHSEED ?? '1', ...env },
-  });
-  return {
-    url: `http://127.0.0.1:${port}`,
-    stop() {
-      try {
-        process.kill(-child.pid!, 'SIGTERM');
-      } catch {
-        /* gone */
-      }
-    },
-  };
-}
-
-/**
- * Run `body` with a reference server (startReference) and a fresh local Berth stack;
- * both are stopped afterwards, whatever happens.
+ * Run `body` with a reference server and a fresh local Berth stack; both are stopped
+ * afterwards, whatever happens.
  */
 export async function withServers<T>(
   ref: { script: string; port: number; ready: (url: string) => Promise<void> },
@@ -221,12 +188,11 @@ export async function withServers<T>(
   body: (refUrl: string, stack: RunningStack) => Promise<T>,
 ): Promise<T> {
   const server = startReference(ref.script, ref.port);
-  const refUrl = server.url;
   let stack: RunningStack | undefined;
   try {
     stack = await startStack({ fresh: true, ...stackPorts, host: '127.0.0.1', maintenanceInterval: 0, dataDir: '', dashboardPort: null });
-    await ref.ready(refUrl);
-    return await body(refUrl, stack);
+    await ref.ready(server.url);
+    return await body(server.url, stack);
   } finally {
     server.stop();
     await stack?.stop();

@@ -2,8 +2,8 @@
  * The one BatchGetItem of the store (strongly consistent unless asked): any keys, chunks of
  * 100 (or fewer) with at most BATCH_PARALLELISM chunks in flight (a snapshot catching up with a bulk load may
  * ask for tens of thousands of providers), unprocessed keys retried with backoff.
- * And the one BatchWriteItem (batchPut): the bulk loader's, the dump import's and the
- * forest image's writes, none of which needs conditions.
+ * And the one BatchWriteItem (batchPut, batchWrite): the bulk loader's, the dump import's,
+ * the forest image's and the Placement import's writes, none of which needs conditions.
  */
 import { BatchWriteItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
@@ -77,14 +77,38 @@ export const BATCH_WRITE_MAX = 25;
 export async function batchPut(items: Item[], opts?: { raw?: false }): Promise<number>;
 export async function batchPut(items: Record<string, AttributeValue>[], opts: { raw: true }): Promise<number>;
 export async function batchPut(items: Record<string, unknown>[], opts: { raw?: boolean } = {}): Promise<number> {
-  if (items.length > BATCH_WRITE_MAX) throw new Error(`batchPut: ${items.length} items, at most ${BATCH_WRITE_MAX} per call`);
-  let pending = items.map((Item) => ({ PutRequest: { Item } }));
+  return sendBatch(
+    items.map((Item) => ({ PutRequest: { Item } })),
+    opts.raw ?? false,
+  );
+}
+
+/** One request of a BatchWriteItem: an item to put (as it is: no condition) or a key to delete. */
+export type WriteRequest = { put: Item } | { delete: Key };
+
+/**
+ * Put and delete up to 25 items with one BatchWriteItem (no conditions: a table being
+ * filled, or one only its writer uses), retrying the unprocessed ones with backoff until
+ * every request is done. Returns how many times unprocessed requests were sent again.
+ */
+export async function batchWrite(requests: WriteRequest[]): Promise<number> {
+  return sendBatch(
+    requests.map((r) => ('put' in r ? { PutRequest: { Item: r.put } } : { DeleteRequest: { Key: { pk: r.delete.pk, sk: r.delete.sk } } })),
+    false,
+  );
+}
+
+type WireWrite = { PutRequest: { Item: Record<string, unknown> } } | { DeleteRequest: { Key: Key } };
+
+async function sendBatch(requests: WireWrite[], raw: boolean): Promise<number> {
+  if (requests.length > BATCH_WRITE_MAX) throw new Error(`BatchWriteItem: ${requests.length} requests, at most ${BATCH_WRITE_MAX} per call`);
+  let pending = requests;
   let retries = 0;
   for (let attempt = 0; pending.length; attempt++) {
     const RequestItems = { [tableName()]: pending };
-    const r = opts.raw
+    const r = raw
       ? await ddbRaw().send(new BatchWriteItemCommand({ RequestItems } as never))
-      : await ddb().send(new BatchWriteCommand({ RequestItems }));
+      : await ddb().send(new BatchWriteCommand({ RequestItems } as never));
     pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
     if (pending.length) {
       retries++;

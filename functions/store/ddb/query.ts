@@ -1,8 +1,10 @@
 /**
  * The one paginated Query every store module uses: all items of one partition (of the
- * table or of an index), optionally narrowed by a sort-key prefix or lower bound.
+ * table or of an index), optionally narrowed by a sort-key prefix or lower bound. And
+ * the one parallel Scan of the whole table (the Placement import's read of what its
+ * earlier passes wrote).
  */
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ddb, tableName, type Item } from './client.js';
 
 export interface PartitionQuery {
@@ -60,4 +62,50 @@ export async function queryPartition(q: PartitionQuery): Promise<Item[]> {
     start = r.LastEvaluatedKey;
   } while (start);
   return out;
+}
+
+export interface TableScan {
+  /** Scan segments read in parallel (DynamoDB's parallel scan) */
+  segments?: number;
+  /** only items whose sort key starts with this, or (`not`) does not */
+  sk?: { beginsWith: string; not?: boolean };
+  /** strongly consistent */
+  consistent?: boolean;
+  /** called with each page's items as it arrives (nothing is kept here: a table may not fit in memory) */
+  onPage: (items: Item[]) => void;
+}
+
+/**
+ * Every item of the table, page by page, through a parallel Scan. The filter is
+ * applied by DynamoDB after reading (the units are those of the whole table); it only
+ * spares the transfer and the memory.
+ */
+export async function scanTable(s: TableScan): Promise<void> {
+  const total = Math.max(1, s.segments ?? 4);
+  const filter = s.sk
+    ? {
+        FilterExpression: `${s.sk.not ? 'NOT ' : ''}begins_with(#sk, :skp)`,
+        ExpressionAttributeNames: { '#sk': 'sk' },
+        ExpressionAttributeValues: { ':skp': s.sk.beginsWith },
+      }
+    : {};
+  await Promise.all(
+    Array.from({ length: total }, async (_, segment) => {
+      let start: Record<string, unknown> | undefined;
+      do {
+        const r = await ddb().send(
+          new ScanCommand({
+            TableName: tableName(),
+            Segment: segment,
+            TotalSegments: total,
+            ConsistentRead: s.consistent ?? true,
+            ExclusiveStartKey: start,
+            ...filter,
+          }),
+        );
+        if (r.Items?.length) s.onPage(r.Items);
+        start = r.LastEvaluatedKey;
+      } while (start);
+    }),
+  );
 }

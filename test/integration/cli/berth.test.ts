@@ -5,7 +5,6 @@
  * would see it (including a warm provider snapshot picking up bulk-loaded and imported
  * providers through the change log).
  */
-import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,8 +12,8 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { ensureTable } from '../../../local/ddb-local.js';
 import { startPlacement, type Api } from '../harness.js';
+import { runBerth } from './run-berth.js';
 
-const BIN = join(process.cwd(), 'bin', 'berth.mjs');
 const dir = mkdtempSync(join(tmpdir(), 'berth-cli-'));
 let api: Api;
 let table: string;
@@ -27,29 +26,10 @@ interface Out {
   stderr: string;
 }
 
-function berth(args: string[], env: Record<string, string> = {}): Promise<Out> {
-  return new Promise((resolve) => {
-    const t0 = Date.now();
-    execFile(
-      process.execPath,
-      [BIN, ...args],
-      {
-        env: {
-          PATH: process.env.PATH ?? '',
-          HOME: process.env.HOME ?? dir,
-          TABLE_NAME: table,
-          DDB_ENDPOINT: endpoint,
-          LEGACY_FLAG_TTL_MS: '50',
-          ...env,
-        },
-        timeout: 120_000,
-      },
-      (err, stdout, stderr) => {
-        timings.push({ args, ms: Date.now() - t0 });
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : 1) : 0, stdout: String(stdout), stderr: String(stderr) });
-      },
-    );
-  });
+async function berth(args: string[], env: Record<string, string> = {}): Promise<Out> {
+  const r = await runBerth(args, { TABLE_NAME: table, DDB_ENDPOINT: endpoint, LEGACY_FLAG_TTL_MS: '50', ...env });
+  timings.push({ args, ms: r.ms });
+  return r;
 }
 
 async function ok(args: string[], env: Record<string, string> = {}): Promise<Out> {
@@ -80,7 +60,18 @@ describe('berth (operators’ CLI)', () => {
   it('prints its usage; unknown commands fail', async () => {
     const help = await ok(['help']);
     expect(help.stdout).toContain('usage: berth');
-    for (const c of ['tree', 'load FILE', 'export', 'import FILE', 'import-legacy FILE', 'migrate-consumers']) expect(help.stdout).toContain(c);
+    for (const c of [
+      'tree',
+      'load FILE',
+      'export',
+      'import FILE',
+      'import-legacy FILE',
+      'migrate-consumers',
+      'import-placement --from URL',
+      'verify-placement --against URL',
+      'export-placement --to URL',
+    ])
+      expect(help.stdout).toContain(c);
     const bad = await berth(['frobnicate']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown command frobnicate');

@@ -32,7 +32,7 @@ import { activeBaremetal, useBaremetalTable } from '../baremetal/harness.js';
 import { scanTable } from '../baremetal/agreement.js';
 import { needs } from '../../optional.js';
 
-const ironicPkg = needs('ironic', 'ironic-launcher');
+const ironicPkg = needs('ironic', 'reference-servers');
 const BIN = join(process.cwd(), 'bin', 'berth.mjs');
 const V = '1.80';
 const before = process.env.BAREMETAL_SCHEDULER;

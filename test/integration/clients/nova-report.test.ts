@@ -32,7 +32,8 @@ const EXPECTED = JSON.parse(readFileSync(join(__dirname, '../../fixtures/nova-re
 function drive(endpoint: string): Promise<{ code: number; transcript: unknown; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(PYTHON, [DRIVER, endpoint], {
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8' },
+      // (no __pycache__ beside the drivers: they import nova_kit.py)
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? '/tmp', LANG: 'C.UTF-8', PYTHONDONTWRITEBYTECODE: '1' },
     });
     let out = '';
     let err = '';

@@ -5,33 +5,17 @@ against the Placement at ENDPOINT. Prints one JSON transcript of what the client
 and what the API then holds; test/integration/clients/nova-report.test.ts runs it
 against the real Placement, then against Berth, and compares the transcripts.
 
-Authentication: keystoneauth's token_endpoint plugin (a fixed token, `admin`: the
-admin of Placement's noauth2, and of Berth locally) on an Adapter with
-endpoint_override — what [placement] auth_type=admin_token + endpoint_override give.
-Nova runs under eventlet; so does this (its ProviderTree copies need green locks).
+Authentication and Nova's set-up: nova_kit.py (a fixed token on a fixed endpoint).
 
 usage: /usr/bin/python3 nova_report.py ENDPOINT
 """
-import nova.monkey_patch  # noqa: F401  (eventlet, as every nova service)
-
 import json
 import sys
 import uuid
 
-from keystoneauth1 import adapter as ks_adapter
-from keystoneauth1 import session as ks_session
-from keystoneauth1 import token_endpoint
-
-import nova.conf
-from nova import context as nova_context
-from nova import exception
-from nova import objects
-
-nova.conf.CONF([], project='nova')
-objects.register_all()
-
-from nova.scheduler import utils as sched_utils  # noqa: E402
-from nova.scheduler.client import report  # noqa: E402
+from nova_kit import adapter, compute_update, ctx, inv, objects, outcome, report
+from nova_kit import allocations as kit_allocations, api as kit_api, tree_state as kit_tree_state
+from nova.scheduler import utils as sched_utils
 
 ENDPOINT = sys.argv[1]
 NS = uuid.UUID('5e7a1b0c-0000-4000-8000-000000000000')
@@ -50,10 +34,7 @@ NAMES = {v: k for k, v in dict(
     CN1=CN1, NUMA0=NUMA0, NUMA1=NUMA1, PF0=PF0, PF1=PF1, CN2=CN2, SS=SS, PGPU=PGPU,
     AGG_A=AGG_A, AGG_B=AGG_B, INST1=INST1, INST2=INST2, INST3=INST3, MIG1=MIG1).items()}
 
-session = ks_session.Session(auth=token_endpoint.Token(ENDPOINT, 'admin'))
-# raise_exc=False: as nova.utils.get_ksa_adapter builds it (the client reads status codes)
-client = ks_adapter.Adapter(session, service_type='placement', endpoint_override=ENDPOINT, raise_exc=False)
-ctx = nova_context.get_admin_context()
+client = adapter(ENDPOINT)
 transcript = []
 
 
@@ -72,48 +53,16 @@ def record(step, value):
     transcript.append([step, named(value)])
 
 
-def inv(total, ratio=1.0, reserved=0, max_unit=None, **kw):
-    return dict(total=total, reserved=reserved, min_unit=1, max_unit=max_unit or total,
-                step_size=1, allocation_ratio=ratio, **kw)
-
-
 def api(path, version='1.39'):
-    r = client.get(path, microversion=version)
-    return r.status_code, (r.json() if r.text else None)
+    return kit_api(client, path, version)
 
 
 def tree_state(root):
-    """What Placement holds for a tree, through the API: providers in its order, each
-    one's inventories (with their Python number types), traits and aggregates."""
-    _, body = api('/resource_providers?in_tree=%s' % root)
-    out = []
-    for p in body['resource_providers']:
-        u = p['uuid']
-        invs = api('/resource_providers/%s/inventories' % u)[1]['inventories']
-        out.append({
-            'provider': u, 'name': p['name'], 'parent': p['parent_provider_uuid'],
-            'generation': p['generation'],
-            # by class: upstream lists a provider's inventories in row insertion
-            # order, the classes one PUT adds in hash-seed order (Berth: class order)
-            'inventories': sorted([rc, sorted(i.items())] for rc, i in invs.items()),
-            'traits': sorted(api('/resource_providers/%s/traits' % u)[1]['traits']),
-            'aggregates': sorted(api('/resource_providers/%s/aggregates' % u)[1]['aggregates']),
-        })
-    return out
+    return kit_tree_state(client, root)
 
 
 def allocations(consumer):
-    """GET /allocations/{consumer} as the API answers it (providers in its order)"""
-    _, body = api('/allocations/%s' % consumer)
-    return body
-
-
-def outcome(fn, *a, **kw):
-    """the call's result, or the Nova exception it raised (by class name)"""
-    try:
-        return {'returned': fn(*a, **kw)}
-    except (exception.NovaException, report.Retry) as e:
-        return {'raised': type(e).__name__}
+    return kit_allocations(client, consumer)
 
 
 def candidates(rr):
@@ -160,26 +109,6 @@ def unnamed(v):
     if isinstance(v, str):
         return back.get(v, v)
     return v
-
-
-def compute_update(client_, root, name, change, reshape_allocations=None):
-    """one periodic update of a compute node, as the resource tracker makes it: a fresh
-    copy of the cached tree, the virt driver's changes, then update_from_provider_tree
-    (a reshape when the driver moves inventory that has allocations:
-    reshape_allocations(allocations of the tree) -> the allocations after it). A
-    generation conflict (claims bump provider generations behind the cache's back)
-    clears the cache and the whole update is redone, up to 4 times, as
-    ResourceTracker._update_to_placement's retry does."""
-    for attempt in range(4):
-        tree = client_.get_provider_tree_and_ensure_root(ctx, root, name=name)
-        change(tree)
-        allocs = None
-        if reshape_allocations:
-            allocs = reshape_allocations(client_.get_allocations_for_provider_tree(ctx, name))
-        result = outcome(client_.update_from_provider_tree, ctx, tree, allocations=allocs)
-        if result.get('raised') not in ('ResourceProviderUpdateConflict', 'PlacementReshapeConflict'):
-            return dict(result, attempts=attempt + 1)
-    return dict(result, attempts=4)
 
 
 rc = report.SchedulerReportClient(adapter=client)
