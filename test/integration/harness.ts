@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { ensureTable } from '../../local/ddb-local.js';
 import { closeServers } from '../../local/servers.js';
+import type { RunningStack } from '../../local/start.js';
 
 export interface Api {
   url: string;
@@ -47,16 +48,28 @@ export async function useTable(env: Record<string, string> = {}): Promise<string
  * another container — must see (read-your-writes across containers).
  */
 export async function startContainers(k = 2, env: Record<string, string> = {}): Promise<Api & { baremetalUrl: string }> {
+  const stack = await startLocalStack({ containers: k, containerEnv: env });
+  return { ...client(stack.placementUrl, () => stack.stop()), baremetalUrl: stack.baremetalUrl };
+}
+
+/**
+ * The local stack (local/start.ts) on a table of the shared DynamoDB Local: a new one,
+ * or `table` (made first if missing, as `before` leaves it), on ports of its own, with
+ * no maintenance timer or dashboard; `options` as `npm start` takes them.
+ */
+export async function startLocalStack(
+  options: Partial<StackOptions> = {},
+  opts: { table?: string; before?: () => Promise<void> } = {},
+): Promise<RunningStack> {
   const endpoint = inject('ddbEndpoint');
-  const table = `t_${randomUUID().replace(/-/g, '')}`;
+  const table = opts.table ?? `t_${randomUUID().replace(/-/g, '')}`;
   await ensureTable(endpoint, table);
+  await opts.before?.();
   const { startStack } = await import('../../local/start.js');
-  const stack = await startStack({
+  return startStack({
     fresh: false,
     ddbEndpoint: endpoint,
     tableName: table,
-    containers: k,
-    containerEnv: env,
     placementPort: 0,
     baremetalPort: 0,
     host: '127.0.0.1',
@@ -64,9 +77,11 @@ export async function startContainers(k = 2, env: Record<string, string> = {}): 
     dataDir: '',
     dashboardPort: null,
     quietContainers: true,
+    ...options,
   });
-  return { ...client(stack.placementUrl, () => stack.stop()), baremetalUrl: stack.baremetalUrl };
 }
+
+type StackOptions = Parameters<typeof import('../../local/start.js').startStack>[0];
 
 export async function startPlacement(env: Record<string, string> = {}): Promise<Api> {
   await useTable(env);

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureTable } from '../../../local/ddb-local.js';
+import { startLocalStack } from '../harness.js';
 import type { RunningStack } from '../../../local/start.js';
 import { ask, type Urls } from './fixture.js';
 
@@ -16,22 +16,17 @@ let urls: Urls;
 beforeAll(async () => {
   const endpoint = inject('ddbEndpoint');
   const table = `t_${randomUUID().replace(/-/g, '')}`;
-  await ensureTable(endpoint, table);
-  Object.assign(process.env, { DDB_ENDPOINT: endpoint, TABLE_NAME: table, AWS_REGION: 'local' });
-  const { resetConfig } = await import('../../../functions/config.js');
-  resetConfig();
-  const { startStack } = await import('../../../local/start.js');
-  stack = await startStack({
-    fresh: false,
-    ddbEndpoint: endpoint,
-    tableName: table,
-    placementPort: 0,
-    baremetalPort: 0,
-    host: '127.0.0.1',
-    maintenanceInterval: 0,
-    dataDir: '',
-    dashboardPort: null,
-  });
+  stack = await startLocalStack(
+    {},
+    {
+      table,
+      before: async () => {
+        Object.assign(process.env, { DDB_ENDPOINT: endpoint, TABLE_NAME: table, AWS_REGION: 'local' });
+        const { resetConfig } = await import('../../../functions/config.js');
+        resetConfig();
+      },
+    },
+  );
   urls = { placement: stack.placementUrl, baremetal: stack.baremetalUrl };
 });
 afterAll(async () => stack?.stop());

@@ -7,7 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { ensureTable } from '../../../local/ddb-local.js';
+import { startLocalStack } from '../harness.js';
 import type { RunningStack } from '../../../local/start.js';
 import { ask, differences, fixtureAnswers, importFixture, type Urls } from './fixture.js';
 
@@ -15,28 +15,22 @@ const answers = fixtureAnswers();
 let stack: RunningStack;
 let urls: Urls;
 
-async function fresh(extra: Partial<Parameters<typeof import('../../../local/start.js').startStack>[0]> = {}): Promise<void> {
+/** a new table holding the fixture (as `berth import` leaves it), served as npm start serves it */
+async function fresh(extra: Partial<Parameters<typeof startLocalStack>[0]> = {}): Promise<void> {
   const endpoint = inject('ddbEndpoint');
   const table = `t_${randomUUID().replace(/-/g, '')}`;
-  await ensureTable(endpoint, table);
-  Object.assign(process.env, { DDB_ENDPOINT: endpoint, TABLE_NAME: table, AWS_REGION: 'local' });
-  const { resetConfig } = await import('../../../functions/config.js');
-  resetConfig();
-  await importFixture();
-  const { startStack } = await import('../../../local/start.js');
-  stack = await startStack({
-    fresh: false,
-    ddbEndpoint: endpoint,
-    tableName: table,
-    placementPort: 0,
-    baremetalPort: 0,
-    host: '127.0.0.1',
-    maintenanceInterval: 0,
-    dataDir: '',
-    dashboardPort: null,
-    layoutMigration: 'manual',
-    ...extra,
-  });
+  stack = await startLocalStack(
+    { layoutMigration: 'manual', ...extra },
+    {
+      table,
+      before: async () => {
+        Object.assign(process.env, { DDB_ENDPOINT: endpoint, TABLE_NAME: table, AWS_REGION: 'local' });
+        const { resetConfig } = await import('../../../functions/config.js');
+        resetConfig();
+        await importFixture();
+      },
+    },
+  );
   urls = { placement: stack.placementUrl, baremetal: stack.baremetalUrl };
 }
 

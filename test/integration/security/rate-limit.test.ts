@@ -5,31 +5,15 @@
  * on two containers behind the round-robin front as Lambda spreads requests.
  */
 import { randomUUID } from 'node:crypto';
-import { inject } from 'vitest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureTable } from '../../../local/ddb-local.js';
-import { client, type Api } from '../harness.js';
+import { client, startLocalStack, type Api } from '../harness.js';
 
 let stack: { placement: Api; baremetalUrl: string; stop: () => Promise<void> };
 
 beforeAll(async () => {
-  const endpoint = inject('ddbEndpoint');
-  const table = `t_${randomUUID().replace(/-/g, '')}`;
-  await ensureTable(endpoint, table);
-  const { startStack } = await import('../../../local/start.js');
-  const s = await startStack({
-    fresh: false,
-    ddbEndpoint: endpoint,
-    tableName: table,
+  const s = await startLocalStack({
     containers: 2,
     containerEnv: { RATE_LIMIT_EXEMPT_ROLES: 'service' },
-    placementPort: 0,
-    baremetalPort: 0,
-    host: '127.0.0.1',
-    maintenanceInterval: 0,
-    dataDir: '',
-    dashboardPort: null,
-    quietContainers: true,
     // one request every 5 s per project, 3 at once: slow enough that a loaded machine
     // cannot refill a token between the requests of one test
     rateLimit: '0.2:3',

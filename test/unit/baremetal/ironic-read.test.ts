@@ -8,55 +8,33 @@
  */
 import { describe, expect, it } from 'vitest';
 import { connectIronic, PAGE_SIZE, readContents } from '../../../scripts/berth/ironic-api.js';
+import { completeNode } from '../../../functions/store/baremetal/nodes.js';
 import { planImport } from '../../../scripts/berth/import-ironic.js';
 
 const hex = (i: number) => i.toString(16).padStart(12, '0');
 const uuid = (i: number) => `00000000-0000-4000-8000-${hex(i)}`;
 
+/** a node as Ironic shows it: Berth's fields (the store's defaults) and Ironic's own */
 function node(i: number, over: Record<string, unknown> = {}): Record<string, unknown> {
-  const n: Record<string, unknown> = {
+  const {
+    ver: _ver,
+    seq: _seq,
+    lock: _lock,
+    lock_action: _la,
+    vifs: _vifs,
+    ...fields
+  } = completeNode({
     uuid: uuid(i),
-    name: `n${i}`,
-    created_at: `2026-11-28T09:30:${String(i % 60).padStart(2, '0')}.000001+00:00`,
-    updated_at: null,
     driver: 'fake-hardware',
-    driver_info: {},
-    driver_internal_info: {},
-    properties: {},
-    extra: {},
-    instance_info: {},
-    instance_uuid: null,
-    allocation_uuid: null,
+    created_at: `2026-11-28T09:30:${String(i % 60).padStart(2, '0')}.000001+00:00`,
+    seq: 0,
+  });
+  const n: Record<string, unknown> = {
+    ...fields,
+    name: `n${i}`,
     resource_class: 'gold',
     provision_state: 'available',
-    target_provision_state: null,
-    provision_updated_at: null,
     power_state: 'power off',
-    target_power_state: null,
-    maintenance: false,
-    maintenance_reason: null,
-    fault: null,
-    last_error: null,
-    owner: null,
-    lessee: null,
-    description: null,
-    conductor_group: '',
-    protected: false,
-    protected_reason: null,
-    retired: false,
-    retired_reason: null,
-    automated_clean: null,
-    console_enabled: false,
-    network_data: {},
-    boot_mode: null,
-    secure_boot: null,
-    clean_step: {},
-    deploy_step: {},
-    raid_config: {},
-    target_raid_config: {},
-    inspection_started_at: null,
-    inspection_finished_at: null,
-    traits: [],
     reservation: null,
     chassis_uuid: null,
     conductor: 'c1',
