@@ -184,7 +184,6 @@ async function versioned(req: HttpRequest, cfg: Config, identity: Identity, hand
   try {
     const res = await dispatch(req, cfg, identity, version, handlers);
     res.headers['openstack-api-version'] = vheader;
-    await withLayoutHeader(req, res);
     res.headers.vary = 'openstack-api-version';
     return res;
   } catch (e) {
@@ -199,16 +198,9 @@ async function versioned(req: HttpRequest, cfg: Config, identity: Identity, hand
     }
     const res = renderError(err, env);
     res.headers['openstack-api-version'] = vheader;
-    await withLayoutHeader(req, res);
     if (!(err instanceof PlacementError && err.escaped)) res.headers.vary = 'openstack-api-version';
     return res;
   }
-}
-
-/** the table's layout on every answer that reached the table (x-berth-layout: the dashboard shows a migration from it) */
-async function withLayoutHeader(req: HttpRequest, res: HttpResponse): Promise<void> {
-  if (req.path === '/' || req.path === '' || req.path === '/openapi.json') return;
-  res.headers['x-berth-layout'] = await layoutHeader();
 }
 
 export function contentTypeOf(req: HttpRequest): string {
@@ -247,7 +239,7 @@ async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, versi
   if (!fn) throw new Error(`route ${req.method} ${m.route.path} is not served by this function`);
   // a table in a layout this release does not serve (yet): 503, nothing read or written
   const refused = await layoutRefusal(req.path);
-  if (refused) throw new PlacementError(503, refused.message, undefined, refused.headers);
+  if (refused) throw new PlacementError(503, refused.message, undefined, { ...refused.headers, 'x-berth-layout': await layoutHeader() });
   // the caller's request budget (RATE_LIMIT), before the request is read (after the
   // layout check, which reads and writes nothing): every authenticated request to a
   // route counts, a 400 as much as a success. Unmatched paths
@@ -296,8 +288,15 @@ async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, versi
       }
     },
   };
-  return fn(r);
+  const res = await fn(r);
+  // where the table's item layout is (the dashboard shows a migration from it): the record
+  // the layout check above read, cached
+  if (!TABLELESS.has(req.path)) res.headers['x-berth-layout'] = await layoutHeader();
+  return res;
 }
+
+/** the documents that need no table carry no layout header */
+const TABLELESS = new Set(['/', '', '/openapi.json']);
 
 // ---- guards handlers call, in the order Placement's decorators apply them ----
 
