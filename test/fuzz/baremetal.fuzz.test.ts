@@ -16,7 +16,7 @@ import { ALLOCATION_JSON } from '../../schemas/baremetal/allocations.js';
 import { RAID_CONFIG_JSON, VIF_JSON } from '../../schemas/baremetal/raid.js';
 import { BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
 import { calls, denied, installRecorder } from '../integration/security/ddb-recorder.js';
-import { baremetalRules } from '../../cdk/lib/permissions.js';
+import { baremetalFamilyRules } from '../../cdk/lib/permissions.js';
 import {
   describeReq,
   fc,
@@ -369,7 +369,8 @@ it('lone surrogates and deep nesting in a body are a 400, and nothing is stored'
 it('every DynamoDB request of the bare-metal functions stays on bare-metal items (their IAM rules)', () => {
   expect(calls.length).toBeGreaterThan(100);
   // families and steps run in one process here: check against the union of their actions
-  const all = baremetalRules([
+  // (and a family's read of the table's layout record)
+  const all = baremetalFamilyRules('nodes', [
     'dynamodb:GetItem',
     'dynamodb:BatchGetItem',
     'dynamodb:Query',
