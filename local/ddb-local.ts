@@ -2,14 +2,21 @@
  * DynamoDB Local (AWS's jar, fetched by local/fetch-dynamodb-local.mjs) as a child
  * process: start it, wait until it answers, create the table, stop it with its parent.
  */
-import { CreateTableCommand, DescribeTableCommand, DynamoDBClient, ListTablesCommand, UpdateTimeToLiveCommand } from '@aws-sdk/client-dynamodb';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+} from '@aws-sdk/client-dynamodb';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTableInput, TTL_ATTRIBUTE } from '../functions/store/ddb/table.js';
+import { createTableInput, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from '../functions/store/ddb/table.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 export const JAR_DIR = process.env.DYNAMODB_LOCAL_DIR ?? join(ROOT, '.cache', 'dynamodb-local');
@@ -117,7 +124,13 @@ export async function ensureTable(endpoint: string, tableName: string, region = 
   const client = localClient(endpoint, region);
   try {
     try {
-      await client.send(new DescribeTableCommand({ TableName: tableName }));
+      const d = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      // a table made before the change feed: its stream is turned on (the feed reads it)
+      if (!d.Table?.StreamSpecification?.StreamEnabled) {
+        await client
+          .send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }))
+          .catch(() => undefined);
+      }
       return;
     } catch (e) {
       if ((e as Error).name !== 'ResourceNotFoundException') throw e;
