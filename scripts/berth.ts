@@ -23,6 +23,11 @@ commands:
   migrate-baremetal [--settle S]  switch bare metal to the placement scheduler: every node
                                   its resource provider, every allocation its consumer
                                   (resumable, idempotent; docs/design.md)
+  history (--project P | --consumer C | --provider R | --all) [--from T] [--to T] [--at T]
+          [--format csv|json]     the allocation history: intervals overlapping [from, to),
+                                  or what was held at instant T (T: ISO 8601 or epoch ms)
+  history billing [--project P] --from T --to T [--format csv|json]
+                                  resource-hours per project and resource class
   help                            this text
 
 environment: TABLE_NAME (default berth), DDB_ENDPOINT (DynamoDB Local; unset for AWS),
@@ -61,6 +66,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./migrate-consumers.js')).migrateConsumersCommand(rest);
     case 'migrate-baremetal':
       return (await import('./berth/migrate-baremetal.js')).migrateBaremetalCommand(rest);
+    case 'history':
+      return (await import('./berth/history.js')).historyCommand(rest);
     case undefined:
     case 'help':
     case '--help':
