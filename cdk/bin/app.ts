@@ -11,6 +11,7 @@
  *   -c alarmEmail=ops@example.com[,…] -c alarmTopicArn=arn:aws:sns:…   (where the alarms notify)
  *   -c dashboard=true -c insights=true|throttled   (CloudWatch dashboard; DynamoDB Contributor Insights, with the dashboard)
  *   -c baremetalScheduler=database|placement   (bare metal through Placement: docs/design.md; switching runs a migration)
+ *   -c eventBus=<name or ARN> -c historyRetentionDays=400   (the change feed: an existing bus; the allocation history's retention)
  */
 import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
@@ -18,6 +19,7 @@ import { BerthStack, SchedulerConfigError } from '../lib/berth-stack.js';
 import { FunctionSettingsError, type LogLevel } from '../lib/function.js';
 import { IdentityConfigError } from '../lib/identity.js';
 import { OperationsConfigError, parseInsights } from '../lib/operations.js';
+import { FeedConfigError } from '../lib/feed.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
 import { SAM_CONTEXT } from '../lib/sam.js';
 
@@ -66,6 +68,7 @@ try {
       insights: parseInsights(ctx('insights')),
     },
     baremetalScheduler: ctx('baremetalScheduler'),
+    feed: { eventBus: ctx('eventBus'), historyRetentionDays: num('historyRetentionDays') },
     forest: {
       memoryMb: ctx('forestMemoryMb') === undefined ? undefined : Number(ctx('forestMemoryMb')),
       provisionedConcurrency: ctx('provisionedConcurrency') === undefined ? undefined : Number(ctx('provisionedConcurrency')),
@@ -78,7 +81,8 @@ try {
       e instanceof FunctionSettingsError ||
       e instanceof OperationsConfigError ||
       e instanceof ContextFlagError ||
-      e instanceof SchedulerConfigError
+      e instanceof SchedulerConfigError ||
+      e instanceof FeedConfigError
     )
   )
     throw e;

@@ -18,6 +18,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
+import { ChangeFeed, validateFeed, type FeedOptions } from './feed.js';
 import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../../functions/config.js';
 import { BerthFunction, setFunctionSettings, type FunctionSettings } from './function.js';
 import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, grantTableAccess } from './permissions.js';
@@ -49,6 +50,8 @@ export interface BerthStackProps extends StackProps {
     /** pre-initialised environments per forest family, for deployments that want no cold starts (default 0) */
     provisionedConcurrency?: number;
   };
+  /** the change feed and allocation history (cdk/lib/feed.ts): an existing bus, the history's retention */
+  feed?: FeedOptions;
 }
 
 /** Placement families that answer from the provider forest (and so load it when they start) */
@@ -61,6 +64,7 @@ export class BerthStack extends Stack {
   /** where the maintenance runs that failed (or never started) leave their event */
   readonly maintenanceFailures: sqs.Queue;
   readonly operations: Operations;
+  readonly feed: ChangeFeed;
 
   constructor(scope: Construct, id: string, props: BerthStackProps = {}) {
     super(scope, id, props);
@@ -69,6 +73,7 @@ export class BerthStack extends Stack {
     setFunctionSettings(this, props.functions);
     const operations = validateOperations(props.operations);
     const bmScheduler = validateScheduler(props.baremetalScheduler);
+    const feedOptions = validateFeed(props.feed);
     const retain = props.retainData ?? true;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
@@ -79,6 +84,8 @@ export class BerthStack extends Stack {
       deletionProtection: retain,
       encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // the change feed reads it (cdk/lib/feed.ts)
+      dynamoStream: dynamodb.StreamViewType.NEW_IMAGE,
       // -c insights=true|throttled: on the table and (inherited) on every index
       contributorInsightsSpecification: contributorInsights(operations.insights),
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
@@ -255,6 +262,7 @@ export class BerthStack extends Stack {
       baremetalApi: baremetal.api,
       auth: identity.mode === 'jwt' ? 'bearer' : 'token',
     });
+    this.feed = new ChangeFeed(this, 'ChangeFeed', { table: this.table, options: feedOptions });
     // last: the alarms watch every function built above
     this.operations = new Operations(this, 'Operations', {
       options: operations,
@@ -264,7 +272,9 @@ export class BerthStack extends Stack {
       machines: Object.fromEntries(baremetal.machines),
       maintenance: maintenance.fn,
       maintenanceFailures: this.maintenanceFailures,
+      alarms: this.feed.alarms,
     });
+    new CfnOutput(this, 'EventBusName', { value: this.feed.bus.eventBusName });
     new CfnOutput(this, 'PlacementUrl', { value: this.placementApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
   }
