@@ -260,7 +260,7 @@ function placementSide(c: Change): Record<string, unknown> {
 // ------------------------------------------------------------------ bare metal (Ironic's notifications)
 
 /** the fields of Ironic's NodePayload 1.16 (ironic/objects/node.py), in its order */
-const NODE_PAYLOAD_FIELDS = [
+export const NODE_PAYLOAD_FIELDS = [
   'clean_step',
   'conductor_group',
   'console_enabled',
@@ -309,7 +309,7 @@ const NODE_PAYLOAD_FIELDS = [
   'uuid',
 ] as const;
 
-const ALLOCATION_PAYLOAD_FIELDS = [
+export const ALLOCATION_PAYLOAD_FIELDS = [
   'uuid',
   'name',
   'node_uuid',
@@ -323,6 +323,32 @@ const ALLOCATION_PAYLOAD_FIELDS = [
   'created_at',
   'updated_at',
 ] as const;
+
+/**
+ * Ironic's versioned payload of each bare-metal event (ironic/objects/node.py,
+ * allocation.py): its name, version and the fields it adds to the base fields
+ * (NODE_PAYLOAD_FIELDS, or ALLOCATION_PAYLOAD_FIELDS for allocations).
+ */
+export const IRONIC_PAYLOADS = {
+  crud: { name: 'NodeCRUDPayload', version: '1.14', extra: ['chassis_uuid', 'instance_info', 'driver_info'] },
+  provision: {
+    name: 'NodeSetProvisionStatePayload',
+    version: '1.17',
+    extra: ['instance_info', 'driver_internal_info', 'event', 'previous_provision_state', 'previous_target_provision_state'],
+  },
+  power: { name: 'NodeSetPowerStatePayload', version: '1.16', extra: ['to_power'] },
+  maintenance: { name: 'NodePayload', version: '1.16', extra: [] },
+  allocation: { name: 'AllocationCRUDPayload', version: '1.1', extra: [] },
+} as const;
+
+/** which payload a bare-metal detail-type carries */
+export function payloadOf(detailType: string): (typeof IRONIC_PAYLOADS)[keyof typeof IRONIC_PAYLOADS] {
+  if (detailType.startsWith('baremetal.allocation.')) return IRONIC_PAYLOADS.allocation;
+  if (detailType.startsWith('baremetal.node.provision_set.')) return IRONIC_PAYLOADS.provision;
+  if (detailType.startsWith('baremetal.node.power_set.')) return IRONIC_PAYLOADS.power;
+  if (detailType.startsWith('baremetal.node.maintenance_set.')) return IRONIC_PAYLOADS.maintenance;
+  return IRONIC_PAYLOADS.crud;
+}
 
 const MASK = '******';
 /** oslo's mask_dict_password keys that matter for a node's dicts, and Ironic's image_url rule */
@@ -341,11 +367,12 @@ function pick(r: Record<string, unknown>, fields: readonly string[]): Record<str
   return out;
 }
 
-function nodePayload(node: Record<string, unknown>, name: string, version: string, more: Record<string, unknown>): Record<string, unknown> {
+function nodePayload(node: Record<string, unknown>, type: string, more: Record<string, unknown>): Record<string, unknown> {
+  const p = payloadOf(type);
   return {
     'ironic_object.namespace': 'ironic',
-    'ironic_object.name': name,
-    'ironic_object.version': version,
+    'ironic_object.name': p.name,
+    'ironic_object.version': p.version,
     'ironic_object.data': { ...pick(node, NODE_PAYLOAD_FIELDS), traits: (node.traits as string[] | null) ?? [], ...more },
   };
 }
@@ -387,7 +414,7 @@ function nodeEvent(c: Change, opts: EventOptions): FeedEvent {
   const env = bareEnvelope(c, node.owner, node.ver);
   const crud = (action: 'create' | 'update' | 'delete') => {
     const type = `baremetal.node.${action}.end`;
-    const payload = nodePayload(node, 'NodeCRUDPayload', '1.14', {
+    const payload = nodePayload(node, type, {
       chassis_uuid: null,
       instance_info: masked(node.instance_info),
       driver_info: masked(node.driver_info),
@@ -418,7 +445,7 @@ function nodeEvent(c: Change, opts: EventOptions): FeedEvent {
               ? 'end'
               : 'success';
     const type = `baremetal.node.provision_set.${status}`;
-    const payload = nodePayload(node, 'NodeSetProvisionStatePayload', '1.17', {
+    const payload = nodePayload(node, type, {
       instance_info: masked(node.instance_info),
       driver_internal_info: masked(node.driver_internal_info),
       event,
@@ -436,7 +463,7 @@ function nodeEvent(c: Change, opts: EventOptions): FeedEvent {
     const failed = has('last_error') && node.last_error !== null && target === null;
     const status = target !== null && prevTarget === null ? 'start' : failed ? 'error' : 'end';
     const type = `baremetal.node.power_set.${status}`;
-    const payload = nodePayload(node, 'NodeSetPowerStatePayload', '1.16', { to_power: target ?? prevTarget ?? node.power_state ?? null });
+    const payload = nodePayload(node, type, { to_power: target ?? prevTarget ?? node.power_state ?? null });
     return base(c, 'berth.baremetal', type, {
       ...env,
       ...notification(c, opts, type, status === 'error' ? 'error' : 'info', 'ironic-conductor', payload),
@@ -446,7 +473,7 @@ function nodeEvent(c: Change, opts: EventOptions): FeedEvent {
     const type = 'baremetal.node.maintenance_set.end';
     return base(c, 'berth.baremetal', type, {
       ...env,
-      ...notification(c, opts, type, 'info', 'ironic-api', nodePayload(node, 'NodePayload', '1.16', {})),
+      ...notification(c, opts, type, 'info', 'ironic-api', nodePayload(node, type, {})),
     });
   }
   return crud('update');
@@ -469,10 +496,11 @@ function allocationEvent(c: Change, opts: EventOptions): FeedEvent {
   data.traits = (a.traits as string[] | null) ?? [];
   data.candidate_nodes = (a.candidate_nodes as string[] | null) ?? [];
   data.extra = a.extra ?? {};
+  const p = payloadOf(type);
   const payload = {
     'ironic_object.namespace': 'ironic',
-    'ironic_object.name': 'AllocationCRUDPayload',
-    'ironic_object.version': '1.1',
+    'ironic_object.name': p.name,
+    'ironic_object.version': p.version,
     'ironic_object.data': data,
   };
   const env = bareEnvelope(c, a.owner, a.ver);
