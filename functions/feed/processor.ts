@@ -53,49 +53,71 @@ export interface ProcessOptions {
   history?: boolean;
 }
 
-/** Handle one shard's batch, in order (see the module comment). */
+/** history writes in flight at once (the changes of a batch are applied concurrently: the history does not depend on their order) */
+const HISTORY_PARALLELISM = 16;
+
+/**
+ * Handle one shard's batch (see the module comment): decode every record, apply the
+ * changes to the history concurrently (its writes commute), then publish the events in
+ * stream order. The first record that failed (decoding or its history) ends what is
+ * published and is reported; the history of later ones may be written already, which a
+ * retry repeats harmlessly.
+ */
 export async function processRecords(records: StreamRecord[], opts: ProcessOptions): Promise<BatchResult> {
   const host = config().baremetal.conductorName;
-  let changes = 0;
-  let historyItems = 0;
-  let last: string | undefined;
-  // events go out in groups (PutEvents takes 10 at a time); the history before them
-  let pending: Array<{ seq?: string; event: FeedEvent }> = [];
-  const flush = async () => {
-    if (!pending.length) return;
-    await opts.publisher.publish(pending.map((p) => p.event));
-    pending = [];
-  };
-  for (const r of records) {
-    const seq = r.dynamodb?.SequenceNumber;
-    try {
-      const c = await changeOf(r);
-      if (!c) continue;
-      if (opts.history !== false) historyItems += await applyToHistory(c);
-      pending.push({ seq, event: eventOf(c, { host }) });
-      changes++;
-      last = c.id > (last ?? '') ? c.id : last;
-      if (pending.length >= 10) await flush();
-    } catch (e) {
-      count('FeedRecordFailed');
-      log.error('change feed: a record failed; the batch resumes at it', { sequence: seq, error: (e as Error)?.message ?? String(e) });
-      // what was decided before it is published, then the batch stops here
-      const firstPending = pending[0]?.seq;
+  const decoded: Array<{ seq?: string; change?: Change; error?: unknown }> = await Promise.all(
+    records.map(async (r) => {
       try {
-        await flush();
-      } catch {
-        return { changes, historyItems, failed: firstPending ?? seq };
+        return { seq: r.dynamodb?.SequenceNumber, change: await changeOf(r) };
+      } catch (error) {
+        return { seq: r.dynamodb?.SequenceNumber, error };
       }
-      return { changes, historyItems, failed: seq };
-    }
+    }),
+  );
+  let historyItems = 0;
+  if (opts.history !== false) {
+    let next = 0;
+    const worker = async () => {
+      while (next < decoded.length) {
+        const d = decoded[next++]!;
+        if (!d.change || d.error) continue;
+        try {
+          historyItems += await applyToHistory(d.change);
+        } catch (error) {
+          d.error = error;
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(HISTORY_PARALLELISM, decoded.length) }, worker));
+  }
+  const firstFailed = decoded.findIndex((d) => d.error !== undefined);
+  const done = firstFailed < 0 ? decoded : decoded.slice(0, firstFailed);
+  const events: FeedEvent[] = [];
+  let last: string | undefined;
+  for (const d of done) {
+    if (!d.change) continue;
+    events.push(eventOf(d.change, { host }));
+    if (!last || d.change.id > last) last = d.change.id;
   }
   try {
-    await flush();
+    for (let i = 0; i < events.length; i += 10) await opts.publisher.publish(events.slice(i, i + 10));
   } catch (e) {
     log.error('change feed: publishing failed; the batch is retried', { error: (e as Error)?.message ?? String(e) });
-    return { changes, historyItems, failed: records[0]?.dynamodb?.SequenceNumber };
+    count('FeedPublishFailed');
+    return { changes: 0, historyItems, failed: records[0]?.dynamodb?.SequenceNumber };
   }
-  if (last && opts.history !== false) await advanceWatermark(last);
-  count('FeedChanges', changes);
-  return { changes, historyItems };
+  // published: a watermark that fails to move now moves with the next batch (readers see these changes a little later)
+  if (last && opts.history !== false) {
+    await advanceWatermark(last).catch((e) =>
+      log.warn('change feed: the history watermark did not move', { error: (e as Error)?.name ?? String(e) }),
+    );
+  }
+  count('FeedChanges', events.length);
+  if (firstFailed >= 0) {
+    const f = decoded[firstFailed]!;
+    count('FeedRecordFailed');
+    log.error('change feed: a record failed; the batch resumes at it', { sequence: f.seq, error: (f.error as Error)?.message ?? String(f.error) });
+    return { changes: events.length, historyItems, failed: f.seq };
+  }
+  return { changes: events.length, historyItems };
 }

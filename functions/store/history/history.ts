@@ -19,6 +19,7 @@ import { config } from '../../config.js';
 import { ddb, tableName, type Item } from '../ddb/client.js';
 import { queryPartition } from '../ddb/query.js';
 import { keyFits } from '../ddb/keys.js';
+import { perTable } from '../ddb/per-table.js';
 
 export const HK = {
   interval: (consumer: string, id: string) => ({ pk: `HIST#${consumer}`, sk: id }),
@@ -91,7 +92,8 @@ async function latestInterval(consumer: string): Promise<Interval | undefined> {
   return r.Items?.[0] ? intervalFromItem(r.Items[0]) : undefined;
 }
 
-const seenProjects = new Set<string>();
+/** projects this process has recorded in HISTPROJECTS already (per table: tests and the local runtime switch tables) */
+const seenProjects = perTable(() => new Set<string>());
 
 /**
  * Apply one change to the history (idempotent, in any order: core/feed/history.ts). A
@@ -105,9 +107,10 @@ export async function applyToHistory(c: Change): Promise<number> {
     if (open && open.by === undefined && open.id < c.id) writes.push({ interval: { ...open, by: c.id, to: c.at }, ifAbsent: false });
   }
   await Promise.all(writes.map(write));
-  const projects = [...new Set(writes.map((w) => w.interval.project))].filter((p) => !seenProjects.has(p));
+  const seen = seenProjects();
+  const projects = [...new Set(writes.map((w) => w.interval.project))].filter((p) => !seen.has(p));
   await Promise.all(projects.map((p) => put({ ...HK.project(p), first: c.at }, true)));
-  for (const p of projects) seenProjects.add(p);
+  for (const p of projects) seen.add(p);
   return writes.reduce((n, w) => n + 2 + Object.keys(w.interval.allocations).length, 0);
 }
 
