@@ -37,7 +37,6 @@ export type ChangeOp =
   | 'resource_class.delete'
   | 'trait.create'
   | 'trait.delete'
-  | 'providers.load'
   | 'node.create'
   | 'node.update'
   | 'node.delete'

@@ -51,7 +51,6 @@ export const EVENT_TYPES: Record<EventSource, readonly string[]> = {
     'resource_provider.inventories.update',
     'resource_provider.traits.update',
     'resource_provider.aggregates.update',
-    'resource_providers.load',
     'consumer.allocations.update',
     'resource_class.create',
     'resource_class.update',
@@ -107,7 +106,6 @@ export function eventOf(c: Change, opts: EventOptions): FeedEvent {
     case 'provider.inventories':
     case 'provider.traits':
     case 'provider.aggregates':
-    case 'providers.load':
     case 'node.provider':
       return providerEvent(c);
     case 'allocations.set':
@@ -161,7 +159,6 @@ const PROVIDER_TYPES: Partial<Record<Change['op'], string>> = {
   'provider.inventories': 'resource_provider.inventories.update',
   'provider.traits': 'resource_provider.traits.update',
   'provider.aggregates': 'resource_provider.aggregates.update',
-  'providers.load': 'resource_providers.load',
 };
 
 function providerEvent(c: Change): FeedEvent {
