@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { ensureTable } from '../../local/ddb-local.js';
 import { closeServers } from '../../local/servers.js';
+import { join } from 'node:path';
 
 export interface Api {
   url: string;
@@ -51,6 +52,17 @@ export async function startContainers(k = 2, env: Record<string, string> = {}): 
   const table = `t_${randomUUID().replace(/-/g, '')}`;
   await ensureTable(endpoint, table);
   const { startStack } = await import('../../local/start.js');
+  // the change feed's replay of these tests (test/integration/feed/): every stack's events to
+  // <dir>/<table>.jsonl, optionally through the fault injector
+  const eventsDir = process.env.BERTH_TEST_EVENTS_DIR;
+  const feed = eventsDir
+    ? {
+        eventsFile: join(eventsDir, `${table}.jsonl`),
+        ddbFaults: process.env.BERTH_TEST_DDB_FAULTS
+          ? (await import('../../local/ddb-faults.js')).parseFaults(process.env.BERTH_TEST_DDB_FAULTS)
+          : undefined,
+      }
+    : {};
   const stack = await startStack({
     fresh: false,
     ddbEndpoint: endpoint,
@@ -64,6 +76,7 @@ export async function startContainers(k = 2, env: Record<string, string> = {}): 
     dataDir: '',
     dashboardPort: null,
     quietContainers: true,
+    ...feed,
   });
   return { ...client(stack.placementUrl, () => stack.stop()), baremetalUrl: stack.baremetalUrl };
 }
