@@ -6,8 +6,10 @@
  * become base64 strings). Change-log items (`LOG#…`, transient, TTL one day) are not
  * exported: an import writes fresh ones naming every imported provider instead, so a
  * running API whose provider snapshot is warm sees the imported forest at once.
- * Transaction markers and fences (`TX#…`, `BMTX#…`, store/ddb/tx.ts; TTL one day) are
- * transient too and stay behind.
+ * Transaction markers and fences (`TX#…`, `BMTX#…`, store/ddb/tx.ts; TTL one day) and the
+ * change feed's items (`FEED#…`, `FEEDPART#…`, store/ddb/feed.ts; TTL two days: the stream
+ * processor has published them) are transient too and stay behind. The allocation history
+ * (`HIST…`) is exported with the rest.
  *
  * Import is for an EMPTY table only (a restore, a move between accounts or from
  * DynamoDB Local to AWS): it uses BatchWriteItem, which has no conditions, so it is
@@ -22,8 +24,8 @@ export type RawItem = Record<string, AttributeValue>;
 /** An item as written to a dump file: AttributeValues, binary as base64 */
 export type DumpItem = Record<string, unknown>;
 
-/** change-log entries and transaction markers: transient, never exported, ignored by the emptiness check */
-const isLog = (item: RawItem) => /^(LOG|TX|BMTX)#/.test(item.pk?.S ?? '');
+/** change-log entries, transaction markers, feed items: transient, never exported, ignored by the emptiness check */
+const isLog = (item: RawItem) => /^(LOG|TX|BMTX|FEED|FEEDPART)#/.test(item.pk?.S ?? '');
 
 function encode(v: AttributeValue): unknown {
   if (v.B !== undefined) return { B: Buffer.from(v.B).toString('base64') };
