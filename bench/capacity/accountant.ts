@@ -538,8 +538,19 @@ async function withSettings(
     while (shards < 256 && logUse(shards) > 0.75) shards = shards < 8 ? shards + 1 : shards * 2;
     d = { ...d0, shards };
   }
-  const note = [usage ? `USAGE_SHARDS=${usage}` : '', d.shards !== d0.shards ? `CHANGE_LOG_SHARDS=${d.shards}` : ''].filter(Boolean).join(', ');
-  return { a, d, note };
+  // the change feed's partitions (FEED_SHARDS), sized for the scenario's changes (bench/capacity/feed.ts)
+  const rates = scenarioRates(s);
+  const feedShards = projectFeed((rates['claim:put'] ?? 0) + (rates['delete:put'] ?? 0)).shards;
+  const feedFamily = Object.keys({ ...profile.spread }).find((f) => f.startsWith('FEED#')) ?? 'FEED#*';
+  const withFeed = { ...a, partitions: { ...a.partitions, [feedFamily]: feedShards } };
+  const note = [
+    usage ? `USAGE_SHARDS=${usage}` : '',
+    d.shards !== d0.shards ? `CHANGE_LOG_SHARDS=${d.shards}` : '',
+    feedShards > 1 ? `FEED_SHARDS=${feedShards}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return { a: withFeed, d, note };
 }
 
 export async function reportProjections(rep: Reporter, profile: Profile, a0: Assumptions, d0: LogDesign): Promise<Projection[]> {
