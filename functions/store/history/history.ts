@@ -20,6 +20,7 @@ import { ddb, tableName, type Item } from '../ddb/client.js';
 import { queryPartition } from '../ddb/query.js';
 import { keyFits } from '../ddb/keys.js';
 import { perTable } from '../ddb/per-table.js';
+import { backoffMs, sleep } from '../ddb/retry.js';
 
 export const HK = {
   interval: (consumer: string, id: string) => ({ pk: `HIST#${consumer}`, sk: id }),
@@ -61,14 +62,26 @@ function itemsOf(i: Interval): Record<string, unknown>[] {
   ];
 }
 
+/** tries of one history write: it is idempotent, so a write DynamoDB refused for a moment is simply sent again */
+const WRITE_TRIES = 8;
+
 async function put(item: Record<string, unknown>, ifAbsent: boolean): Promise<void> {
-  try {
-    await ddb().send(
-      new PutCommand({ TableName: tableName(), Item: item, ...(ifAbsent ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}) }),
-    );
-  } catch (e) {
-    // an open whose interval is there already (closed by a later change, or this one applied before): nothing to do
-    if (!(ifAbsent && (e as Error).name === 'ConditionalCheckFailedException')) throw e;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await ddb().send(
+        new PutCommand({ TableName: tableName(), Item: item, ...(ifAbsent ? { ConditionExpression: 'attribute_not_exists(pk)' } : {}) }),
+      );
+      return;
+    } catch (e) {
+      // an open whose interval is there already (closed by a later change, or this one applied before): nothing to do
+      if ((e as Error).name === 'ConditionalCheckFailedException') {
+        if (ifAbsent) return;
+        throw e;
+      }
+      // throttled, a conflict, a 5xx or a lost answer after the SDK's own retries: again, then give the record back
+      if (attempt + 1 >= WRITE_TRIES) throw e;
+      await sleep(backoffMs(attempt, 20, 1000));
+    }
   }
 }
 
