@@ -174,6 +174,14 @@ describe('a workload through 2 processes and the fault injector', () => {
         snapshots.push({ t: Date.now(), held });
         await new Promise((r) => setTimeout(r, 300));
       }
+      // a change larger than one transaction (an intent): 60 consumers in one POST, one change
+      const many = Array.from({ length: 60 }, () => randomUUID());
+      const body = Object.fromEntries(
+        many.map((c, i) => [c, { allocations: { [pick(i)]: { resources: { VCPU: 1 } } }, project_id: `project-${i % 3}`, user_id: 'user-0' }]),
+      );
+      for (let tries = 0; tries < 5; tries++) if ((await api.req('POST', '/allocations', { version: '1.27', body })).status === 204) break;
+      await new Promise((r) => setTimeout(r, 300));
+      snapshots.push({ t: Date.now(), held: await snapshot(table) });
     } finally {
       await stack.stop();
     }
@@ -183,6 +191,11 @@ describe('a workload through 2 processes and the fault injector', () => {
     );
     expectClean(report);
     expect(report.committed).toBeGreaterThan(80);
+    // the large change is one event naming all 60 consumers (or, had every try failed, none)
+    const { readEvents } = await import('./check.js');
+    const big = readEvents(eventsFile).filter((e) => (e.detail.subjects as string[]).length === 60);
+    expect(big.length).toBeLessThanOrEqual(1);
+    if (snapshots.at(-1)!.held.size >= 60) expect(big).toHaveLength(1);
     for (const s of snapshots) expect(await historyAt(table, s.t), `history at ${new Date(s.t).toISOString()}`).toEqual(s.held);
   });
 });
