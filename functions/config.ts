@@ -112,6 +112,18 @@ export interface ObservabilitySettings {
   logFormat: 'json' | 'text' | 'auto';
 }
 
+/** the change feed and the allocation history (docs/design.md, "The change feed") */
+export interface FeedSettings {
+  /** CHANGE_FEED: every transaction records its change (store/ddb/feed.ts); on unless "false" */
+  enabled: boolean;
+  /** FEED_SHARDS: partitions the feed items spread over (default 1: one partition, commit order) */
+  shards: number;
+  /** EVENT_BUS_NAME: the EventBridge bus the stream processor publishes to (unset: none) */
+  eventBus?: string;
+  /** HISTORY_RETENTION_DAYS: how long a closed allocation interval is kept (default 400) */
+  historyRetentionDays: number;
+}
+
 export interface Config {
   tableName: string;
   /** DynamoDB endpoint override (DynamoDB Local); undefined in AWS */
@@ -204,6 +216,7 @@ export interface Config {
   baremetal: BaremetalSettings;
   keystone: KeystoneSettings;
   observability: ObservabilitySettings;
+  feed: FeedSettings;
 }
 
 /** the variables cdk/ sets to the bare-metal state machines' ARNs (read below) */
@@ -324,6 +337,12 @@ export function loadConfig(env: Env = process.env): Config {
       projectDomain: env.KEYSTONE_PROJECT_DOMAIN ?? 'Default',
       cacheTtlS: Math.max(0, num(env.KEYSTONE_CACHE_TTL_S, 30)),
       timeoutMs: num(env.KEYSTONE_TIMEOUT_MS, 5000),
+    },
+    feed: {
+      enabled: env.CHANGE_FEED !== 'false',
+      shards: Math.max(1, int(env.FEED_SHARDS, 1)),
+      eventBus: optional(env.EVENT_BUS_NAME),
+      historyRetentionDays: Math.max(1, num(env.HISTORY_RETENTION_DAYS, 400)),
     },
     observability: {
       serviceName: env.POWERTOOLS_SERVICE_NAME ?? env.SERVICE_NAME ?? 'berth',

@@ -4,7 +4,7 @@
  * page needs no CORS. In AWS the same files are a static site (cdk/) and config.json
  * points at the API URLs.
  */
-import { readFile } from 'node:fs/promises';
+import { open, readFile, stat } from 'node:fs/promises';
 import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -62,7 +62,54 @@ function proxy(target: string, path: string, req: IncomingMessage, res: ServerRe
   up.end();
 }
 
-export function serveDashboard(opts: { port: number; host: string; placementUrl: string; baremetalUrl: string; token?: string }): Promise<Server> {
+/** how many of the latest changes /events answers at most */
+const EVENTS_MAX = 200;
+
+/**
+ * The latest events of the change feed's file (local/feed.ts), newest last: those after
+ * change id `after` when given (the page asks again with the last one it has), at most
+ * `limit`. Only the file's tail is read.
+ */
+async function latestEvents(file: string, after: string | null, limit: number): Promise<unknown[]> {
+  let text: string;
+  try {
+    const { size } = await stat(file);
+    const fh = await open(file, 'r');
+    try {
+      const len = Math.min(size, 2 * 1024 * 1024);
+      const buf = Buffer.alloc(len);
+      await fh.read(buf, 0, len, size - len);
+      text = buf.toString('utf8');
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    return [];
+  }
+  const lines = text.split('\n').filter((l) => l.startsWith('{'));
+  const out: unknown[] = [];
+  for (let i = lines.length - 1; i >= 0 && out.length < limit; i--) {
+    let e: { detail?: { id?: string } };
+    try {
+      e = JSON.parse(lines[i]!);
+    } catch {
+      continue;
+    }
+    if (after && String(e.detail?.id) <= after) break;
+    out.push(e);
+  }
+  return out.reverse();
+}
+
+export function serveDashboard(opts: {
+  port: number;
+  host: string;
+  placementUrl: string;
+  baremetalUrl: string;
+  token?: string;
+  /** the change feed's events file (local/feed.ts): served at /events */
+  eventsFile?: string;
+}): Promise<Server> {
   const server = createServer(async (req, res) => {
     if (!hostAllowed(req.headers.host, opts.host)) return refuseHost(res, req.headers.host);
     const url = req.url ?? '/';
@@ -72,7 +119,21 @@ export function serveDashboard(opts: { port: number; host: string; placementUrl:
     const path = url.split('?')[0]!;
     if (path === '/config.json') {
       res.writeHead(200, { 'content-type': 'application/json' });
-      return res.end(JSON.stringify({ placement: '/placement', baremetal: '/baremetal', token: opts.token ?? 'admin' }));
+      return res.end(
+        JSON.stringify({
+          placement: '/placement',
+          baremetal: '/baremetal',
+          token: opts.token ?? 'admin',
+          ...(opts.eventsFile ? { events: '/events' } : {}),
+        }),
+      );
+    }
+    if (path === '/events' && opts.eventsFile) {
+      if (req.method !== 'GET') return refuse(res, 405, 'read-only');
+      const q = new URL(url, 'http://x').searchParams;
+      const limit = Math.min(EVENTS_MAX, Math.max(1, Number(q.get('limit') ?? 50) || 50));
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-cache' });
+      return res.end(JSON.stringify({ events: await latestEvents(opts.eventsFile, q.get('after'), limit) }));
     }
     const file = normalize(join(PUBLIC, path === '/' ? 'index.html' : path));
     if (!file.startsWith(PUBLIC)) {

@@ -8,6 +8,7 @@ import {
   DynamoDBClient,
   ListTablesCommand,
   PutItemCommand,
+  UpdateTableCommand,
   UpdateTimeToLiveCommand,
 } from '@aws-sdk/client-dynamodb';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -16,7 +17,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createTableInput, TTL_ATTRIBUTE } from '../functions/store/ddb/table.js';
+import { createTableInput, STREAM_VIEW_TYPE, TTL_ATTRIBUTE } from '../functions/store/ddb/table.js';
 import { LAYOUT, LAYOUT_META } from '../functions/core/layout.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -125,7 +126,13 @@ export async function ensureTable(endpoint: string, tableName: string, region = 
   const client = localClient(endpoint, region);
   try {
     try {
-      await client.send(new DescribeTableCommand({ TableName: tableName }));
+      const d = await client.send(new DescribeTableCommand({ TableName: tableName }));
+      // a table made before the change feed: its stream is turned on (the feed reads it)
+      if (!d.Table?.StreamSpecification?.StreamEnabled) {
+        await client
+          .send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }))
+          .catch(() => undefined);
+      }
       return;
     } catch (e) {
       if ((e as Error).name !== 'ResourceNotFoundException') throw e;

@@ -17,8 +17,9 @@
  *          --containers K, --container-concurrency N (requests one container takes at a time; 0: any),
  *          --host H, --maintenance-interval SECONDS (0 disables),
  *          --no-response-limit (lift Lambda's 6 MB answer limit, which applies by default as in AWS),
- *          --baremetal-scheduler database|placement (BAREMETAL_SCHEDULER; placement migrates the table first)
- *          --rate-limit RATE[:BURST] (RATE_LIMIT: each caller's token bucket, as -c projectRateLimit in AWS)
+ *          --baremetal-scheduler database|placement (BAREMETAL_SCHEDULER; placement migrates the table first),
+ *          --rate-limit RATE[:BURST] (RATE_LIMIT: each caller's token bucket, as -c projectRateLimit in AWS),
+ *          --events-file F (the change feed's events, one JSON line each; default .data/events.jsonl), --no-events
  * SIGINT / SIGTERM stop every child.
  */
 import type { Server } from 'node:http';
@@ -33,6 +34,7 @@ import { meterSummary } from './ddb-report.js';
 import type { ContainerSet } from './containers.js';
 import { BAREMETAL_SCHEDULERS, parseRateLimit, type BaremetalScheduler } from '../functions/config.js';
 import { closeServers } from './servers.js';
+import type { LocalFeed } from './feed.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -72,6 +74,8 @@ interface Options {
   layoutMigration?: 'background' | 'manual';
   /** each caller's request budget per API (RATE_LIMIT, `RATE[:BURST]`): 429 with Retry-After beyond it */
   rateLimit?: string;
+  /** run the change feed's stream processor and append its events to this file (./feed.ts); unset: none */
+  eventsFile?: string;
 }
 
 export function parseArgs(argv: string[]): Options {
@@ -86,6 +90,7 @@ export function parseArgs(argv: string[]): Options {
     ddbEndpoint: process.env.BERTH_DDB_ENDPOINT || undefined,
     ddbFaults: process.env.BERTH_DDB_FAULTS ? parseFaults(process.env.BERTH_DDB_FAULTS) : undefined,
     baremetalScheduler: process.env.BAREMETAL_SCHEDULER ? scheduler('BAREMETAL_SCHEDULER', process.env.BAREMETAL_SCHEDULER) : undefined,
+    eventsFile: process.env.BERTH_EVENTS_FILE || join(ROOT, '.data', 'events.jsonl'),
   };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
@@ -112,17 +117,22 @@ export function parseArgs(argv: string[]): Options {
     else if (a === '--ddb-meter') o.ddbMeter = true;
     else if (a === '--baremetal-scheduler') o.baremetalScheduler = scheduler(a, val());
     else if (a === '--rate-limit') o.rateLimit = rateLimit(a, val());
+    else if (a === '--events-file') o.eventsFile = val();
+    else if (a === '--no-events') o.eventsFile = undefined;
     else if (a === '--help' || a === '-h') {
       process.stdout.write(
         [
           'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--host H] [--maintenance-interval S] [--no-response-limit]',
           '                    [--ddb-port N | --ddb-endpoint URL] [--table NAME] [--ddb-faults SPEC] [--ddb-meter]',
           '                    [--containers K] [--container-concurrency N] [--baremetal-scheduler database|placement] [--rate-limit RATE[:BURST]]',
+          '                    [--events-file F | --no-events]',
           '  --ddb-endpoint URL   use an existing DynamoDB (LocalStack, DynamoDB Local in a container, ...); the table is created if missing',
           '  --ddb-faults SPEC    DynamoDB fault and lag injector, e.g. rate=0.05,lag=500,seed=7 (see local/ddb-faults.ts)',
           '  --ddb-meter          record every DynamoDB call and the units AWS would bill; a summary per request type at exit',
           '  --containers K       K processes serve the handlers (each like a Lambda container) behind a round-robin front',
           '  --container-concurrency N  requests one container takes at a time (default 1, as Lambda; 0: no limit)',
+          '  --events-file F       the change feed: every committed change as one JSON line (default .data/events.jsonl;',
+          '                       emptied with --fresh); --no-events: no stream processor',
           '  --baremetal-scheduler database|placement',
           '                       where bare-metal allocations find and reserve nodes (default database; placement',
           '                       makes every node a resource provider and migrates the table first)',
@@ -210,6 +220,8 @@ export interface RunningStack {
   containers?: ContainerSet;
   /** a table of an earlier layout migrating in the background (./layout.ts) */
   layout?: LayoutRun;
+  /** the change feed's stream processor (with eventsFile) */
+  feed?: LocalFeed;
   servers: Server[];
   placementUrl: string;
   baremetalUrl: string;
@@ -311,12 +323,22 @@ export async function startStack(o: Options): Promise<RunningStack> {
         timer.unref();
       }
     }
+    // the change feed: the stream processor over DynamoDB's stream (in this process, whatever the containers)
+    let feed: LocalFeed | undefined;
+    if (o.eventsFile) {
+      const { startLocalFeed } = await import('./feed.js');
+      if (o.fresh) {
+        const { rmSync } = await import('node:fs');
+        for (const f of [o.eventsFile, `${o.eventsFile}.checkpoint.json`]) rmSync(f, { force: true });
+      }
+      feed = await startLocalFeed({ endpoint: ddbEndpoint, table: tableName, region: process.env.AWS_REGION, eventsFile: o.eventsFile });
+    }
     let dashboardUrl = '';
     // default: 8780 next to the default ports; any free port when the API ports were chosen
     const dashPort = o.dashboardPort === undefined ? (o.placementPort === 8778 ? 8780 : 0) : o.dashboardPort;
     if (dashPort !== null) {
       const { serveDashboard } = await import('./dashboard.js');
-      const d = await serveDashboard({ port: dashPort, host: o.host, placementUrl, baremetalUrl });
+      const d = await serveDashboard({ port: dashPort, host: o.host, placementUrl, baremetalUrl, eventsFile: o.eventsFile });
       servers.push(d);
       dashboardUrl = `http://${o.host}:${(d.address() as { port: number }).port}`;
     }
@@ -325,6 +347,9 @@ export async function startStack(o: Options): Promise<RunningStack> {
       layoutRun?.stop();
       await closeServers(servers);
       await containers?.stop();
+      // what the stream still holds of the last writes goes out before the database stops
+      await feed?.drain().catch(() => undefined);
+      await feed?.stop();
       await faults?.stop();
       await meter?.stop();
       await ddb?.stop();
@@ -338,6 +363,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
       meter,
       containers,
       layout: layoutRun,
+      feed,
       servers: [...(containers?.servers ?? []), ...servers],
       placementUrl,
       baremetalUrl,
@@ -367,6 +393,7 @@ async function main() {
       : `[berth] DynamoDB        ${stack.ddbEndpoint}  table ${stack.tableName}  (existing endpoint)`,
     ...(stack.faults ? [`[berth] fault injector  ${stack.faults.endpoint}  ${describeFaults(stack.faults.spec)}`] : []),
     ...(stack.meter ? [`[berth] DynamoDB meter   ${stack.meter.endpoint}  (units per request type at exit)`] : []),
+    ...(stack.feed ? [`[berth] change feed     ${stack.feed.eventsFile}  (one JSON line per committed change)`] : []),
     ...(stack.containers
       ? [
           `[berth] containers      ${stack.containers.containers.map((c) => `${c.id}`).join(' ')}  (round robin, ${o.containerConcurrency ?? 1} request(s) each at a time)`,

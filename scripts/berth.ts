@@ -45,6 +45,11 @@ commands:
   verify-ironic [--from URL] [--token T] [--berth URL [--berth-token T]]
                                   compare every node and allocation through both APIs, field
                                   by field; exit 1 on any difference
+  history (--project P | --consumer C | --provider R | --all) [--from T] [--to T] [--at T]
+          [--format csv|json]     the allocation history: intervals overlapping [from, to),
+                                  or what was held at instant T (T: ISO 8601 or epoch ms)
+  history billing [--project P] --from T --to T [--format csv|json]
+                                  resource-hours per project and resource class
   help                            this text
 
 environment: TABLE_NAME (default berth), DDB_ENDPOINT (DynamoDB Local; unset for AWS),
@@ -102,6 +107,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./berth/verify-placement.js')).verifyPlacementCommand(rest);
     case 'export-placement':
       return (await import('./berth/export-placement.js')).exportPlacementCommand(rest);
+    case 'history':
+      return (await import('./berth/history.js')).historyCommand(rest);
     case undefined:
     case 'help':
     case '--help':

@@ -33,6 +33,7 @@ export const LAYERS = [
   ['functions/placement/', 'placement'],
   ['functions/baremetal/', 'baremetal'],
   ['functions/maintenance/', 'maintenance'],
+  ['functions/feed/', 'feed'],
   ['functions/authorizer/', 'authorizer'],
   ['schemas/', 'schemas'],
   ['local/', 'local'],
@@ -55,6 +56,7 @@ export const RULES = {
   placement: ['store', 'core', 'http', 'observability', 'config', 'schemas'],
   baremetal: ['conductor', 'store', 'core', 'http', 'observability', 'config', 'schemas'],
   maintenance: ['conductor', 'store', 'core', 'observability', 'config'],
+  feed: ['store', 'core', 'observability', 'config'],
   authorizer: ['core', 'http', 'observability', 'config'],
   dashboard: [],
 };
@@ -67,7 +69,7 @@ export const RULES = {
 export const ACYCLIC = ['bench/', 'dashboard/'];
 
 /** the only places that may import the AWS SDK (@aws-sdk/*) */
-export const AWS_SDK_ALLOWED = ['functions/store/', 'functions/conductor/executor.ts', 'functions/authorizer/'];
+export const AWS_SDK_ALLOWED = ['functions/store/', 'functions/conductor/executor.ts', 'functions/authorizer/', 'functions/feed/eventbridge.ts'];
 
 export function layerOf(path) {
   const hit = LAYERS.find(([prefix]) => path === prefix || path.startsWith(prefix));

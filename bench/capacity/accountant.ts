@@ -18,6 +18,7 @@ import { startStack, type RunningStack } from '../../local/start.js';
 import { availableNodes, baremetalClient, r1, r2 } from '../kit.js';
 import { accessLogLine, calibrate, measure, splitLoad, type RunMeasurement } from './measure.js';
 import { ceiling, pollUnits, project, sum, type Assumptions, type LogDesign, type Profile, type Projection } from './model.js';
+import { projectFeed } from './feed.js';
 import { PRICES } from './prices.js';
 import {
   CANDIDATES_QUERY,
@@ -537,8 +538,19 @@ async function withSettings(
     while (shards < 256 && logUse(shards) > 0.75) shards = shards < 8 ? shards + 1 : shards * 2;
     d = { ...d0, shards };
   }
-  const note = [usage ? `USAGE_SHARDS=${usage}` : '', d.shards !== d0.shards ? `CHANGE_LOG_SHARDS=${d.shards}` : ''].filter(Boolean).join(', ');
-  return { a, d, note };
+  // the change feed's partitions (FEED_SHARDS), sized for the scenario's changes (bench/capacity/feed.ts)
+  const rates = scenarioRates(s);
+  const feedShards = projectFeed((rates['claim:put'] ?? 0) + (rates['delete:put'] ?? 0)).shards;
+  const feedFamily = Object.keys({ ...profile.spread }).find((f) => f.startsWith('FEED#')) ?? 'FEED#*';
+  const withFeed = { ...a, partitions: { ...a.partitions, [feedFamily]: feedShards } };
+  const note = [
+    usage ? `USAGE_SHARDS=${usage}` : '',
+    d.shards !== d0.shards ? `CHANGE_LOG_SHARDS=${d.shards}` : '',
+    feedShards > 1 ? `FEED_SHARDS=${feedShards}` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  return { a: withFeed, d, note };
 }
 
 export async function reportProjections(rep: Reporter, profile: Profile, a0: Assumptions, d0: LogDesign): Promise<Projection[]> {
@@ -595,6 +607,12 @@ export async function reportProjections(rep: Reporter, profile: Profile, a0: Ass
     rep.say(
       `  monthly (${PRICES.region}, prices of ${PRICES.asOf}): DynamoDB ${money(p.cost.dynamodbRead + p.cost.dynamodbWrite)} (reads ${money(p.cost.dynamodbRead)}, writes ${money(p.cost.dynamodbWrite)}), Lambda ${money(p.cost.lambda)}, API Gateway ${money(p.cost.apiGateway)}, logs ${money(p.cost.logs)}: total ${money(p.cost.total)}`,
     );
+    // the change feed: what runs after the commit (the feed items are in the write units above)
+    const changesPerS = (rates['claim:put'] ?? 0) + (rates['delete:put'] ?? 0);
+    const feed = projectFeed(changesPerS);
+    rep.say(
+      `  change feed: ${r1(changesPerS)} changes/s -> ${r1(feed.eventsPerS)} events/s (EventBridge ${money(feed.monthly.eventbridge)}), processor ${r2(feed.invocationsPerS)} invocations/s, ${r2(feed.gbSecondsPerS)} GB-s/s (Lambda ${money(feed.monthly.lambda)}), history ${r1(feed.historyWriteUnitsPerS)} write units/s (${money(feed.monthly.historyWrites)}); feed items ${r1(feed.feedItemWriteUnitsPerS)} write units/s over FEED_SHARDS=${feed.shards} (${Math.round(feed.partitionUtilisation * 100)} % of a partition): ${money(feed.monthly.total)}/month, total with the feed ${money(p.cost.total + feed.monthly.total)}`,
+    );
     // the container-count range
     const range = [10, 50, 200].map((w) => {
       const q = project(profile, rates, s.hosts, { ...a, warm: w }, d);
@@ -623,6 +641,17 @@ export async function reportProjections(rep: Reporter, profile: Profile, a0: Ass
       },
       ceiling_claims_per_s: Number.isFinite(cap.multiple) ? Math.round(s.claimsPerS * cap.multiple) : null,
       monthly_usd: Object.fromEntries(Object.entries(p.cost).map(([k, v]) => [k, Math.round(v * 100) / 100])),
+      feed: {
+        changes_per_s: r1(changesPerS),
+        events_per_s: r1(feed.eventsPerS),
+        invocations_per_s: r2(feed.invocationsPerS),
+        gb_seconds_per_s: r2(feed.gbSecondsPerS),
+        history_write_units_per_s: r1(feed.historyWriteUnitsPerS),
+        feed_item_write_units_per_s: r1(feed.feedItemWriteUnitsPerS),
+        feed_shards: feed.shards,
+        partition_utilisation: r2(feed.partitionUtilisation),
+        monthly_usd: Object.fromEntries(Object.entries(feed.monthly).map(([k, v]) => [k, Math.round(v * 100) / 100])),
+      },
       range: range.map((x) => ({
         warm: x.w,
         forest_read_units: r2(x.units),

@@ -162,6 +162,8 @@ export interface Assumptions {
    * the read units of every request that reads it all, times `factor`
    */
   spreadFactor?: Record<string, number>;
+  /** families a deployment setting spreads over this many partitions, whatever the measured run had (the change feed's FEED_SHARDS) */
+  partitions?: Record<string, number>;
   /**
    * read units of one chunk of a snapshot image (store/placement/image.ts: one partition
    * per chunk): a family loaded per provider spreads over as many keys as its load has chunks
@@ -278,13 +280,15 @@ export function project(profile: Profile, rates: Record<string, number>, provide
     const chunks =
       a.chunkReadUnits && profile.load.perProvider[family] ? Math.ceil((profile.load.perProvider[family]! * providers) / a.chunkReadUnits) : 1;
     const keys = (kind: 'read' | 'write') =>
-      family === profile.changeLogFamily
-        ? d.shards
-        : spread === 'entity'
-          ? providers
-          : spread === 'project'
-            ? factor / Math.max(a.hotProjectShare, 1e-9)
-            : Math.max(1, profile.fanOut[kind][family] ?? 1, kind === 'read' ? chunks : 1);
+      a.partitions?.[family] !== undefined
+        ? a.partitions[family]!
+        : family === profile.changeLogFamily
+          ? d.shards
+          : spread === 'entity'
+            ? providers
+            : spread === 'project'
+              ? factor / Math.max(a.hotProjectShare, 1e-9)
+              : Math.max(1, profile.fanOut[kind][family] ?? 1, kind === 'read' ? chunks : 1);
     const keysRead = keys('read');
     const keysWrite = keys('write');
     const hotReadPerS = readPerS / keysRead;

@@ -18,6 +18,7 @@
  *   -c dashboardDomain=… -c dashboardCertificateArn=arn:aws:acm:us-east-1:…   (the dashboard with TLS 1.2 at least)
  *   -c wafWebAclArn=arn:aws:wafv2:us-east-1:…:global/webacl/… [-c apiDomains=p.example.com,b.example.com -c apiCertificateArn=…]
  *      (each API behind CloudFront with a WAF web ACL: cdk/lib/api-front.ts)
+ *   -c eventBus=<name or ARN> -c historyRetentionDays=400   (the change feed: an existing bus; the allocation history's retention)
  * cdk/lib/context.ts reads and checks them all; an unknown -c option is refused.
  */
 import { App, Validations } from 'aws-cdk-lib';
@@ -30,6 +31,7 @@ import { IdentityConfigError } from '../lib/identity.js';
 import { LimitsConfigError } from '../lib/limits.js';
 import { NetworkConfigError } from '../lib/network.js';
 import { OperationsConfigError } from '../lib/operations.js';
+import { FeedConfigError } from '../lib/feed.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
 import { SAM_CONTEXT } from '../lib/sam.js';
 
@@ -55,7 +57,8 @@ try {
       e instanceof OperationsConfigError ||
       e instanceof SchedulerConfigError ||
       e instanceof NetworkConfigError ||
-      e instanceof LimitsConfigError
+      e instanceof LimitsConfigError ||
+      e instanceof FeedConfigError
     )
   )
     throw e;

@@ -17,6 +17,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
+import { ChangeFeed, validateFeed, type FeedOptions } from './feed.js';
 import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../../functions/config.js';
 import { BerthFunction, setFunctionSettings, validateForest, type FunctionSettings } from './function.js';
 import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, RATE_LIMIT_ACCESS, grantTableAccess } from './permissions.js';
@@ -67,6 +68,8 @@ export interface BerthStackProps extends StackProps {
     /** pre-initialised environments per forest family, for deployments that want no cold starts (default 0) */
     provisionedConcurrency?: number;
   };
+  /** the change feed and allocation history (cdk/lib/feed.ts): an existing bus, the history's retention */
+  feed?: FeedOptions;
 }
 
 /** Placement families that answer from the provider forest (and so load it when they start) */
@@ -79,6 +82,7 @@ export class BerthStack extends Stack {
   /** where the maintenance runs that failed (or never started) leave their event */
   readonly maintenanceFailures: sqs.Queue;
   readonly operations: Operations;
+  readonly feed: ChangeFeed;
 
   constructor(scope: Construct, id: string, props: BerthStackProps = {}) {
     super(scope, id, props);
@@ -98,6 +102,7 @@ export class BerthStack extends Stack {
       const network = new BerthNetwork(this, 'Network', { options: networkOptions, keystoneUrl: identity.keystoneUrl });
       setFunctionNetwork(this, network);
     }
+    const feedOptions = validateFeed(props.feed);
     const retain = props.retainData ?? true;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
@@ -108,6 +113,8 @@ export class BerthStack extends Stack {
       deletionProtection: retain,
       encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
       timeToLiveAttribute: TTL_ATTRIBUTE,
+      // the change feed reads it (cdk/lib/feed.ts)
+      dynamoStream: dynamodb.StreamViewType.NEW_IMAGE,
       // -c insights=true|throttled: on the table and (inherited) on every index
       contributorInsightsSpecification: contributorInsights(operations.insights),
       removalPolicy: retain ? RemovalPolicy.RETAIN : RemovalPolicy.DESTROY,
@@ -304,6 +311,7 @@ export class BerthStack extends Stack {
       auth: identity.mode === 'jwt' ? 'bearer' : 'token',
       domain: props.dashboardDomain,
     });
+    this.feed = new ChangeFeed(this, 'ChangeFeed', { table: this.table, options: feedOptions });
     // last: the alarms watch every function built above
     this.operations = new Operations(this, 'Operations', {
       options: operations,
@@ -313,7 +321,9 @@ export class BerthStack extends Stack {
       machines: Object.fromEntries(baremetal.machines),
       maintenance: maintenance.fn,
       maintenanceFailures: this.maintenanceFailures,
+      alarms: this.feed.alarms,
     });
+    new CfnOutput(this, 'EventBusName', { value: this.feed.bus.eventBusName });
     // after every function: tell the maintenance function the deploy has finished (the
     // table's layout is recorded, a migration from the previous release's layout opens)
     new DeployFinished(this, 'DeployFinished', { maintenance: maintenance.fn });

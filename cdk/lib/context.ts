@@ -55,6 +55,8 @@ export const CONTEXT_OPTIONS: Record<string, string> = {
   wafWebAclArn: 'WAFv2 web ACL ARN (CLOUDFRONT scope, us-east-1)',
   apiDomains: 'placement domain,baremetal domain',
   apiCertificateArn: 'ACM certificate ARN (us-east-1)',
+  eventBus: 'EventBridge bus name or ARN (default: the stack makes one)',
+  historyRetentionDays: 'days the allocation history keeps a closed interval',
 };
 
 export class ContextError extends Error {}
@@ -160,6 +162,7 @@ export function readContext(keys: string[], get: (key: string) => unknown): { id
       alarms: alarms === undefined ? undefined : alarms === 'on',
     },
     baremetalScheduler: ctx('baremetalScheduler'),
+    feed: { eventBus: ctx('eventBus'), historyRetentionDays: num('historyRetentionDays') },
     forest: {
       memoryMb: whole('forestMemoryMb', 1024, 10240),
       provisionedConcurrency: whole('provisionedConcurrency', 0, 1000),

@@ -101,6 +101,8 @@ export interface OperationsProps {
   machines: Record<string, sfn.StateMachine>;
   maintenance: lambda.Function;
   maintenanceFailures: sqs.IQueue;
+  /** alarms other constructs made (the change feed's): notified and shown like these */
+  alarms?: cloudwatch.Alarm[];
 }
 
 /**
@@ -296,6 +298,14 @@ export class Operations extends Construct {
           'A maintenance run failed or could not start: its event is in the failure queue (requestContext.condition, responsePayload). Read it, fix the cause, then purge the queue.',
       },
     );
+
+    for (const alarm of props.alarms ?? []) {
+      for (const a of this.actions) {
+        alarm.addAlarmAction(a);
+        alarm.addOkAction(a);
+      }
+      this.alarms.push(alarm);
+    }
 
     if (options.dashboard) this.dashboard = this.buildDashboard(props, functions, dynamo);
   }

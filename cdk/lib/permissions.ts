@@ -58,6 +58,26 @@ const SCAN: DdbAction = 'dynamodb:Scan';
 const TX_MARKER: AccessRule[] = [{ actions: [PUT], keys: ['TX#*'] }];
 
 /**
+ * The change feed (functions/store/ddb/feed.ts): every write transaction Puts its change's
+ * feed item; a description too large for one item is stored in parts first (BatchWriteItem).
+ */
+export const FEED_WRITE: AccessRule[] = [
+  { actions: [PUT], keys: ['FEED#*'] },
+  { actions: [BATCH_WRITE], keys: ['FEEDPART#*'] },
+];
+
+/**
+ * The stream processor (functions/feed/, cdk/lib/feed.ts): the parts of a large
+ * description, and the allocation history's items (store/history/history.ts) with its
+ * watermark (META / history). Nothing else of the table.
+ */
+export const FEED_PROCESSOR_ACCESS: AccessRule[] = [
+  { actions: [BATCH_GET], keys: ['FEEDPART#*'] },
+  { actions: [PUT, QUERY], keys: ['HIST#*', 'HISTP#*', 'HISTR#*', 'HISTPROJECTS'] },
+  { actions: [UPDATE], keys: ['META'] },
+];
+
+/**
  * the provider snapshot: the forest image (its manifest FOREST, its chunks IMG#), or a cold
  * load through gsi1; the change log since; re-reads of changed providers
  */
@@ -111,6 +131,8 @@ function withLargeChanges(rules: AccessRule[]): AccessRule[] {
   const out = [...rules, { actions: [GET, BATCH_GET], keys: ['INTENT#*'] } as AccessRule];
   const writes = rules.filter((r) => !r.index && r.actions.some((a) => TABLE_WRITES.includes(a)));
   if (writes.length) {
+    // every write records its change (the feed item: at the commit point of a larger one)
+    out.push(...FEED_WRITE);
     out.push({ actions: [PUT, UPDATE, BATCH_WRITE], keys: ['INTENT#*'] });
     for (const r of writes) out.push({ actions: [UPDATE, DELETE, BATCH_GET], keys: r.keys });
   }
@@ -180,6 +202,7 @@ export const MAINTENANCE_ACCESS: AccessRule[] = [
   { actions: [BATCH_GET, UPDATE], keys: ['RP#*'] },
   { actions: [UPDATE], keys: ['USAGE#*'] },
   ...TX_MARKER,
+  ...FEED_WRITE,
   ...SNAPSHOT,
   ...IMAGE_WRITE,
   // the layout record (written first by ensureLayout: a table without one is classified by
@@ -273,7 +296,7 @@ export function baremetalRules(actions: string[]): AccessRule[] {
   if (!actions.length) return [];
   const rules: AccessRule[] = [{ actions: actions as DdbAction[], keys: BAREMETAL_ITEM_KEYS }];
   if (actions.includes(QUERY)) rules.push({ index: 'gsi2', actions: [QUERY], keys: BAREMETAL_INDEX_KEYS });
-  if (actions.some((a) => a === PUT || a === UPDATE || a === DELETE)) rules.push({ actions: [PUT], keys: BAREMETAL_MARKER_KEYS });
+  if (actions.some((a) => a === PUT || a === UPDATE || a === DELETE)) rules.push({ actions: [PUT], keys: BAREMETAL_MARKER_KEYS }, ...FEED_WRITE);
   return rules;
 }
 

@@ -12,6 +12,7 @@
  * @property {string} baremetal  the bare-metal API's base URL
  * @property {string} token  the token used when the page's box is empty
  * @property {'token' | 'bearer'} [auth]  X-Auth-Token, or Authorization: Bearer (a deployment with the JWT authorizer)
+ * @property {string} [events]  the change feed's latest events (local runs: local/dashboard.ts reads the events file)
  */
 
 /** the microversion of every Placement read that needs no other */
@@ -124,6 +125,19 @@ async function get(base, path, headers) {
  * @param {string} [version]
  */
 export const placement = (path, version = DETAIL_VERSION) => get(config.placement, path, { 'openstack-api-version': `placement ${version}` });
+
+/**
+ * The latest changes of the change feed after change id `after` (newest last), or null
+ * where the page has no feed to read (in AWS the events go to EventBridge).
+ * @param {string} after
+ * @returns {Promise<{ events: Array<{ 'detail-type': string, source: string, detail: Record<string, any> }> } | null>}
+ */
+export async function latestChanges(after) {
+  if (!config.events) return null;
+  const r = await fetch(`${config.events}?limit=50${after ? `&after=${encodeURIComponent(after)}` : ''}`);
+  if (!r.ok) throw new ApiError(config.events, r.status, '');
+  return r.json();
+}
 
 /**
  * A bare-metal read at the newest microversion.

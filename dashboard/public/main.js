@@ -6,7 +6,7 @@
  *   dom.js        building the page (values always as text)
  *   state.js      the one state, and the reads that fill it
  *   summary.js    the summary by aggregate (bounded whatever the cloud's size)
- *   providers.js, aggregates.js, consumers.js, baremetal.js   the tabs
+ *   providers.js, aggregates.js, consumers.js, baremetal.js, changes.js   the tabs
  *   main.js       this: user actions, refresh, start
  * docs/design.md, "The dashboard at cloud size", says what each view costs.
  */
@@ -14,6 +14,7 @@
 import { renderGroups } from './aggregates.js';
 import { layoutUpgrade, loadConfig, useToken } from './api.js';
 import { renderBaremetal } from './baremetal.js';
+import { pollChanges } from './changes.js';
 import { projectUsage, renderConsumers } from './consumers.js';
 import { $, input } from './dom.js';
 import { renderProviders } from './providers.js';
@@ -22,6 +23,8 @@ import { loadList, loadPage, loadSummary, loadTraits, runFilter, setBaremetalPag
 /** auto-refresh re-reads the provider list and the summary only for clouds this small; beyond, the visible page */
 const FULL_REFRESH_MAX = 2000;
 const AUTO_REFRESH_MS = 5000;
+/** how often the Changes tab asks for newer changes (the change feed) */
+const CHANGES_MS = 2000;
 
 // ------------------------------------------------------------------ running work
 // body[data-ready] is "false" while any user action runs (the browser test waits on it)
@@ -201,3 +204,9 @@ wireForms();
 useToken(() => input('token').value);
 input('token').value = await loadConfig();
 refresh(true);
+// the change feed, live where there is one to read
+pollChanges()
+  .then((live) => {
+    if (live) setInterval(() => pollChanges().catch(() => undefined), CHANGES_MS);
+  })
+  .catch(() => undefined);

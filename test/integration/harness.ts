@@ -8,6 +8,7 @@ import type { Server } from 'node:http';
 import { ensureTable } from '../../local/ddb-local.js';
 import { closeServers } from '../../local/servers.js';
 import type { RunningStack } from '../../local/start.js';
+import { join } from 'node:path';
 
 export interface Api {
   url: string;
@@ -66,6 +67,17 @@ export async function startLocalStack(
   await ensureTable(endpoint, table);
   await opts.before?.();
   const { startStack } = await import('../../local/start.js');
+  // the change feed's replay of these tests (test/integration/feed/): every stack's events to
+  // <dir>/<table>.jsonl, optionally through the fault injector
+  const eventsDir = process.env.BERTH_TEST_EVENTS_DIR;
+  const feed = eventsDir
+    ? {
+        eventsFile: join(eventsDir, `${table}.jsonl`),
+        ddbFaults: process.env.BERTH_TEST_DDB_FAULTS
+          ? (await import('../../local/ddb-faults.js')).parseFaults(process.env.BERTH_TEST_DDB_FAULTS)
+          : undefined,
+      }
+    : {};
   return startStack({
     fresh: false,
     ddbEndpoint: endpoint,
@@ -78,6 +90,7 @@ export async function startLocalStack(
     dashboardPort: null,
     quietContainers: true,
     ...options,
+    ...feed,
   });
 }
 

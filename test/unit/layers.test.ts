@@ -25,6 +25,16 @@ describe('the import rule (scripts/check-layers.mjs)', () => {
     expect(checkFile('functions/conductor/executor.ts', "import { SFNClient } from '@aws-sdk/client-sfn';")).toEqual([]);
     expect(checkFile('functions/conductor/nodes.ts', "import { SFNClient } from '@aws-sdk/client-sfn';")).toHaveLength(1);
     expect(checkFile('functions/placement/traits.ts', sdk)).toHaveLength(1);
+    // the stream processor's EventBridge publisher; the rest of the processor goes through the store
+    expect(checkFile('functions/feed/eventbridge.ts', "import { EventBridgeClient } from '@aws-sdk/client-eventbridge';")).toEqual([]);
+    expect(checkFile('functions/feed/processor.ts', "import { unmarshall } from '@aws-sdk/util-dynamodb';")).toHaveLength(1);
+  });
+
+  it('keeps the stream processor (functions/feed/) on the store and core, off the APIs', () => {
+    const whys = (text: string) => checkFile('functions/feed/processor.ts', text).map((p: { why: string }) => p.why);
+    expect(whys("import { applyToHistory } from '../store/history/history.js';\nimport { eventOf } from '../core/feed/events.js';")).toEqual([]);
+    expect(whys("import { nodes } from '../conductor/nodes.js';")).toEqual(['feed must not import conductor']);
+    expect(whys("import { h } from '../placement/traits.js';")).toEqual(['feed must not import placement']);
   });
 
   it('allows what the layers may use', () => {

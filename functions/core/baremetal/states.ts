@@ -187,6 +187,11 @@ const TRANSITIONS: Array<[string, string, string]> = [
 
 const NEXT = new Map<string, string>(TRANSITIONS.map(([src, dst, ev]) => [`${src}|${ev}`, dst]));
 
+/** The first event that takes a node from state `from` to state `to` (the change feed names it, as Ironic's notifications do), or null. */
+export function eventBetween(from: string, to: string): string | null {
+  return TRANSITIONS.find(([src, dst]) => src === from && dst === to)?.[2] ?? null;
+}
+
 /** fsm.is_actionable_event: can `event` happen in `state`? */
 export function isActionable(state: string, event: string): boolean {
   return NEXT.has(`${state}|${event}`);

@@ -33,6 +33,8 @@ export interface ConsumerRecord {
   allocations: AllocationMap;
   createdAt: string;
   updatedAt: string;
+  /** the id of the change that wrote it last (a change-log entry's sort key; absent on items from before the change feed) */
+  last?: string;
 }
 
 /** consumer_type.NULL_CONSUMER_TYPE_ALIAS */

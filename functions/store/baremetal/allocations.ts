@@ -37,7 +37,9 @@ import type { ProviderRecord } from '../../core/placement/model.js';
 import { readProvider } from '../placement/providers.js';
 import type { ProviderRead } from '../placement/provider-items.js';
 import { getNode } from './nodes.js';
-import { ensureNodeNames, linkFailure, nodeLink, placementMode, reservationLink, type PlacementRefusal } from './placement-link.js';
+import { ensureNodeNames, linkFailure, nodeLink, placementMode, reservationLink, withLink, type PlacementRefusal } from './placement-link.js';
+import { markAllocationDelete } from './facts.js';
+import { recordFact, type ChangeSpec } from '../../core/feed/change.js';
 
 const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type', 'ver']);
 
@@ -108,8 +110,8 @@ export type AllocationWriteFailure =
  * known (store/ddb/tx.ts): true if it happened, false if its condition failed,
  * 'stale' if it was not applied for another reason (a concurrent transaction): retry.
  */
-async function conditionalUpdate(e: Expr, key: Record<string, unknown>): Promise<boolean | 'stale'> {
-  const out = await transact([e.updateItem(key)], BM_TX);
+async function conditionalUpdate(e: Expr, key: Record<string, unknown>, change: ChangeSpec): Promise<boolean | 'stale'> {
+  const out = await transact([e.updateItem(key)], { ...BM_TX, change });
   if (out.ok) return true;
   return out.failed.includes(0) ? false : 'stale';
 }
@@ -141,7 +143,7 @@ export async function createAllocation(a: StoredAllocation): Promise<{ ok: true 
   const instIdx = items.length;
   const noInstance = new Expr();
   items.push(noInstance.when(noInstance.absent('pk')).checkItem(BK.nodeInstance(a.uuid)));
-  const out = await transact(items, BM_TX);
+  const out = await transact(items, { ...BM_TX, change: { op: 'allocation.create', allocations: [recordFact(a.uuid, undefined, a)] } });
   if (out.ok) return { ok: true };
   if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
@@ -164,7 +166,7 @@ export async function saveAllocation(
     items.push(newItem({ ...BK.allocationName(rec.name), uuid: rec.uuid }));
   }
   if (cur.name && cur.name !== rec.name) items.push(deleteNameAction(cur));
-  const out = await transact(items, BM_TX);
+  const out = await transact(items, { ...BM_TX, change: { op: 'allocation.update', allocations: [recordFact(rec.uuid, cur, rec)] } });
   if (out.ok) return { ok: true, allocation: rec };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };
   return { error: 'stale' };
@@ -185,7 +187,8 @@ export function allocationDeleteActions(a: AllocationRecord, nodeUuid: string | 
   e.when(e.exists('pk')).when(nodeUuid ? e.eq('node_uuid', nodeUuid) : e.absent('node_uuid'));
   const items: TxItem[] = [e.deleteItem(BK.allocation(a.uuid))];
   if (a.name) items.push(deleteNameAction(a));
-  return items;
+  // a node write carrying these names the allocation in its change (facts.ts)
+  return markAllocationDelete(items, a);
 }
 
 /**
@@ -194,14 +197,17 @@ export function allocationDeleteActions(a: AllocationRecord, nodeUuid: string | 
  */
 export async function deleteAllocation(a: AllocationRecord, node: NodeRecord | undefined): Promise<true | { error: 'stale' } | PlacementRefusal> {
   const items = allocationDeleteActions(a, node ? node.uuid : null);
+  let change: ChangeSpec = { op: 'allocation.delete', allocations: [recordFact(a.uuid, a, undefined)] };
   if (node) {
     items.push(...releaseNodeActions(node, a.uuid));
+    const released = { ...node, instance_uuid: null, allocation_uuid: null, ver: node.ver + 1 };
     // its consumer gives the node's unit back, and the unit follows the node (BAREMETAL_SCHEDULER=placement)
     const link = await nodeLink({ before: node, after: { ...node, instance_uuid: null, allocation_uuid: null }, release: a.uuid });
     if ('error' in link) return link;
     items.push(...link.items);
+    change = withLink({ ...change, nodes: [recordFact(node.uuid, node, released)] }, link);
   }
-  const out = await transact(items, BM_TX);
+  const out = await transact(items, { ...BM_TX, change });
   return out.ok ? true : { error: 'stale' };
 }
 
@@ -260,13 +266,47 @@ export async function reserveNode(
   const held = await holdNode(a, exec, node.uuid);
   if (held !== 'ok') return { error: held };
   const items = reservationItems(a, exec, node);
-  const out = placementMode() ? await reserveThroughPlacement(a, node, items, provider) : await reserveAlone(a, items);
+  const out = placementMode() ? await reserveThroughPlacement(a, node, items, provider) : await reserveAlone(a, items, node);
   if (!('ok' in out)) await releaseHold(node.uuid, exec);
   return out;
 }
 
-async function reserveAlone(a: ReservationRequest, items: TxItem[]): Promise<ReserveOutcome> {
-  const out = await transact(items, BM_TX);
+/**
+ * A reservation's change: the allocation becomes active on the node, which takes its
+ * instance (the fields the reservation knows: it writes them with update expressions).
+ */
+function reserveChange(a: ReservationRequest, node: { uuid: string }): ChangeSpec {
+  const now = isoNow();
+  return {
+    op: 'allocation.reserve',
+    allocations: [
+      {
+        uuid: a.uuid,
+        before: { state: ALLOCATION_STATES.ALLOCATING, node_uuid: null },
+        after: {
+          uuid: a.uuid,
+          state: ALLOCATION_STATES.ACTIVE,
+          node_uuid: node.uuid,
+          resource_class: a.resource_class,
+          traits: [...a.traits],
+          owner: a.owner ?? null,
+          last_error: null,
+          updated_at: now,
+        },
+      },
+    ],
+    nodes: [
+      {
+        uuid: node.uuid,
+        before: { instance_uuid: null, allocation_uuid: null },
+        after: { uuid: node.uuid, instance_uuid: a.uuid, allocation_uuid: a.uuid, updated_at: now },
+      },
+    ],
+  };
+}
+
+async function reserveAlone(a: ReservationRequest, items: TxItem[], node: { uuid: string }): Promise<ReserveOutcome> {
+  const out = await transact(items, { ...BM_TX, change: reserveChange(a, node) });
   return out.ok ? { ok: true } : reserveFailure(out, a);
 }
 
@@ -382,11 +422,11 @@ async function reserveThroughPlacement(a: ReservationRequest, node: { uuid: stri
     const link = reservationLink(a, { uuid: node.uuid, resource_class: a.resource_class }, read, full);
     if (!link) {
       // no Placement class (no resource class: nothing an allocation asks for): the reservation alone
-      const out = await transact(own, BM_TX);
+      const out = await transact(own, { ...BM_TX, change: reserveChange(a, node) });
       return out.ok ? { ok: true } : reserveFailure(out, a);
     }
     if ('error' in link) return link.reason === 'consumer_exists' ? { error: 'consumer_exists' } : { error: 'taken' };
-    const out = await transact([...own, ...link.items], BM_TX);
+    const out = await transact([...own, ...link.items], { ...BM_TX, change: withLink(reserveChange(a, node), link) });
     if (out.ok) return { ok: true };
     if (out.conflict || out.failed.some((i) => i < own.length)) return reserveFailure(out, a);
     if (linkFailure(out, link, own.length, node.uuid)) return { error: 'taken' };
@@ -409,7 +449,16 @@ export async function failAllocation(a: { uuid: string; seq: number }, exec: str
     .increment('ver')
     .remove('node_uuid');
   e.when(e.eq('state', ALLOCATION_STATES.ALLOCATING)).when(exec === null ? e.absent('exec') : e.eq('exec', exec));
-  return conditionalUpdate(e, BK.allocation(a.uuid));
+  return conditionalUpdate(e, BK.allocation(a.uuid), {
+    op: 'allocation.fail',
+    allocations: [
+      {
+        uuid: a.uuid,
+        before: { state: ALLOCATION_STATES.ALLOCATING },
+        after: { uuid: a.uuid, state: ALLOCATION_STATES.ERROR, last_error: lastError, node_uuid: null },
+      },
+    ],
+  });
 }
 
 /**
@@ -421,7 +470,11 @@ export async function takeOverAllocation(a: AllocationRecord, from: string | nul
   const e = new Expr().set('exec', to).set('exec_at', Date.now());
   e.setTo('resumes', `${e.ifNotExists('resumes', 0)} + ${e.v(1)}`).increment('ver');
   e.when(e.eq('state', ALLOCATION_STATES.ALLOCATING)).when(from === null ? e.absent('exec') : e.eq('exec', from));
-  return conditionalUpdate(e, BK.allocation(a.uuid));
+  return conditionalUpdate(e, BK.allocation(a.uuid), {
+    op: 'internal',
+    allocations: [{ uuid: a.uuid, before: null, after: null }],
+    note: 'allocation taken over by orphan recovery',
+  });
 }
 
 export type BackfillOutcome = { ok: true } | AllocationWriteFailure | PlacementRefusal;
@@ -450,7 +503,12 @@ export async function backfillAllocation(a: StoredAllocation, node: NodeRecord):
   if ('error' in link) return link;
   const base = items.length;
   items.push(...link.items);
-  const out = await transact(items, BM_TX);
+  const bound = { ...node, instance_uuid: a.uuid, allocation_uuid: a.uuid, ver: node.ver + 1 };
+  const change = withLink(
+    { op: 'allocation.backfill', allocations: [recordFact(a.uuid, undefined, a)], nodes: [recordFact(node.uuid, node, bound)] },
+    link,
+  );
+  const out = await transact(items, { ...BM_TX, change });
   if (out.ok) return { ok: true };
   const refused = linkFailure(out, link, base, node.uuid);
   if (refused) return refused;

@@ -57,7 +57,10 @@ export async function readImportState(): Promise<IronicImportState | undefined> 
 
 export async function writeImportState(s: IronicImportState): Promise<void> {
   // a one-item transaction: its outcome is known
-  const out = await transact([new Expr().putItem({ ...STATE_KEY, ...s })], BM_TX);
+  const out = await transact([new Expr().putItem({ ...STATE_KEY, ...s })], {
+    ...BM_TX,
+    change: { op: 'internal', note: 'import-ironic: its progress' },
+  });
   if (!out.ok) throw new Error('the import progress item could not be written (a concurrent write): run the import again');
 }
 

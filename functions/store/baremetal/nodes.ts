@@ -11,7 +11,9 @@ import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS, BM_TX, HOLD, HOLD_UNTIL, refuseOversized } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
-import { linkFailure, nodeLink, type AllocationIdentity, type PlacementRefusal } from './placement-link.js';
+import { linkFailure, nodeLink, withLink, type AllocationIdentity, type PlacementRefusal } from './placement-link.js';
+import { allocationsDeletedBy } from './facts.js';
+import { recordFact, type ChangeSpec } from '../../core/feed/change.js';
 
 const INTERNAL = new Set(['pk', 'sk', 'gsi2pk', 'gsi2sk', 'type', HOLD, HOLD_UNTIL]);
 
@@ -327,7 +329,7 @@ export async function createNode(n: NodeRecord, opts: NodeCreation = {}): Promis
   if ('error' in link) return link;
   const base = items.length;
   items.push(...link.items);
-  const out = await transact(items, BM_TX);
+  const out = await transact(items, { ...BM_TX, change: withLink({ op: 'node.create', nodes: [recordFact(n.uuid, undefined, n)] }, link) });
   if (out.ok) return { ok: true, node: n };
   if (out.conflict) return { error: 'stale' };
   const refused = linkFailure(out, link, base, n.uuid);
@@ -359,7 +361,7 @@ export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[
   if ('error' in link) return link;
   const base = items.length;
   items.push(...link.items);
-  const out = await transact(items, BM_TX);
+  const out = await transact(items, { ...BM_TX, change: withLink(nodeChange('node.update', cur, rec, extra), link) });
   if (out.ok) return { ok: true, node: rec };
   const refused = linkFailure(out, link, base, rec.uuid);
   if (refused) return refused;
@@ -381,6 +383,12 @@ export async function deleteNodeItems(cur: NodeRecord, extra: TxItem[] = []): Pr
   const link = await nodeLink({ before: cur, release: cur.allocation_uuid ?? undefined });
   if ('error' in link) return link;
   items.push(...link.items);
-  const out = await transact(items, BM_TX);
+  const out = await transact(items, { ...BM_TX, change: withLink(nodeChange('node.delete', cur, undefined, extra), link) });
   return out.ok ? true : { error: 'stale' };
+}
+
+/** A node write's change: the node before and after, and an allocation its `extra` actions delete. */
+function nodeChange(op: 'node.update' | 'node.delete', before: NodeRecord, after: NodeRecord | undefined, extra: TxItem[]): ChangeSpec {
+  const deleted = allocationsDeletedBy(extra);
+  return { op, nodes: [recordFact(before.uuid, before, after)], ...(deleted.length ? { allocations: deleted } : {}) };
 }

@@ -25,6 +25,7 @@ import type { ProviderRecord } from '../../core/placement/model.js';
 import type { TxItem, TxOutcome } from '../ddb/tx.js';
 import { ensureCustomNames, nodeProviderItems, readNodeProvider, type NodeClaim } from '../placement/node-provider.js';
 import type { ProviderRead } from '../placement/provider-items.js';
+import type { ChangeSpec, ConsumerFact, ProviderFact } from '../../core/feed/change.js';
 
 /** Does this deployment schedule bare metal through Placement? */
 export const placementMode = (): boolean => config().baremetal.scheduler === 'placement';
@@ -35,13 +36,25 @@ export type PlacementRefusal =
   | { error: 'placement'; reason: 'consumer_exists'; node: string; consumer: string }
   | { error: 'placement'; reason: 'name_taken'; node: string };
 
-/** The Placement items of one node write, and where their telling conditions sit. */
+/** The Placement items of one node write, where their telling conditions sit, and what they change (the change feed). */
 export interface LinkItems {
   items: TxItem[];
   index: { state?: number; name?: number; consumer?: number };
+  facts?: { providers: ProviderFact[]; consumers: ConsumerFact[] };
 }
 
 const NONE: LinkItems = { items: [], index: {} };
+
+/** A node write's change with its Placement side (the provider and consumer facts `link` carries). */
+export function withLink(change: ChangeSpec, link: LinkItems | undefined): ChangeSpec {
+  const f = link?.facts;
+  if (!f || (!f.providers.length && !f.consumers.length)) return change;
+  return {
+    ...change,
+    ...(f.providers.length ? { providers: [...(change.providers ?? []), ...f.providers] } : {}),
+    ...(f.consumers.length ? { consumers: [...(change.consumers ?? []), ...f.consumers] } : {}),
+  };
+}
 
 /** What says who an allocation's consumer belongs to. */
 export interface AllocationIdentity {

@@ -26,7 +26,7 @@ import { K } from '../placement/keys.js';
 import { getAllocation } from './allocations.js';
 import { BK, BM_TX } from './keys.js';
 import { getNode, queryNodes } from './nodes.js';
-import { consumerOf, placementMode } from './placement-link.js';
+import { consumerOf, placementMode, withLink } from './placement-link.js';
 
 const STATE_KEY = K.meta('baremetal-scheduler');
 
@@ -56,7 +56,10 @@ export async function readSchedulerState(): Promise<SchedulerState> {
 
 async function writeSchedulerState(s: SchedulerState): Promise<void> {
   // a one-item transaction (its outcome is known); concurrent passes write the same facts
-  await transact([new Expr().putItem({ ...STATE_KEY, ...s })], BM_TX);
+  await transact([new Expr().putItem({ ...STATE_KEY, ...s })], {
+    ...BM_TX,
+    change: { op: 'internal', note: 'bare-metal scheduler migration progress' },
+  });
 }
 
 /** how long after the switch a pass must begin to complete the migration (ms): in-flight work of the old configuration ends before */
@@ -107,7 +110,9 @@ export async function syncNode(uuid: string): Promise<SyncOutcome> {
     if (!plan.items.length) return 'unchanged';
     const asRead = new Expr();
     const items: TxItem[] = [asRead.when(asRead.eq('ver', node.ver)).checkItem(BK.node(uuid)), ...plan.items];
-    const out = await transact(items, BM_TX);
+    // the node's provider (and its allocation's consumer) brought in line with the node
+    const change = withLink({ op: 'node.provider', nodes: [{ uuid, before: null, after: null }] }, plan);
+    const out = await transact(items, { ...BM_TX, change });
     return out.ok ? 'synced' : RETRY;
   });
 }

@@ -104,29 +104,45 @@ export interface LateCommit {
 }
 
 const lateCommits = new WeakMap<object, LateCommit>();
+/** the change id a marker stands for (a change-log entry's sort key is its change's id) */
+const markerChangeIds = new WeakMap<object, string>();
 
 /**
  * Mark a Put as the transaction's marker: its key must be unique to this one attempt
  * (a fresh random part), it must be a new item. The Put gets attribute_not_exists(pk).
+ * `changeId`: the id of the change it records (store/ddb/feed.ts), when the key is one.
  */
-export function asMarker(put: TxItem, late?: LateCommit): TxItem {
+export function asMarker(put: TxItem, late?: LateCommit, changeId?: string): TxItem {
   if (!put.Put) throw new Error('a transaction marker must be a Put');
   put.Put.ConditionExpression = 'attribute_not_exists(pk)';
   markers.add(put);
   if (late) lateCommits.set(put, late);
+  if (changeId) markerChangeIds.set(put, changeId);
   return put;
+}
+
+/** The change id a marker stands for (asMarker's), if it names one. */
+export function markerChangeId(item: TxItem): string | undefined {
+  return markerChangeIds.get(item);
 }
 
 export interface TxOptions {
   /** the key of the marker added when no action is one (default TX#<token>; bare metal: BMTX#<token>) */
   marker?: (token: string) => { pk: string; sk: string };
+  /**
+   * attributes of that added marker: `cid`, the id of the change it commits (tx.ts); `intent`,
+   * the change larger than one transaction a step belongs to (intents.ts). A committed
+   * transaction is thus one change, one step of one, or a late change announced again
+   * (changelog.ts `again`): what the change-feed tests count.
+   */
+  markerAttrs?: Record<string, string>;
 }
 
 const defaultMarker = (token: string) => ({ pk: `TX#${token}`, sk: 'TX' });
 
 /** The marker of transactions that have none of their own. */
-function markerItem(token: string, key: (token: string) => { pk: string; sk: string }): TxItem {
-  return asMarker({ Put: { TableName: tableName(), Item: { ...key(token), ttl: Math.floor(Date.now() / 1000) + MARKER_TTL_S } } });
+function markerItem(token: string, key: (token: string) => { pk: string; sk: string }, attrs: Record<string, string> = {}): TxItem {
+  return asMarker({ Put: { TableName: tableName(), Item: { ...key(token), ...attrs, ttl: Math.floor(Date.now() / 1000) + MARKER_TTL_S } } });
 }
 
 /**
@@ -226,7 +242,7 @@ async function commit(items: TxItem[], opts: TxOptions): Promise<TxOutcome> {
   let all = items;
   if (markerIdx < 0) {
     markerIdx = items.length;
-    all = [...items, markerItem(token, opts.marker ?? defaultMarker)];
+    all = [...items, markerItem(token, opts.marker ?? defaultMarker, opts.markerAttrs)];
   }
   if (all.length > MAX_TX_ACTIONS) throw new TooManyActionsError(all.length);
   const marker = all[markerIdx]!.Put!;

@@ -186,6 +186,9 @@ function decodeActions(text: string): TxItem[] {
   );
 }
 
+/** the marker of a lock, apply or release step names its intent: a step, not a change of its own */
+const stepOf = (id: string): TxOptions => ({ markerAttrs: { intent: id } });
+
 // ------------------------------------------------------------------ the intent item
 
 async function writeIntent(id: string, actions: TxItem[]): Promise<void> {
@@ -316,7 +319,7 @@ async function lockAll(id: string, actions: TxItem[], order: number[]): Promise<
   let result: LockResult = { ok: true };
   await inParallel(chunked(order, STEP), async (step) => {
     for (let attempt = 0; result.ok; attempt++) {
-      const out = await commitTransaction([stillPending(id), ...step.map((i) => lockAction(actions[i]!, id))]);
+      const out = await commitTransaction([stillPending(id), ...step.map((i) => lockAction(actions[i]!, id))], stepOf(id));
       if (out.ok) return;
       if (out.failed.includes(0)) {
         // no longer pending: someone aborted this intent (its lease ran out)
@@ -350,7 +353,10 @@ async function applyAll(id: string, actions: TxItem[]): Promise<void> {
   await inParallel(chunked([...actions.keys()], STEP + 1), async (step) => {
     let todo = step;
     for (let attempt = 0; todo.length; attempt++) {
-      const out = await commitTransaction(todo.map((i) => applyAction(actions[i]!, id)));
+      const out = await commitTransaction(
+        todo.map((i) => applyAction(actions[i]!, id)),
+        stepOf(id),
+      );
       if (out.ok) return;
       if (out.failed.length) {
         // no longer locked by us: applied already (by a helper, or an earlier attempt)
@@ -387,7 +393,7 @@ async function release(id: string, actions: TxItem[]): Promise<void> {
   await inParallel(chunked(undo, STEP + 1), async (step) => {
     let todo = step;
     for (let attempt = 0; todo.length; attempt++) {
-      const out = await commitTransaction(todo);
+      const out = await commitTransaction(todo, stepOf(id));
       if (out.ok) return;
       const gone = new Set(out.failed);
       todo = todo.filter((_, k) => !gone.has(k));
@@ -404,9 +410,11 @@ async function release(id: string, actions: TxItem[]): Promise<void> {
  * does: ok, or the indexes (into `items`) of actions whose own conditions failed, or a
  * conflict (plan again).
  */
-export async function transactLarge(items: TxItem[], opts: TxOptions = {}): Promise<TxOutcome> {
+export async function transactLarge(items: TxItem[], opts: TxOptions = {}, isFeedItem: (it: TxItem) => boolean = () => false): Promise<TxOutcome> {
   const marker = items.find(isMarker);
-  const at = items.map((it, i) => [it, i] as const).filter(([it]) => !isMarker(it));
+  // the change's feed item commits at the commit point: the change is recorded once, whole
+  const feed = items.filter(isFeedItem);
+  const at = items.map((it, i) => [it, i] as const).filter(([it]) => !isMarker(it) && !isFeedItem(it));
   const actions = at.map(([it]) => it);
   const id = randomUUID();
   intentStats.started++;
@@ -447,6 +455,7 @@ export async function transactLarge(items: TxItem[], opts: TxOptions = {}): Prom
       },
     } as TxItem,
     ...(marker ? [marker] : []),
+    ...feed,
   ];
   for (let attempt = 0; ; attempt++) {
     const out = await commitTransaction(commitItems, opts);

@@ -11,7 +11,14 @@ export const GSIS = [
 
 export const TTL_ATTRIBUTE = 'ttl';
 
-/** CreateTable input for DynamoDB Local (on-demand, both GSIs projecting ALL). */
+/**
+ * The table's stream: every item's new image (the change feed's processor reads the feed
+ * items from it; docs/design.md, "The change feed"). NEW_IMAGE: a feed item is only ever
+ * inserted, and nothing else is read from the stream.
+ */
+export const STREAM_VIEW_TYPE = 'NEW_IMAGE' as const;
+
+/** CreateTable input for DynamoDB Local (on-demand, both GSIs projecting ALL, the stream). */
 export function createTableInput(tableName: string) {
   return {
     TableName: tableName,
@@ -36,5 +43,6 @@ export function createTableInput(tableName: string) {
       ],
       Projection: { ProjectionType: 'ALL' as const },
     })),
+    StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE },
   };
 }

@@ -45,6 +45,9 @@ import {
 } from './state.js';
 import { isV1Provider, isV1Row, isV1Usage, materializeProviders, moveCatalogItem, moveUsage, readV1Catalog, stripRow } from './v1.js';
 
+/** what the migration's own writes are, for the change feed: nothing an API shows changes */
+const LAYOUT_CHANGE = { op: 'internal', note: 'layout migration: derived items written' } as const;
+
 /** Scan segments (each its own cursor; the migration reads them in parallel) */
 export const SCAN_SEGMENTS = 4;
 /** items per Scan page */
@@ -193,7 +196,7 @@ function sharingActions(uuid: string, agg: string): TxItem[] {
 /** Write `actions()` until it holds, re-reading (`again`) after a failed condition; false when `again` says it no longer applies. */
 async function derive(actions: () => TxItem[], again: () => Promise<boolean>): Promise<void> {
   await withRetries(async () => {
-    const out = await transact(actions());
+    const out = await transact(actions(), { change: LAYOUT_CHANGE });
     if (out.ok) return true;
     if (out.conflict) return RETRY;
     return (await again()) ? RETRY : true;

@@ -84,7 +84,9 @@ export async function materializeProviders(defs: Item[]): Promise<number> {
   for (const first of groups(defs.filter(isV1Provider))) {
     let group = first;
     converted += await withRetries(async () => {
-      const out = await transact(conversionActions(group));
+      const out = await transact(conversionActions(group), {
+        change: { op: 'internal', note: `layout migration: ${group.length} provider(s) given their state items` },
+      });
       if (out.ok) return group.length;
       const fresh = await batchGet(group.map((d) => K.provider(String(d.uuid))));
       group = group.map((d) => fresh.get(keyId(K.provider(String(d.uuid))))).filter(isV1Provider);
@@ -147,7 +149,7 @@ export function usageMoveActions(it: Item): TxItem[] {
 /** Move one layout-1 usage item (idempotent: one already moved is gone); true if this call moved it. */
 export async function moveUsage(it: Item): Promise<boolean> {
   return withRetries(async () => {
-    const out = await transact(usageMoveActions(it));
+    const out = await transact(usageMoveActions(it), { change: { op: 'internal', note: 'layout migration: a usage item moved' } });
     if (out.ok) return true;
     return out.failed.includes(0) ? false : RETRY;
   });
@@ -167,7 +169,9 @@ export async function moveCatalogItem(it: Item): Promise<void> {
   const { pk: _pk, sk: _sk, ...rest } = it;
   await withRetries(async () => {
     const del = new Expr();
-    const out = await transact([new Expr().putItem({ ...rest, ...key }), del.when(del.exists('pk')).deleteItem({ pk: String(it.pk), sk: name })]);
+    const out = await transact([new Expr().putItem({ ...rest, ...key }), del.when(del.exists('pk')).deleteItem({ pk: String(it.pk), sk: name })], {
+      change: { op: 'internal', note: 'layout migration: a custom class or trait moved' },
+    });
     // done — or done before (the layout-1 item is gone); a conflict: again
     return out.ok || out.failed.includes(1) ? true : RETRY;
   });

@@ -46,6 +46,7 @@ import { missingResourceClasses } from './catalog.js';
 import { consumerFromItem, consumerToItem, getConsumer, legacyAllocations, legacyRowsMayExist, beginLegacyImport } from './consumers.js';
 import { usageUpdates } from './usage.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { consumerView, type ChangeOp, type ChangeSpec, type ProviderFact } from '../../core/feed/change.js';
 import { Expr, newItem } from '../ddb/expr.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { config } from '../../config.js';
@@ -150,6 +151,27 @@ export interface PlanWriteOptions {
   inventories?: Map<string, Record<string, unknown>>;
   /** extra transaction actions (refs of custom classes) */
   extra?: TxItem[];
+  /** what the change is (default allocations.set) */
+  op?: ChangeOp;
+  /** the providers whose inventory changes too (a reshape), as facts */
+  providerFacts?: ProviderFact[];
+}
+
+/**
+ * What a plan changes, for the change feed: every consumer before (as read, guarded by
+ * its generation) and after, and the id of the change that made `before` (`last`).
+ */
+export function planChange(plan: ClaimPlan, opts: Pick<PlanWriteOptions, 'op' | 'providerFacts'>): ChangeSpec {
+  return {
+    op: opts.op ?? 'allocations.set',
+    consumers: plan.consumers.map((c) => ({
+      uuid: c.uuid,
+      prev: c.before?.last ?? null,
+      before: c.before ? consumerView(c.before) : null,
+      after: c.after ? consumerView(c.after) : null,
+    })),
+    ...(opts.providerFacts?.length ? { providers: opts.providerFacts } : {}),
+  };
 }
 
 /**
@@ -160,10 +182,11 @@ export interface PlanWriteOptions {
 export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   const items: TxItem[] = [];
   const guard = opts.guard ?? 'capacity';
-  const stamp = logStamp(
-    undefined,
-    [...plan.providers.values()].map((c) => (c.read as StateRead | undefined)?.last),
-  );
+  // after the last write of every provider and consumer it changes: their changes' ids follow their commit order
+  const stamp = logStamp(undefined, [
+    ...[...plan.providers.values()].map((c) => (c.read as StateRead | undefined)?.last),
+    ...plan.consumers.map((c) => c.before?.last),
+  ]);
   const deltas = new Map<string, ProviderDelta>();
   const rereads: string[] = [];
   // the providers' updatedAt is the entry's time (readers need not be told it)
@@ -188,7 +211,7 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
     // the consumer as read: its generation, or (no record) still none
     const e = new Expr();
     e.when(c.before ? e.eq('gen', c.before.generation) : e.absent('pk'));
-    if (c.after) items.push(e.putItem(consumerToItem(c.after)));
+    if (c.after) items.push(e.putItem(consumerToItem({ ...c.after, last: stamp.sk })));
     else if (c.before) items.push(e.deleteItem(K.consumer(c.uuid)));
     else items.push(e.checkItem(K.consumer(c.uuid)));
   }
@@ -218,7 +241,7 @@ export function allocationRowItem(r: RowChange, now: string, position: number): 
  */
 export async function writePlan(plan: ClaimPlan, opts: PlanWriteOptions): Promise<true | typeof RETRY> {
   claimStats.attempts++;
-  const out = await transact(planItems(plan, opts));
+  const out = await transact(planItems(plan, opts), { change: planChange(plan, opts) });
   if (out.ok) return true;
   if (out.conflict) claimStats.conflicts++;
   else claimStats.conditionFailures++;
@@ -270,7 +293,7 @@ export async function deleteConsumerAllocations(consumer: string): Promise<boole
       });
       plan.rows.push({ provider: rp, consumer });
     }
-    const r = await writePlan(plan, { now: new Date().toISOString() });
+    const r = await writePlan(plan, { now: new Date().toISOString(), op: 'allocations.delete' });
     return r === true ? true : RETRY;
   });
 }
@@ -382,7 +405,13 @@ export async function importLegacyAllocations(consumers: Array<{ uuid: string; a
       if (it) items.push(it);
     }
     items.push(logPut({ rereads: rps }, stamp));
-    const out = await transact(items);
+    const out = await transact(items, {
+      change: {
+        op: 'allocations.import',
+        consumers: [{ uuid: c.uuid, prev: null, before: null, after: null }],
+        note: 'legacy rows without a consumer record',
+      },
+    });
     if (!out.ok) {
       throw new Error(
         `legacy import of consumer ${c.uuid} refused: ${out.conflict ? 'concurrent write' : `condition failed on action(s) ${out.failed.join(', ')} (consumer record exists, row exists or provider missing)`}`,

@@ -112,6 +112,8 @@ export function stateGuard(stamp: LogStamp, e: Expr): Expr {
 export interface LogContent {
   /** providers readers must read again */
   rereads?: Iterable<string>;
+  /** the sort key of the entry this one announces again (a late commit: not a change of its own) */
+  again?: string;
   /** usage changes readers add up (a provider also in `rereads` is read instead) */
   deltas?: ReadonlyMap<string, ProviderDelta>;
 }
@@ -131,7 +133,9 @@ export function logPut(content: LogContent, stamp = logStamp()): TxItem {
   const all = [...new Set([...(content.rereads ?? []), ...(content.deltas?.keys() ?? [])])];
   return asMarker(
     { Put: { TableName: tableName(), Item: item } },
-    { stampedAt: stamp.ts, lateAfterMs: lateMs(), again: () => logPut({ rereads: all }) },
+    { stampedAt: stamp.ts, lateAfterMs: lateMs(), again: () => logPut({ rereads: all, again: content.again ?? stamp.sk }) },
+    // the entry's sort key is the id of the change it records (store/ddb/feed.ts)
+    content.again ? undefined : stamp.sk,
   );
 }
 
@@ -153,6 +157,7 @@ function logItem(content: LogContent, stamp: LogStamp): Record<string, unknown> 
     sk: stamp.sk,
     ...(rps.size ? { rps: [...rps] } : {}),
     ...(d ? { d } : {}),
+    ...(content.again ? { again: content.again } : {}),
     ttl: Math.floor(stamp.ts / 1000) + LOG_TTL_S,
   };
 }

@@ -66,6 +66,7 @@ export function consumerToItem(c: ConsumerRecord): Record<string, unknown> {
     ord: allocationOrder(c.allocations),
     created: c.createdAt,
     updated: c.updatedAt,
+    ...(c.last ? { last: c.last } : {}),
   };
 }
 
@@ -79,6 +80,7 @@ export function consumerFromItem(it: Item): ConsumerRecord {
     allocations: inWrittenOrder((it.allocs as AllocationMap) ?? {}, it.ord),
     createdAt: it.created,
     updatedAt: it.updated ?? it.created,
+    ...(it.last ? { last: String(it.last) } : {}),
   };
 }
 

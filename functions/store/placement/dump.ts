@@ -6,8 +6,10 @@
  * become base64 strings). Change-log items (`LOG#…`, transient, TTL one day) are not
  * exported: an import writes fresh ones naming every imported provider instead, so a
  * running API whose provider snapshot is warm sees the imported forest at once.
- * Transaction markers and fences (`TX#…`, `BMTX#…`, store/ddb/tx.ts; TTL one day) are
- * transient too and stay behind, as do the request budgets of `RATE_LIMIT` (`RATE#…`).
+ * Transaction markers and fences (`TX#…`, `BMTX#…`, store/ddb/tx.ts; TTL one day), the
+ * request budgets of `RATE_LIMIT` (`RATE#…`) and the change feed's items (`FEED#…`,
+ * `FEEDPART#…`, store/ddb/feed.ts; TTL two days: the stream processor has published them)
+ * are transient too and stay behind. The allocation history (`HIST…`) is exported with the rest.
  *
  * Import is for an EMPTY table only (a restore, a move between accounts or from
  * DynamoDB Local to AWS): it uses BatchWriteItem, which has no conditions, so it is
@@ -28,10 +30,10 @@ export type RawItem = Record<string, AttributeValue>;
 export type DumpItem = Record<string, unknown>;
 
 /**
- * change-log entries, transaction markers and request budgets (`RATE#…`, store/ratelimit.ts;
- * TTL an hour): transient, never exported, ignored by the emptiness check
+ * change-log entries, transaction markers, request budgets (`RATE#…`, store/ratelimit.ts;
+ * TTL an hour) and feed items: transient, never exported, ignored by the emptiness check
  */
-const isLog = (item: RawItem) => /^(LOG|TX|BMTX|RATE)#/.test(item.pk?.S ?? '');
+const isLog = (item: RawItem) => /^(LOG|TX|BMTX|RATE|FEED|FEEDPART)#/.test(item.pk?.S ?? '');
 /** the table's layout record (store/layout/state.ts): travels with the items it describes */
 const isLayoutRecord = (item: RawItem) => item.pk?.S === layoutKey().pk && item.sk?.S === layoutKey().sk;
 

@@ -8,6 +8,8 @@ import type { ConsumerRecord } from '../../core/placement/consumers.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { consumerToItem } from './consumers.js';
 import { K, LEGACY_SHARDS } from './keys.js';
+import { newChangeId } from '../ddb/feed.js';
+import { consumerView } from '../../core/feed/change.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
 import { usageUpdates } from './usage.js';
@@ -73,14 +75,19 @@ export async function createConsumerFromLegacyRows(
   rows: Array<{ provider: string; resources: Record<string, number> }>,
 ): Promise<boolean> {
   const consumer = record.uuid;
+  const id = newChangeId();
   const items: TxItem[] = [
-    newItem(consumerToItem(record)),
+    newItem(consumerToItem({ ...record, last: id })),
     ...rows.map((r): TxItem => {
       const e = new Expr().set('cgen', 0).remove('legacy').remove('legacyRps').remove('gsi2pk').remove('gsi2sk');
       return e.when(e.exists('legacy')).updateItem(K.providerAllocation(r.provider, consumer));
     }),
     ...usageUpdates([{ uuid: consumer, after: record }]),
   ];
-  const out = await transact(items);
+  // the consumer's allocations were there (legacy rows): from now on it has a record, a project and a user
+  const out = await transact(items, {
+    id,
+    change: { op: 'allocations.migrate', consumers: [{ uuid: consumer, prev: null, before: null, after: consumerView(record) }] },
+  });
   return out.ok;
 }

@@ -41,6 +41,7 @@ import { diffRefs, refUpdates } from './refs.js';
 import { createCustomResourceClass } from './resource-classes.js';
 import { createCustomTrait } from './traits.js';
 import { usageUpdates } from './usage.js';
+import { consumerView, providerView, type ConsumerFact, type ProviderFact } from '../../core/feed/change.js';
 
 /** A node's provider as read, and the consumer a write releases or claims with (if asked). */
 export interface NodeProviderRead {
@@ -96,6 +97,8 @@ export type NodeProviderPlan =
       items: TxItem[];
       /** positions of the items whose conditions say something: the provider's state item, its name, the claimed consumer */
       index: { state?: number; name?: number; consumer?: number };
+      /** what the items change, for the change feed (the node write's own change carries them) */
+      facts: { providers: ProviderFact[]; consumers: ConsumerFact[] };
     }
   /** the node's provider holds allocations of other consumers (a delete; a claim: another consumer holds the unit) */
   | { error: 'in_use' }
@@ -106,7 +109,9 @@ export type NodeProviderPlan =
 export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
   const now = ch.now ?? new Date().toISOString();
   const cur = ch.read?.record;
-  const stamp = logStamp(Date.parse(now), [ch.read?.last]);
+  const stamp = logStamp(Date.parse(now), [ch.read?.last, ch.release?.last]);
+  const facts: { providers: ProviderFact[]; consumers: ConsumerFact[] } = { providers: [], consumers: [] };
+  const FIELDS = ['inventories', 'traits', 'aggregates'] as const;
   // the provider's `updated` is its entry's time, as a claim's (readers of a delta need not be told it)
   const at = new Date(stamp.ts).toISOString();
   const items: TxItem[] = [];
@@ -137,7 +142,9 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
         allocations: { [ch.node]: res },
         createdAt: now,
         updatedAt: now,
+        last: stamp.sk,
       };
+      facts.consumers.push({ uuid: c.consumer, prev: null, before: null, after: consumerView(rec) });
       index.consumer = items.length;
       items.push(newItem(consumerToItem(rec)));
       items.push(new Expr().putItem(allocationRowItem({ provider: ch.node, consumer: c.consumer, resources: res, generation: 1 }, now, 0)));
@@ -151,6 +158,7 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
   // a consumer that holds more than this node's unit is no longer the allocation's alone: left as it is
   if (release && Object.keys(release.allocations).length === 1 && release.allocations[ch.node] && cur) {
     const consumer = new Expr();
+    facts.consumers.push({ uuid: release.uuid, prev: release.last ?? null, before: consumerView(release), after: null });
     items.push(consumer.when(consumer.eq('gen', release.generation)).deleteItem(K.consumer(release.uuid)));
     items.push(new Expr().deleteItem(K.providerAllocation(ch.node, release.uuid)));
     items.push(...usageUpdates([{ uuid: release.uuid, before: release }]));
@@ -163,6 +171,7 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
   if (want === null) {
     if (cur) {
       if (cur.allocationCount + allocs > 0) return { error: 'in_use' };
+      facts.providers.push({ uuid: cur.uuid, before: providerView(cur, [...FIELDS]), after: null });
       index.state = items.length + 1; // providerDeleteItems: RP, then RPU
       items.push(...providerDeleteItems(cur, (state) => state.when(state.eq('allocs', cur.allocationCount)).when(state.eq('gen', cur.generation))));
     }
@@ -184,6 +193,7 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
       updatedAt: at,
       seq: want.seq,
     });
+    facts.providers.push({ uuid: rec.uuid, before: null, after: providerView(rec, [...FIELDS]) });
     items.push(newItem(defItem(rec)));
     index.state = items.length;
     items.push(newItem({ ...stateItem(rec, stamp.sk), [NODE_ATTR]: ch.node }));
@@ -211,6 +221,10 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
         delta = { used: Object.fromEntries(usedDeltas), generation: bump, allocations: allocs, updatedAt: at };
       }
       if (bump) state.add('gen', 1);
+      if (invChanged || defChanged || !marked) {
+        const next = { ...cur, inventories: want.inventories, traits: want.traits, aggregates: want.aggregates, generation: cur.generation + bump };
+        facts.providers.push({ uuid: cur.uuid, before: providerView(cur, [...FIELDS]), after: providerView(next, [...FIELDS]) });
+      }
       if (invChanged) state.set('inv', want.inventories).add('invVer', 1);
       for (const [rc, d] of usedDeltas) state.setTo(['used', rc], `${state.ifNotExists(['used', rc], 0)} + ${state.v(d)}`);
       if (allocs) state.add('allocs', allocs);
@@ -230,5 +244,5 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
     }
   }
   if (items.length) items.push(logPut(delta ? { deltas: new Map([[ch.node, delta]]) } : { rereads: [ch.node] }, stamp));
-  return { items, index };
+  return { items, index, facts };
 }

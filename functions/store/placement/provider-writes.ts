@@ -24,6 +24,7 @@ import { NODE_ATTR, sharingChanges } from './provider-items.js';
 import { sameInventories, sameSet } from '../../core/baremetal/placement.js';
 import { refUpdates, type RefChange } from './refs.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { providerView, type ChangeSpec } from '../../core/feed/change.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 
 export type GuardedWriteFailure =
@@ -107,7 +108,7 @@ export async function guardedProviderWrite<F extends { error: string }>(
       ...(patch.extra ?? []),
       logPut({ rereads: [uuid] }, stamp),
     );
-    const out = await transact(items);
+    const out = await transact(items, { change: patchChange(uuid, cur, patch) });
     if (!out.ok) return RETRY; // something moved under us (or a class/trait vanished): re-plan on a fresh read
     return {
       ...patch.next,
@@ -116,6 +117,19 @@ export async function guardedProviderWrite<F extends { error: string }>(
       updatedAt: patch.bumpGeneration ? now : cur.updatedAt,
     };
   });
+}
+
+/** the feed's view of a patch: the provider before (as read: the write is guarded by its generation) and after */
+function patchChange(uuid: string, cur: ProviderRecord, patch: ProviderPatch): ChangeSpec {
+  const set = patch.set as Record<string, unknown>;
+  const [op, field] =
+    set.inv !== undefined
+      ? (['provider.inventories', 'inventories'] as const)
+      : set.traits !== undefined
+        ? (['provider.traits', 'traits'] as const)
+        : (['provider.aggregates', 'aggregates'] as const);
+  const after = { ...patch.next, generation: cur.generation + (patch.bumpGeneration ? 1 : 0) };
+  return { op, providers: [{ uuid, before: providerView(cur, [field]), after: providerView(after, [field]) }] };
 }
 
 /** What of a provider that follows a bare-metal node the patch would change (undefined: nothing). */

@@ -18,11 +18,12 @@ import {
   stateFromItem,
   stateItem,
 } from './provider-items.js';
-import { logPut, logStamp } from './changelog.js';
+import { logPut, logStamp, stateGuard } from './changelog.js';
 import { K, PROVIDER_SHARDS } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { diffRefs, refUpdates } from './refs.js';
 import { transact, type TxItem } from '../ddb/tx.js';
+import { providerView } from '../../core/feed/change.js';
 import { Expr, newItem } from '../ddb/expr.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { layoutMigrating } from '../layout/state.js';
@@ -293,7 +294,7 @@ export async function createProvider(input: { uuid: string; name: string; parent
     ];
     if (parentRec) items.push(childrenDelta(parentRec.uuid, 1, parentRec.root), treeChange(parentRec.root, 'ADD', [rec.uuid]));
     items.push(logPut({ rereads: [rec.uuid, ...(parentRec ? [parentRec.uuid] : [])] }, stamp));
-    const out = await transact(items);
+    const out = await transact(items, { change: { op: 'provider.create', providers: [{ uuid: rec.uuid, before: null, after: providerView(rec) }] } });
     if (out.ok) return rec;
     if (out.conflict) return RETRY;
     const dupUuid = out.failed.includes(0);
@@ -324,8 +325,9 @@ export async function updateProvider(
   opts: { allowReparenting: boolean; subtree: (uuid: string) => Promise<ProviderRecord[]> },
 ): Promise<ProviderRecord | UpdateFailure> {
   return withRetries(async () => {
-    const cur = await getProvider(uuid);
-    if (!cur) return { error: 'not_found' } as const;
+    const read = await readProvider(uuid);
+    if (!read) return { error: 'not_found' } as const;
+    const cur = read.record;
     const next: ProviderRecord = { ...cur };
     const items: TxItem[] = [];
     const changed = new Set<string>([uuid]);
@@ -374,8 +376,22 @@ export async function updateProvider(
     else self.remove('parent');
     self.when(self.exists('pk')).when(self.eq('name', cur.name)).when(self.eq('root', cur.root)).when(self.eq('children', cur.children));
     items.push(self.updateItem(K.provider(uuid)));
-    items.push(logPut({ rereads: changed }));
-    const out = await transact(items);
+    // its state item's `last` moves too: the provider's changes keep one order (changelog.ts stateGuard)
+    const stamp = logStamp(undefined, [read.last]);
+    const state = new Expr();
+    items.push(stateGuard(stamp, state.when(state.exists('pk'))).updateItem(K.providerState(uuid)));
+    items.push(logPut({ rereads: changed }, stamp));
+    const moved = subtree.filter((d) => d.uuid !== uuid && next.root !== cur.root);
+    const out = await transact(items, {
+      change: {
+        op: 'provider.update',
+        providers: [
+          { uuid, before: providerView(cur), after: providerView(next) },
+          // the descendants of a re-parented provider move to its new root
+          ...moved.map((d) => ({ uuid: d.uuid, before: providerView(d), after: providerView({ ...d, root: next.root }) })),
+        ],
+      },
+    });
     if (out.ok) return next;
     if (out.conflict) return RETRY;
     // which condition failed? a taken name is final; anything else: re-read and retry
@@ -424,8 +440,8 @@ export async function deleteProvider(uuid: string): Promise<true | DeleteFailure
     const items = providerDeleteItems(cur, (state) =>
       state.when(state.eq('allocs', 0)).when(state.eq('invVer', cur.invVersion)).when(state.eq('gen', cur.generation)),
     );
-    items.push(logPut({ rereads: [uuid, ...(cur.parent ? [cur.parent] : [])] }));
-    const out = await transact(items);
+    items.push(logPut({ rereads: [uuid, ...(cur.parent ? [cur.parent] : [])] }, logStamp(undefined, [read.last])));
+    const out = await transact(items, { change: { op: 'provider.delete', providers: [{ uuid, before: providerView(cur), after: null }] } });
     if (out.ok) return true;
     return RETRY; // something moved under us (a child, an allocation, a rename, a node taking it): re-evaluate
   });

@@ -48,6 +48,17 @@ export async function reshape(replacements: InventoryReplacement[], requests: Co
       now,
       inventories: new Map(plan.inventories.map((i) => [i.provider, i.after])),
       extra: refs,
+      op: 'allocations.reshape',
+      // each provider whose inventory changes: the write is guarded by its generation, so before and after are exact
+      providerFacts: plan.inventories.map((i) => {
+        const c = plan.providers.get(i.provider);
+        const gen = c?.read?.generation ?? providers.get(i.provider)?.generation ?? 0;
+        return {
+          uuid: i.provider,
+          before: { generation: gen, inventories: i.before },
+          after: { generation: gen + (c?.generationDelta ?? 0), inventories: i.after },
+        };
+      }),
     });
   });
 }

@@ -45,7 +45,9 @@ export async function listCustomResourceClasses(): Promise<CustomResourceClass[]
 export async function createCustomResourceClass(name: string): Promise<CustomResourceClass | undefined> {
   return withRetries(async () => {
     const rc: CustomResourceClass = { name, refs: 0, createdAt: new Date().toISOString(), seq: nextSeq() };
-    const out = await transact([newItem(customNameItem('rc', rc))]);
+    const out = await transact([newItem(customNameItem('rc', rc))], {
+      change: { op: 'resource_class.create', names: [{ kind: 'resource_class', before: null, after: name }] },
+    });
     if (out.ok) return rc;
     return out.failed.includes(0) ? undefined : RETRY;
   });
@@ -55,7 +57,9 @@ export async function createCustomResourceClass(name: string): Promise<CustomRes
 export async function deleteCustomResourceClass(name: string): Promise<true | 'not_found' | 'in_use'> {
   if (!keyFits(K.customResourceClass(name))) return 'not_found';
   return withRetries(async () => {
-    const out = await transact([deleteUnused(name)]);
+    const out = await transact([deleteUnused(name)], {
+      change: { op: 'resource_class.delete', names: [{ kind: 'resource_class', before: name, after: null }] },
+    });
     if (out.ok) {
       forgetCustomOrder('rc');
       return true;
@@ -77,7 +81,7 @@ export async function renameCustomResourceClass(
   const renamed: CustomResourceClass = { ...from, name: to, refs: 0, updatedAt: new Date().toISOString() };
   const items: TxItem[] = [deleteUnused(from.name), newItem(customNameItem('rc', renamed))];
   return withRetries(async () => {
-    const out = await transact(items);
+    const out = await transact(items, { change: { op: 'resource_class.update', names: [{ kind: 'resource_class', before: from.name, after: to }] } });
     if (out.ok) {
       forgetCustomOrder('rc');
       return renamed;

@@ -42,7 +42,9 @@ export async function listCustomTraits(): Promise<CustomTrait[]> {
 export async function createCustomTrait(name: string): Promise<{ created: boolean; trait?: CustomTrait }> {
   return withRetries(async () => {
     const trait: CustomTrait = { name, refs: 0, createdAt: new Date().toISOString(), seq: nextSeq() };
-    const out = await transact([newItem(customNameItem('trait', trait))]);
+    const out = await transact([newItem(customNameItem('trait', trait))], {
+      change: { op: 'trait.create', names: [{ kind: 'trait', before: null, after: name }] },
+    });
     if (out.ok) return { created: true, trait };
     return out.failed.includes(0) ? { created: false } : RETRY;
   });
@@ -53,7 +55,9 @@ export async function deleteCustomTrait(name: string): Promise<true | 'not_found
   if (!keyFits(K.customTrait(name))) return 'not_found';
   return withRetries(async () => {
     const e = new Expr().returningOldOnFailure();
-    const out = await transact([e.when(e.exists('pk')).when(e.atMost('refs', 0)).deleteItem(K.customTrait(name))]);
+    const out = await transact([e.when(e.exists('pk')).when(e.atMost('refs', 0)).deleteItem(K.customTrait(name))], {
+      change: { op: 'trait.delete', names: [{ kind: 'trait', before: name, after: null }] },
+    });
     if (out.ok) {
       forgetCustomOrder('trait');
       return true;

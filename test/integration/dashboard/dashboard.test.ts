@@ -9,11 +9,12 @@
  *   lowered so the list cannot be sent — the search-only mode and its message.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import type { Server } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { resetConfig } from '../../../functions/config.js';
 import { serveDashboard } from '../../../local/dashboard.js';
 import { bulkTrees, type BulkTree } from '../fixtures.js';
@@ -142,6 +143,40 @@ chromiumNeeded.describe('dashboard in headless Chromium: a small cloud', () => {
     mkdirSync(out, { recursive: true });
     writeFileSync(join(out, 'dashboard.png'), png);
     await page.close();
+  });
+
+  it('shows the change feed live on the Changes tab (npm start: the events file)', async () => {
+    const { startLocalFeed } = await import('../../../local/feed.js');
+    const dir = mkdtempSync(join(tmpdir(), 'berth-dash-feed-'));
+    const feed = await startLocalFeed({
+      endpoint: inject('ddbEndpoint'),
+      table: process.env.TABLE_NAME!,
+      eventsFile: join(dir, 'events.jsonl'),
+      intervalMs: 100,
+    });
+    const live = await serveDashboard({ port: 0, host: '127.0.0.1', placementUrl: api.url, baremetalUrl: '', eventsFile: join(dir, 'events.jsonl') });
+    try {
+      await feed.drain();
+      const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await page.goto(`http://127.0.0.1:${(live.address() as { port: number }).port}`);
+      await page.click('nav button[data-tab="changes"]');
+      await page.waitForSelector('#changes-list tr', { timeout: 30_000 });
+      const rows = await page.locator('#changes-list tr').allTextContents();
+      // newest first: the claim above, the providers' changes before it
+      expect(rows[0]).toContain('consumer.allocations.update');
+      expect(rows.some((r) => r.includes('resource_provider.create'))).toBe(true);
+      // a change made now appears without reloading the page
+      const before = rows.length;
+      await ok(api.req('DELETE', `/allocations/${CONSUMER}`), 204);
+      await page.waitForFunction(`document.querySelectorAll('#changes-list tr').length > ${before}`, undefined, { timeout: 30_000 });
+      expect(await page.locator('#changes-list tr').first().textContent()).toContain('consumer.allocations.update');
+      expect(await page.locator('#changes-list tr').first().textContent()).toContain('gone');
+      await page.close();
+    } finally {
+      live.close();
+      await feed.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

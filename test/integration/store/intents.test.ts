@@ -10,6 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTable } from '../harness.js';
 
+/** these tests write bare items: their change, for the feed, says only that */
+const ANY_CHANGE = { change: { op: 'internal' as const, note: 'a test write' } };
+
 let tx: typeof import('../../../functions/store/ddb/tx.js');
 let intents: typeof import('../../../functions/store/ddb/intents.js');
 let client: typeof import('../../../functions/store/ddb/client.js');
@@ -122,8 +125,8 @@ describe('changes larger than one transaction', () => {
       Put: { TableName: client.tableName(), Item: { pk: `T#${id}`, sk: 'T' }, ConditionExpression: 'attribute_not_exists(pk)' },
     });
     // one of them exists already
-    expect(await tx.transact([put(ids[120]!)])).toEqual({ ok: true });
-    const out = await tx.transact(ids.map(put));
+    expect(await tx.transact([put(ids[120]!)], ANY_CHANGE)).toEqual({ ok: true });
+    const out = await tx.transact(ids.map(put), ANY_CHANGE);
     expect(out).toMatchObject({ ok: false, failed: [120], conflict: false });
     const { batchGet } = await import('../../../functions/store/ddb/batch.js');
     const got = await batchGet(
@@ -145,7 +148,7 @@ describe('changes larger than one transaction', () => {
       { ConditionCheck: { TableName: client.tableName(), Key: spelled, ConditionExpression: 'attribute_not_exists(pk)' } },
       e.when(e.absent('pk')).checkItem(named),
     ];
-    expect(await tx.transact([...checks, ...ids.map(put)])).toEqual({ ok: true });
+    expect(await tx.transact([...checks, ...ids.map(put)], ANY_CHANGE)).toEqual({ ok: true });
     const { batchGet } = await import('../../../functions/store/ddb/batch.js');
     const got = await batchGet([spelled, named, ...ids.map((id) => ({ pk: `T#${id}`, sk: 'T' }))], { raw: true });
     // the placeholders the checks locked are gone; the Puts are written, unlocked

@@ -10,6 +10,9 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { useTable } from '../harness.js';
 
+/** these tests write bare items: their change, for the feed, says only that */
+const ANY_CHANGE = { change: { op: 'internal' as const, note: 'a test write' } };
+
 let client: typeof import('../../../functions/store/ddb/client.js');
 let tx: typeof import('../../../functions/store/ddb/tx.js');
 
@@ -54,7 +57,7 @@ describe('transact(): every outcome known', () => {
       throw sdkError('TransactionInProgressException', 3);
     });
     const before = tx.txStats.resolvedCommitted;
-    expect(await tx.transact([item(id)])).toEqual({ ok: true });
+    expect(await tx.transact([item(id)], ANY_CHANGE)).toEqual({ ok: true });
     expect(await stored(id)).toBe(true);
     expect(tx.txStats.resolvedCommitted).toBe(before + 1);
   });
@@ -72,7 +75,7 @@ describe('transact(): every outcome known', () => {
       }
       throw new Error('the second copy should have been cancelled');
     });
-    expect(await tx.transact([item(id)])).toEqual({ ok: true });
+    expect(await tx.transact([item(id)], ANY_CHANGE)).toEqual({ ok: true });
     expect(await stored(id)).toBe(true);
   });
 
@@ -85,7 +88,7 @@ describe('transact(): every outcome known', () => {
     });
     const before = tx.txStats.resolvedNotCommitted;
     // not applied, and not worth planning again: the API answers a 5xx with nothing stored
-    await expect(tx.transact([item(id)])).rejects.toThrow('InternalServerError');
+    await expect(tx.transact([item(id)], ANY_CHANGE)).rejects.toThrow('InternalServerError');
     expect(tx.txStats.resolvedNotCommitted).toBe(before + 1);
     restore!();
     restore = undefined;
@@ -98,30 +101,31 @@ describe('transact(): every outcome known', () => {
         () => 'committed',
         (e: Error & { CancellationReasons?: Array<{ Code?: string }> }) => e.CancellationReasons?.map((r) => r.Code).join(','),
       );
-    expect(late).toBe('None,ConditionalCheckFailed');
+    // the item, the change's feed item (store/ddb/feed.ts), then the marker, which meets the fence
+    expect(late).toBe('None,None,ConditionalCheckFailed');
     expect(await stored(id)).toBe(false);
   });
 
   it('a cancellation, a conflict or throttling of the only attempt is an answer, not an unknown', async () => {
     const id = randomUUID();
-    expect(await tx.transact([item(id)])).toEqual({ ok: true });
+    expect(await tx.transact([item(id)], ANY_CHANGE)).toEqual({ ok: true });
     const unknown = tx.txStats.unknown;
     // a real condition failure
-    const out = await tx.transact([item(id)]);
+    const out = await tx.transact([item(id)], ANY_CHANGE);
     expect(out).toMatchObject({ ok: false, failed: [0], conflict: false });
     let answer = sdkError('TransactionConflictException', 1);
     onTransact(async () => {
       throw answer;
     });
     // another transaction in the way: planned again by the caller
-    expect(await tx.transact([item(randomUUID())])).toMatchObject({ ok: false, conflict: true });
+    expect(await tx.transact([item(randomUUID())], ANY_CHANGE)).toMatchObject({ ok: false, conflict: true });
     // throttled after the SDK's own retries: a 5xx, nothing stored
     answer = sdkError('ThrottlingException', 1);
-    await expect(tx.transact([item(randomUUID())])).rejects.toThrow('ThrottlingException');
+    await expect(tx.transact([item(randomUUID())], ANY_CHANGE)).rejects.toThrow('ThrottlingException');
     expect(tx.txStats.unknown).toBe(unknown);
   });
 
-  it('a Placement write is its own marker: the change-log entry, no extra item', async () => {
+  it('a Placement write is its own marker: the change-log entry, no marker item (the entry names the change)', async () => {
     const { logPut } = await import('../../../functions/store/placement/changelog.js');
     let sent: TransactWriteCommand | undefined;
     onTransact(async (cmd, real) => {
@@ -129,9 +133,14 @@ describe('transact(): every outcome known', () => {
       return real(cmd);
     });
     const id = randomUUID();
-    expect(await tx.transact([item(id), logPut({ rereads: [id] })])).toEqual({ ok: true });
-    expect(sent!.input.TransactItems).toHaveLength(2);
-    expect(sent!.input.TransactItems![1]!.Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(await tx.transact([item(id), logPut({ rereads: [id] })], ANY_CHANGE)).toEqual({ ok: true });
+    // the item, the entry, and the change's feed item under the entry's sort key: no TX# marker
+    const items = sent!.input.TransactItems!;
+    expect(items).toHaveLength(3);
+    expect(items[1]!.Put!.ConditionExpression).toBe('attribute_not_exists(pk)');
+    expect(String(items[2]!.Put!.Item!.pk)).toMatch(/^FEED#/);
+    expect(items[2]!.Put!.Item!.sk).toBe(items[1]!.Put!.Item!.sk);
+    expect(items.some((it) => String(it.Put?.Item?.pk).startsWith('TX#'))).toBe(false);
     expect(typeof sent!.input.ClientRequestToken).toBe('string');
   });
 });
