@@ -311,7 +311,7 @@ export class BerthStack extends Stack {
       auth: identity.mode === 'jwt' ? 'bearer' : 'token',
       domain: props.dashboardDomain,
     });
-    this.feed = new ChangeFeed(this, 'ChangeFeed', { table: this.table, options: feedOptions });
+    this.feed = new ChangeFeed(this, 'ChangeFeed', { table: this.table, options: feedOptions, alarms: operations.alarms });
     // last: the alarms watch every function built above
     this.operations = new Operations(this, 'Operations', {
       options: operations,

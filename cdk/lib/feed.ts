@@ -64,6 +64,8 @@ export const FEED_THRESHOLDS = {
 export interface ChangeFeedProps {
   table: dynamodb.TableV2;
   options: FeedOptions;
+  /** build its alarms (false with `-c alarms=off`, as for every other alarm) */
+  alarms?: boolean;
 }
 
 export class ChangeFeed extends Construct {
@@ -131,28 +133,29 @@ export class ChangeFeed extends Construct {
     );
 
     const prefix = stackName;
-    this.alarms.push(
-      new cloudwatch.Alarm(this, 'IteratorAge', {
-        alarmName: `${prefix}-change-feed-iterator-age`,
-        alarmDescription:
-          'The change feed is more than 5 minutes behind the table: the processor fails a record again and again (its log group, ERROR lines), or is throttled. Events and the history wait; the stream keeps records 24 h.',
-        metric: processor.fn.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
-        threshold: FEED_THRESHOLDS.iteratorAgeMs,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-      new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
-        alarmName: `${prefix}-change-feed-dead-letters`,
-        alarmDescription:
-          'The stream dropped records the change feed had not done (they were 24 h old): their events were not published and the history misses their changes. The message says where in the stream.',
-        metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
-        threshold: FEED_THRESHOLDS.deadLetters,
-        comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
-      }),
-    );
+    if (props.alarms !== false)
+      this.alarms.push(
+        new cloudwatch.Alarm(this, 'IteratorAge', {
+          alarmName: `${prefix}-change-feed-iterator-age`,
+          alarmDescription:
+            'The change feed is more than 5 minutes behind the table: the processor fails a record again and again (its log group, ERROR lines), or is throttled. Events and the history wait; the stream keeps records 24 h.',
+          metric: processor.fn.metric('IteratorAge', { period: Duration.minutes(5), statistic: 'Maximum' }),
+          threshold: FEED_THRESHOLDS.iteratorAgeMs,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+        new cloudwatch.Alarm(this, 'DeadLetterAlarm', {
+          alarmName: `${prefix}-change-feed-dead-letters`,
+          alarmDescription:
+            'The stream dropped records the change feed had not done (they were 24 h old): their events were not published and the history misses their changes. The message says where in the stream.',
+          metric: this.deadLetters.metricApproximateNumberOfMessagesVisible({ period: Duration.minutes(5), statistic: 'Maximum' }),
+          threshold: FEED_THRESHOLDS.deadLetters,
+          comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+          evaluationPeriods: 1,
+          treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+        }),
+      );
 
     // the rules example (README, "Events and history"): every allocation change, kept a month
     const log = new logs.LogGroup(this, 'AllocationChanges', {
