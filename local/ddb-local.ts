@@ -121,14 +121,19 @@ export async function startDynamoDbLocal(opts: DdbLocalOptions = {}): Promise<Dd
   return { endpoint, port, stop, child };
 }
 
-/** Create the table (and TTL) unless it exists; `region` must be the handlers' (LocalStack keeps tables per region). */
-export async function ensureTable(endpoint: string, tableName: string, region = 'local'): Promise<void> {
+/**
+ * Create the table (and TTL) unless it exists; `region` must be the handlers' (LocalStack
+ * keeps tables per region). `stream: false`: no stream unless the table has one (nothing
+ * reads it without the change feed's processor; local/feed.ts).
+ */
+export async function ensureTable(endpoint: string, tableName: string, region = 'local', opts: { stream?: boolean } = {}): Promise<void> {
+  const stream = opts.stream !== false;
   const client = localClient(endpoint, region);
   try {
     try {
       const d = await client.send(new DescribeTableCommand({ TableName: tableName }));
       // a table made before the change feed: its stream is turned on (the feed reads it)
-      if (!d.Table?.StreamSpecification?.StreamEnabled) {
+      if (stream && !d.Table?.StreamSpecification?.StreamEnabled) {
         await client
           .send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }))
           .catch(() => undefined);
@@ -137,7 +142,7 @@ export async function ensureTable(endpoint: string, tableName: string, region = 
     } catch (e) {
       if ((e as Error).name !== 'ResourceNotFoundException') throw e;
     }
-    await client.send(new CreateTableCommand(createTableInput(tableName)));
+    await client.send(new CreateTableCommand(createTableInput(tableName, { stream })));
     // DynamoDB Local creates at once; LocalStack and AWS take a moment
     for (let i = 0; i < 600; i++) {
       const d = await client.send(new DescribeTableCommand({ TableName: tableName }));

@@ -251,7 +251,8 @@ export async function startStack(o: Options): Promise<RunningStack> {
   let containers: ContainerSet | undefined;
   let layoutRun: LayoutRun | undefined;
   try {
-    await ensureTable(ddbEndpoint, tableName, process.env.AWS_REGION);
+    // the stream only where the change feed reads it (DynamoDB Local writes each record on one thread)
+    await ensureTable(ddbEndpoint, tableName, process.env.AWS_REGION, { stream: !!o.eventsFile });
     // handlers -> fault injector -> meter -> DynamoDB: the meter bills what reaches DynamoDB
     if (o.ddbMeter) meter = await startMeterProxy(ddbEndpoint);
     if (o.ddbFaults) faults = await startFaultProxy(meter?.endpoint ?? ddbEndpoint, o.ddbFaults);

@@ -27,14 +27,16 @@ export interface Res {
   json: any;
 }
 
-export async function useTable(env: Record<string, string> = {}): Promise<string> {
+/** `stream`: the table gets its stream (a test that runs the change feed's processor on it) */
+export async function useTable(env: Record<string, string> = {}, opts: { stream?: boolean } = {}): Promise<string> {
   const endpoint = inject('ddbEndpoint');
   const table = `t_${randomUUID().replace(/-/g, '')}`;
   process.env.DDB_ENDPOINT = endpoint;
   process.env.TABLE_NAME = table;
   process.env.AWS_REGION = 'local';
   Object.assign(process.env, env);
-  await ensureTable(endpoint, table);
+  // no stream unless asked: nothing else reads it (and DynamoDB Local pays for it on one thread)
+  await ensureTable(endpoint, table, 'local', { stream: !!opts.stream });
   const { resetConfig } = await import('../../functions/config.js');
   resetConfig();
   const { snapshot } = await import('../../functions/store/placement/snapshot.js');
@@ -64,12 +66,12 @@ export async function startLocalStack(
 ): Promise<RunningStack> {
   const endpoint = inject('ddbEndpoint');
   const table = opts.table ?? `t_${randomUUID().replace(/-/g, '')}`;
-  await ensureTable(endpoint, table);
+  // the change feed's replay of these tests (test/integration/feed/): every stack's events to
+  // <dir>/<table>.jsonl, optionally through the fault injector; the stream only then
+  const eventsDir = process.env.BERTH_TEST_EVENTS_DIR;
+  await ensureTable(endpoint, table, 'local', { stream: !!eventsDir });
   await opts.before?.();
   const { startStack } = await import('../../local/start.js');
-  // the change feed's replay of these tests (test/integration/feed/): every stack's events to
-  // <dir>/<table>.jsonl, optionally through the fault injector
-  const eventsDir = process.env.BERTH_TEST_EVENTS_DIR;
   const feed = eventsDir
     ? {
         eventsFile: join(eventsDir, `${table}.jsonl`),
@@ -96,8 +98,8 @@ export async function startLocalStack(
 
 type StackOptions = Parameters<typeof import('../../local/start.js').startStack>[0];
 
-export async function startPlacement(env: Record<string, string> = {}): Promise<Api> {
-  await useTable(env);
+export async function startPlacement(env: Record<string, string> = {}, opts: { stream?: boolean } = {}): Promise<Api> {
+  await useTable(env, opts);
   return servePlacementHere();
 }
 

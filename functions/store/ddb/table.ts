@@ -18,8 +18,13 @@ export const TTL_ATTRIBUTE = 'ttl';
  */
 export const STREAM_VIEW_TYPE = 'NEW_IMAGE' as const;
 
-/** CreateTable input for DynamoDB Local (on-demand, both GSIs projecting ALL, the stream). */
-export function createTableInput(tableName: string) {
+/**
+ * CreateTable input for DynamoDB Local (on-demand, both GSIs projecting ALL, the stream).
+ * `stream: false` leaves the stream off: only the change feed reads it, and DynamoDB
+ * Local pays for every stream record on one thread, however many tables hold streams
+ * (a test run's hundreds of tables made every write of every test wait for it).
+ */
+export function createTableInput(tableName: string, opts: { stream?: boolean } = {}) {
   return {
     TableName: tableName,
     BillingMode: 'PAY_PER_REQUEST' as const,
@@ -43,6 +48,6 @@ export function createTableInput(tableName: string) {
       ],
       Projection: { ProjectionType: 'ALL' as const },
     })),
-    StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE },
+    ...(opts.stream === false ? {} : { StreamSpecification: { StreamEnabled: true, StreamViewType: STREAM_VIEW_TYPE } }),
   };
 }

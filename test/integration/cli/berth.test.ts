@@ -219,7 +219,7 @@ ${Array.from({ length: 40 }, (_, i) => `  - {name: edge-${String(i).padStart(2, 
     expect(refused.stderr).toContain('not empty');
 
     const other = `t_${randomUUID().replace(/-/g, '')}`;
-    await ensureTable(endpoint, other);
+    await ensureTable(endpoint, other, 'local', { stream: false });
     const r = await ok(['--table', other, 'import', dump]);
     expect(r.stdout).toContain(`imported ${doc.items.length} items (44 providers)`);
     expect(r.stderr).toContain(`${doc.items.length}/${doc.items.length} 100%`);
@@ -276,7 +276,7 @@ ${Array.from({ length: 40 }, (_, i) => `  - {name: edge-${String(i).padStart(2, 
 
   it('migrates a table written by aea5993: its dump imported, the table refused while it waits, then migrated', async () => {
     const v1 = `t_${randomUUID().replace(/-/g, '')}`;
-    await ensureTable(endpoint, v1);
+    await ensureTable(endpoint, v1, 'local', { stream: false });
     const fixture = join(process.cwd(), 'test', 'fixtures', 'layout-v1', 'dump.json');
     await ok(['--table', v1, 'import', fixture]);
     expect((await ok(['--table', v1, 'migrate', '--status'])).stdout).toMatch(/: layout 1 -> 2, waiting; this release writes layout 2/);

@@ -72,7 +72,7 @@ chromiumNeeded.describe('dashboard in headless Chromium: a small cloud', () => {
   const CONSUMER = 'cccc0000-0000-4000-8000-0000000000c1';
 
   beforeAll(async () => {
-    api = await startPlacement();
+    api = await startPlacement({}, { stream: true }); // the Changes tab reads the feed
     await ok(api.req('POST', '/resource_providers', { body: { name: 'compute-1', uuid: COMPUTE } }), 200);
     await ok(api.req('POST', '/resource_providers', { body: { name: 'numa-0', uuid: NUMA, parent_provider_uuid: COMPUTE } }), 200);
     await ok(

@@ -31,7 +31,7 @@ let label = 'test';
 
 beforeAll(async () => {
   const endpoint = inject('ddbEndpoint');
-  await ensureTable(endpoint, table);
+  await ensureTable(endpoint, table, 'local', { stream: false });
   meter = await startMeterProxy(endpoint);
   c = localClient(meter.endpoint);
   attributeCalls(sdkStack(c), () => ({ container: 'test', request: label, label, family: 'test' }));

@@ -50,7 +50,7 @@ async function ok(args: string[], opts: { table?: string; env?: Record<string, s
 
 async function freshTable(): Promise<string> {
   const t = `t_${randomUUID().replace(/-/g, '')}`;
-  await ensureTable(endpoint, t);
+  await ensureTable(endpoint, t, 'local', { stream: false });
   return t;
 }
 
