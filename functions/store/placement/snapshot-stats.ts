@@ -3,7 +3,18 @@
  * refresh spent its time: the figures the coldstart bench and the tests read
  * (ProviderSnapshot.stats).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoadedImage } from './image.js';
+
+/**
+ * Why a snapshot's DynamoDB calls are made when they are not the request's own: loading
+ * the whole forest at a cold start or a periodic resync, or catching up through an image.
+ * Set around that work (snapshot.ts); the local containers name such calls apart from the
+ * request that happened to start them (local/container.ts), so the accountant counts
+ * them as costs between requests. Nothing in Lambda reads it.
+ */
+export type SnapshotWork = 'cold' | 'resync' | 'catch-up';
+export const snapshotWork = new AsyncLocalStorage<SnapshotWork>();
 
 export interface SnapshotStats {
   refreshes: number;

@@ -32,7 +32,7 @@ import { perTable } from '../ddb/per-table.js';
 import { asBase, BASE_MAX_AGE_MS, readManifest, writeImage, type ImageManifest } from './image.js';
 import { clockSkewMs, entryTime, overlapMs } from './changelog.js';
 import { ForestLoader } from './snapshot-load.js';
-import { refreshTimer, type SnapshotStats } from './snapshot-stats.js';
+import { refreshTimer, snapshotWork, type SnapshotStats } from './snapshot-stats.js';
 
 export type { RefreshParts, SnapshotStats } from './snapshot-stats.js';
 
@@ -182,20 +182,26 @@ export class ProviderSnapshot {
    * Bring the forest up to date: the route is refresh-plan.ts's (planLoad, planLongGap
    * and planJump, planCatchUp), the steps are snapshot-load.ts's.
    */
-  private async refresh(): Promise<void> {
-    const f = this.f;
+  private refresh(): Promise<void> {
     const started = Date.now();
-    const t0 = performance.now();
     const settings: RefreshSettings = {
       resyncMs: config().snapshotResyncS * 1000,
       longGapMs: this.options.longGapMs ?? LONG_GAP_MS,
       overlapMs: overlapMs(),
       skewMs: clockSkewMs(),
     };
+    const load = planLoad(this.view(), started, settings);
+    // a whole load's calls are work between requests, not the request's own (snapshotWork)
+    if (load.route === 'keep') return this.refreshNow(started, settings, load);
+    return snapshotWork.run(load.reason === 'cold start' ? 'cold' : 'resync', () => this.refreshNow(started, settings, load));
+  }
+
+  private async refreshNow(started: number, settings: RefreshSettings, load: ReturnType<typeof planLoad>): Promise<void> {
+    const f = this.f;
+    const t0 = performance.now();
     const { parts, timed } = refreshTimer();
     let since = f.lastStart - settings.overlapMs;
     // 1. a cold start or a resync: from an image when there is a usable one
-    const load = planLoad(this.view(), started, settings);
     const fullLoad = load.route !== 'keep';
     const fromImage = load.route === 'image' ? await timed('image', f.loadImage(load.usable)) : undefined;
     if (fromImage !== undefined) {
@@ -218,7 +224,10 @@ export class ProviderSnapshot {
       const m = await timed('manifest', readManifest());
       const jump = planJump(this.view(), m, f.measured, settings);
       if (jump.route === 'image') {
-        caught = await timed('image', f.loadImage(jump.usable, m));
+        caught = await timed(
+          'image',
+          catchingUp(() => f.loadImage(jump.usable, m)),
+        );
         if (caught !== undefined) since = caught - settings.overlapMs;
       }
     }
@@ -237,10 +246,16 @@ export class ProviderSnapshot {
           logReadAt = Date.now();
           log = await timed('log', f.changesSince(since));
         }
-        caught = await timed('image', f.patchFromImage(m, log.changed, logReadAt));
+        caught = await timed(
+          'image',
+          catchingUp(() => f.patchFromImage(m, log.changed, logReadAt)),
+        );
       }
       // (the manifest read for the patch, if any: not read again)
-      caught ??= await timed('image', f.loadImage(route.usable, m));
+      caught ??= await timed(
+        'image',
+        catchingUp(() => f.loadImage(route.usable, m)),
+      );
       if (caught !== undefined) {
         since = caught - settings.overlapMs;
         // the image's own entries of its overlap window (applied) are not re-read
@@ -258,6 +273,11 @@ export class ProviderSnapshot {
     f.stats.refreshMs += f.stats.lastRefreshMs;
     f.stats.lastRefreshParts = parts;
   }
+}
+
+/** a catch-up through an image: work between requests (snapshotWork), unless it is part of a whole load already */
+function catchingUp<T>(work: () => Promise<T>): Promise<T> {
+  return snapshotWork.getStore() ? work() : snapshotWork.run('catch-up', work);
 }
 
 /** The process's snapshot of the table it talks to (one per Lambda container, one per local server; a new table starts a new one). */
