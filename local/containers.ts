@@ -48,6 +48,12 @@ export interface ContainerSet {
   baremetalUrl: string;
   /** requests dispatched per container */
   dispatched: number[];
+  /**
+   * A deploy: start a new process for every container (each with nothing loaded, as a new
+   * Lambda container), then put them in the old ones' places and stop those. Requests
+   * dispatched from then on reach the new ones.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -243,5 +249,13 @@ export async function startContainers(o: ContainerOptions): Promise<ContainerSet
     throw e;
   }
   const url = (s: Server) => `http://${o.host}:${(s.address() as { port: number }).port}`;
-  return { containers, servers, placementUrl: url(servers[0]!), baremetalUrl: url(servers[1]!), dispatched: dispatcher.dispatched, stop };
+  const restart = async () => {
+    const fresh = await Promise.all(
+      containers.map((_, index) => startChild({ index, host: '127.0.0.1', maintenanceInterval: index === 0 ? o.maintenanceInterval : 0 }, o)),
+    );
+    const old = containers.splice(0, containers.length, ...fresh);
+    for (const c of fresh) killOnExit(c.child);
+    await Promise.all(old.map((c) => stopChild(c.child)));
+  };
+  return { containers, servers, placementUrl: url(servers[0]!), baremetalUrl: url(servers[1]!), dispatched: dispatcher.dispatched, restart, stop };
 }
