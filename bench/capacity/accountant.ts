@@ -6,7 +6,9 @@
  * family; the forest-served requests' polls. Then the projection model (./model.ts)
  * calibrated on one run, validated against runs at other container counts and write
  * rates (measured vs modelled), and projected to the three cloud sizes of docs/cost.md
- * with their monthly cost.
+ * with their monthly cost. Between requests (./between.ts): the snapshot reloads of each
+ * run (their periods compressed), a deploy after each base run (every container replaced
+ * at once), and their projection per partition and per month.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,6 +18,17 @@ import { startDynamoDbLocal, freePort, type DdbLocal } from '../../local/ddb-loc
 import { attributeCalls, sdkStack } from '../../local/ddb-sdk.js';
 import { startStack, type RunningStack } from '../../local/start.js';
 import { availableNodes, baremetalClient, r1, r2 } from '../kit.js';
+import {
+  byFamily,
+  loadEvents,
+  loadProfile,
+  partitions,
+  projectBetween,
+  queryUnits,
+  type Families,
+  type LoadEvent,
+  type PartitionUse,
+} from './between.js';
 import { accessLogLine, calibrate, measure, splitLoad, type RunMeasurement } from './measure.js';
 import { ceiling, pollUnits, project, sum, type Assumptions, type LogDesign, type Profile, type Projection } from './model.js';
 import { PRICES } from './prices.js';
@@ -46,6 +59,15 @@ export interface AccountantOptions {
   /** validation: container counts x claim rates (the first pair calibrates the model) */
   validate?: { containers: number[]; claimsPerS: number[] };
   maintenanceIntervalS: number;
+  /**
+   * the periods between requests, time-compressed as Nova's refresh is: a warm forest's
+   * reload (SNAPSHOT_RESYNC_S, 900 s in Lambda) and the image writer's cadence
+   * (FOREST_IMAGE_INTERVAL_S, 600 s)
+   */
+  resyncS: number;
+  imageIntervalS: number;
+  /** after each run, a deploy: every container replaced at once, each answering one request (its cold load measured) */
+  deploy: boolean;
   seed: number;
   /** project from a profile saved by an earlier run (its --json file) instead of measuring */
   profileFrom?: string;
@@ -62,6 +84,9 @@ export const DEFAULTS: AccountantOptions = {
   baremetalPerS: 0.1,
   validate: { containers: [2, 8], claimsPerS: [1, 4] },
   maintenanceIntervalS: 20,
+  resyncS: 30,
+  imageIntervalS: 20,
+  deploy: true,
   seed: 7,
 };
 
@@ -79,6 +104,26 @@ export interface RunResult {
   requests: number;
   failures: string[];
   dispatched: number[];
+  /** the reload period the run used (s, compressed) */
+  resyncS: number;
+  /** the snapshot loads in the measured window (reloads, catch-ups) */
+  loads: LoadEvent[];
+  /** the deploy after the run, when measured */
+  deploy?: DeployMeasure;
+}
+
+/** A deploy: every container replaced at once, one request each (its cold load). */
+export interface DeployMeasure {
+  containers: number;
+  /** the image's age when the new containers loaded it (s), and the change-log bytes written since it was taken (less the overlap) */
+  imageAgeS: number;
+  logBytesSinceImage: number;
+  /** each new container's load */
+  loads: LoadEvent[];
+  /** every partition the burst read (the loads and the requests), busiest first */
+  partitions: PartitionUse[];
+  /** first answers of the new containers (ms) */
+  firstAnswerMs: number[];
 }
 
 /**
@@ -106,6 +151,12 @@ export async function logDesign(): Promise<{ family: string; design: LogDesign; 
     design: design(overlapMs() / 1000),
     lambda: design((lambda.changeLogLateMs + lambda.clockSkewMs) / 1000),
   };
+}
+
+/** the key families a snapshot load reads, from the code */
+export async function loadFamilies(): Promise<Families> {
+  const { K } = await import('../../functions/store/placement/keys.js');
+  return { log: keyFamily(K.changeLog(0)), chunks: keyFamily(K.imageChunk('1-a', 0).pk), index: 'gsi1:' };
 }
 
 function hostsFor(n: number, aggregates: string[]): Host[] {
@@ -162,7 +213,14 @@ export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, cl
     containerConcurrency: 1,
     quietContainers: true,
     // as in AWS: JSON logs at the default level, CloudWatch metric lines on
-    containerEnv: { LOG_FORMAT: 'json', LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false', BAREMETAL_FAKE_DELAY_MS: '0' },
+    containerEnv: {
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_DISABLED: 'false',
+      BAREMETAL_FAKE_DELAY_MS: '0',
+      SNAPSHOT_RESYNC_S: String(o.resyncS),
+      FOREST_IMAGE_INTERVAL_S: String(o.imageIntervalS),
+    },
   });
   try {
     const meter = stack.meter!;
@@ -202,8 +260,9 @@ export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, cl
       baremetalClass: nodes.length ? rc : undefined,
       seed: o.seed,
     });
+    const deploy = o.deploy && stack.containers ? await measureDeploy(stack, warm, k, q, logFamily) : undefined;
     const records = [...meter.records];
-    const requests: RequestRecord[] = [...warm.records, ...d.records];
+    const requests: RequestRecord[] = [...warm.records.filter((r) => r.label !== 'deploy'), ...d.records];
     const window = { from: start + o.lifetimeS * 1000, to: start + (o.lifetimeS + o.durationS) * 1000 };
     const m = measure({ containers: k, records, requests, window, providers: o.hosts, changeLogFamily: logFamily });
     // calibration extras: what the keys name, the cold loads, the access log lines
@@ -226,10 +285,58 @@ export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, cl
       requests: d.records.length,
       failures: [...warm.failures, ...d.failures],
       dispatched: [...(stack.containers?.dispatched ?? [])],
+      resyncS: o.resyncS,
+      loads: loadEvents(
+        records.filter((r) => r.t >= window.from && r.t < window.to),
+        await loadFamilies(),
+      ),
+      deploy,
     };
   } finally {
     await stack.stop();
   }
+}
+
+/**
+ * A deploy after the workload: every container replaced by a new process at once, then one
+ * request to each, all in flight together (the cold burst). Measured: each new container's
+ * load, every partition the burst read, the image's age and the change-log bytes written
+ * since it was taken (what each new container replays).
+ */
+async function measureDeploy(stack: RunningStack, driver: Driver, k: number, q: string, logFamily: string): Promise<DeployMeasure> {
+  const meter = stack.meter!;
+  const { readManifest } = await import('../../functions/store/placement/image.js');
+  const { overlapMs } = await import('../../functions/store/placement/changelog.js');
+  await stack.containers!.restart();
+  const m = await readManifest();
+  const from = Date.now();
+  const seen = meter.records.length;
+  const firstAnswerMs = await Promise.all(
+    Array.from({ length: k }, async () => {
+      const t0 = performance.now();
+      await driver.send('placement', 'deploy', 'GET', q, { version: '1.36' });
+      return performance.now() - t0;
+    }),
+  );
+  // the last calls of the burst have been recorded once their answers arrived
+  const burst = meter.records.slice(seen).filter((r) => r.t >= from);
+  const since = (m?.takenAt ?? 0) - overlapMs();
+  const logBytesSinceImage = meter.records.reduce(
+    (n, r) =>
+      n +
+      (r.outcome === 'ok'
+        ? r.keys.filter((x) => x.write && familyId(x) === logFamily && Number(x.sk?.slice(0, 13)) >= since).reduce((b, x) => b + x.bytes, 0)
+        : 0),
+    0,
+  );
+  return {
+    containers: k,
+    imageAgeS: m ? (from - m.takenAt) / 1000 : Number.NaN,
+    logBytesSinceImage,
+    loads: loadEvents(burst, await loadFamilies()).filter((e) => e.work === 'cold'),
+    partitions: partitions(burst),
+    firstAnswerMs,
+  };
 }
 
 /** read units and bytes by family of one container's first (cold) request, less a warm request's units */
@@ -237,7 +344,8 @@ function coldLoadUnits(records: CallRecord[], requests: RequestRecord[], m: RunM
   const cold = new Set(requests.filter((r) => r.label === 'cold').map((r) => r.id));
   const out: Record<string, { units: number; bytes: number }> = {};
   for (const rec of records) {
-    if (!rec.who || !cold.has(rec.who.request)) continue;
+    // (the load itself is named `<request>/cold`: local/container.ts)
+    if (!rec.who || !cold.has(rec.who.request.split('/')[0]!)) continue;
     for (const k of rec.keys) {
       if (!k.read) continue;
       const f = (out[familyId(k)] ??= { units: 0, bytes: 0 });
@@ -359,6 +467,94 @@ export function reportRun(rep: Reporter, run: RunResult, top = 12): void {
   });
 }
 
+/** The costs between requests a run measured: its reloads and catch-ups, and the deploy after it. */
+export function reportBetween(rep: Reporter, run: RunResult, shards: number): void {
+  const groups = new Map<string, LoadEvent[]>();
+  for (const e of run.loads) groups.set(`${e.work} via ${e.route}`, [...(groups.get(`${e.work} via ${e.route}`) ?? []), e]);
+  const mean = (l: LoadEvent[], f: (e: LoadEvent) => number) => (l.length ? l.reduce((n, e) => n + f(e), 0) / l.length : 0);
+  const fams = (l: LoadEvent[]) => {
+    const t: Record<string, number> = {};
+    for (const e of l) for (const [f, v] of Object.entries(e.byFamily)) t[f] = (t[f] ?? 0) + v.units / l.length;
+    return Object.entries(t)
+      .filter(([, u]) => u >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+      .map(([f, u]) => `${f} ${r1(u)}`)
+      .join(', ');
+  };
+  if (groups.size) {
+    rep.say(
+      `\nsnapshot loads between requests in the window (K=${run.containers}; reloads every ${run.resyncS} s here)\n${table(
+        ['load', 'count', 'per container/min', 'read units', 'log bytes', 'by family'],
+        [...groups.entries()].map(([g, l]) => [
+          g,
+          l.length,
+          r2(l.length / run.containers / (run.m.seconds / 60)),
+          r1(mean(l, (e) => e.read)),
+          Math.round(mean(l, (e) => e.log.bytes)),
+          fams(l),
+        ]),
+      )}`,
+    );
+  }
+  for (const [g, l] of groups)
+    rep.emit({
+      kind: 'between-loads',
+      containers: run.containers,
+      claims_per_s: run.claimsPerS,
+      load: g,
+      count: l.length,
+      read_units: r2(mean(l, (e) => e.read)),
+      log_bytes: Math.round(mean(l, (e) => e.log.bytes)),
+    });
+  const d = run.deploy;
+  if (!d) return;
+  const expected = queryUnits(d.logBytesSinceImage / shards) * shards;
+  const ms = [...d.firstAnswerMs].sort((a, b) => a - b);
+  rep.say(
+    `\ndeploy: ${d.containers} containers replaced at once, one request each; the image ${r1(d.imageAgeS)} s old, ${Math.round(d.logBytesSinceImage).toLocaleString('en-US')} change-log bytes since it\n` +
+      `  per new container: ${r1(mean(d.loads, (e) => e.read))} read units (${fams(d.loads)}); its replay ${r1(mean(d.loads, (e) => e.log.units))} units in ${r1(mean(d.loads, (e) => e.log.queries))} queries of ${Math.round(mean(d.loads, (e) => e.log.bytes))} bytes (modelled from the bytes written: ${r1(expected)} units)\n` +
+      `  first answers ${Math.round(ms[0] ?? 0)}–${Math.round(ms[ms.length - 1] ?? 0)} ms (this machine, ${d.containers} processes loading at once)`,
+  );
+  rep.say(
+    `${table(
+      ['family', 'partitions', 'busiest partition', 'its read units', 'per container', 'busiest second', 'of limit'],
+      byFamily(d.partitions)
+        .slice(0, 8)
+        .map((f) => [
+          f.family,
+          f.partitions,
+          f.hottest.key.length > 40 ? `${f.hottest.key.slice(0, 37)}...` : f.hottest.key,
+          r1(f.hottest.read),
+          r2(f.hottest.read / d.containers),
+          r1(f.hottest.peakReadPerS),
+          `${r1(f.hottest.peakShare * 100)} %`,
+        ]),
+    )}`,
+  );
+  rep.emit({
+    kind: 'deploy',
+    containers: run.containers,
+    claims_per_s: run.claimsPerS,
+    image_age_s: r1(d.imageAgeS),
+    log_bytes_since_image: Math.round(d.logBytesSinceImage),
+    per_container_read_units: r2(mean(d.loads, (e) => e.read)),
+    replay: {
+      units: r2(mean(d.loads, (e) => e.log.units)),
+      queries: r2(mean(d.loads, (e) => e.log.queries)),
+      bytes: Math.round(mean(d.loads, (e) => e.log.bytes)),
+      modelled_units: r2(expected),
+    },
+    first_answer_ms: ms.map(Math.round),
+    partitions: byFamily(d.partitions).map((f) => ({
+      family: f.family,
+      partitions: f.partitions,
+      hottest: f.hottest.key,
+      read: r2(f.hottest.read),
+      peak_per_s: r2(f.hottest.peakReadPerS),
+    })),
+  });
+}
+
 function rounded(r: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, r2(v)]));
 }
@@ -468,7 +664,7 @@ export const SCENARIOS: ScenarioSpec[] = [
   },
 ];
 
-/** containers that start at once in the cold burst every projection checks (each reads every image chunk) */
+/** the fewest containers a projection's deploy starts at once (more when more are warm): each loads the image and replays the log since */
 export const COLD_BURST = 50;
 
 export const SCHEDULER_LABELS = new Set([
@@ -541,8 +737,36 @@ async function withSettings(
   return { a, d, note };
 }
 
-export async function reportProjections(rep: Reporter, profile: Profile, a0: Assumptions, d0: LogDesign): Promise<Projection[]> {
+/** What the projections of the costs between requests start from: one cold load, and the share of reloads that read the index. */
+export interface BetweenProfile {
+  load: ReturnType<typeof loadProfile>;
+  resyncIndexShare: number;
+}
+
+/** the between-request profile of runs: their deploys' cold loads and their windows' reloads */
+export async function betweenProfile(runs: RunResult[], providers: number): Promise<BetweenProfile | undefined> {
+  const events = runs.flatMap((r) => [...r.loads, ...(r.deploy?.loads ?? [])]);
+  if (!events.some((e) => e.route === 'image')) return undefined;
+  const resyncs = runs.flatMap((r) => r.loads.filter((e) => e.work === 'resync'));
+  return {
+    load: loadProfile(events, await loadFamilies(), providers),
+    resyncIndexShare: resyncs.length ? resyncs.filter((e) => e.route === 'index').length / resyncs.length : 0,
+  };
+}
+
+/** the maintenance function's schedule in AWS (cdk/lib/berth-stack.ts: every minute) */
+const MAINTENANCE_PERIOD_S = 60;
+
+export async function reportProjections(
+  rep: Reporter,
+  profile: Profile,
+  a0: Assumptions,
+  d0: LogDesign,
+  between?: BetweenProfile,
+): Promise<Projection[]> {
   const out: Projection[] = [];
+  const { loadConfig } = await import('../../functions/config.js');
+  const lambdaConfig = loadConfig({ ...process.env, AWS_LAMBDA_FUNCTION_NAME: 'accountant', FOREST_IMAGE_INTERVAL_S: '', SNAPSHOT_RESYNC_S: '' });
   const { IMAGE_CHUNK_BYTES } = await import('../../functions/store/placement/image.js');
   // an eventually consistent read of one chunk item (base64 text: 4/3 of the compressed bytes)
   const chunkReadUnits = Math.ceil(((IMAGE_CHUNK_BYTES * 4) / 3 + 100) / 4096) / 2;
@@ -590,11 +814,65 @@ export async function reportProjections(rep: Reporter, profile: Profile, a0: Ass
         : `the scheduler's rates x ${r2(cap.multiple)} = ${Math.round(s.claimsPerS * cap.multiple)} claims/s (${cap.family} at its limit)`;
     rep.say(`  first key to saturate: ${p.hottest.family} at ${Math.round(p.hottest.utilisation * 100)} % of its limit; ceiling: ${ceilingText}`);
     rep.say(
-      `  a cold burst of ${COLD_BURST} containers (each reads every chunk of the image, one partition per chunk): ${COLD_BURST * chunkReadUnits} read units on each chunk's partition, ${Math.round(((COLD_BURST * chunkReadUnits) / 3000) * 100)} % of its limit within one second`,
-    );
-    rep.say(
       `  monthly (${PRICES.region}, prices of ${PRICES.asOf}): DynamoDB ${money(p.cost.dynamodbRead + p.cost.dynamodbWrite)} (reads ${money(p.cost.dynamodbRead)}, writes ${money(p.cost.dynamodbWrite)}), Lambda ${money(p.cost.lambda)}, API Gateway ${money(p.cost.apiGateway)}, logs ${money(p.cost.logs)}: total ${money(p.cost.total)}`,
     );
+    if (between) {
+      const warm = p.lambdas.filter((x) => x.pollsPerS > 0).reduce((n, x) => n + x.warm, 0);
+      const logBytesPerS = Object.entries(rates).reduce((n, [l, r]) => n + r * (profile.labels[l]?.logBytesWritten ?? 0), 0);
+      const ageMax = lambdaConfig.imageIntervalS + MAINTENANCE_PERIOD_S;
+      const b = projectBetween(between.load, {
+        providers: s.hosts,
+        warm,
+        burst: Math.max(warm, COLD_BURST),
+        burstS: 1,
+        logBytesPerS,
+        shards: d.shards,
+        overlapS: d.overlapS,
+        imageAgeMaxS: ageMax,
+        imageAgeMeanS: ageMax / 2,
+        chunkItemBytes: (IMAGE_CHUNK_BYTES * 4) / 3,
+        lifetimeS: a.containerLifetimeS,
+        resyncS: lambdaConfig.snapshotResyncS,
+        resyncIndexShare: between.resyncIndexShare,
+        writerIndexS: lambdaConfig.snapshotResyncS,
+        fullImageS: lambdaConfig.imageIntervalS + MAINTENANCE_PERIOD_S / 2,
+      });
+      const steady = (f: string) => p.families.find((x) => x.family === f)?.hotReadPerS ?? 0;
+      const pct = (x: number) => `${Math.round(x * 100)} %`;
+      const logSteady = steady(profile.changeLogFamily) / 3000;
+      rep.say(
+        `  between requests: a deploy of ${b.deploy.containers} forest containers loading within a second, the image ${b.deploy.ageS} s old (FOREST_IMAGE_INTERVAL_S ${lambdaConfig.imageIntervalS} + the writer's minute): ` +
+          `each log partition ${Math.round(b.deploy.log.units).toLocaleString('en-US')} read units (${pct(b.deploy.log.share)} of its limit, ${r1(b.deploy.log.secondsOfCapacity)} s of its capacity; ${pct(logSteady)} steady), ` +
+          `each image chunk ${Math.round(b.deploy.chunk.units)} (${pct(b.deploy.chunk.share)}), the manifest ${Math.round(b.deploy.manifest.units)} (${pct(b.deploy.manifest.share)})`,
+      );
+      rep.say(
+        `  between requests, monthly: turnover (a container every ${a.containerLifetimeS / 3600} h) ${money(b.turnover.monthly)}, reloads every ${lambdaConfig.snapshotResyncS} s (${pct(between.resyncIndexShare)} through the index) ${money(b.reloads.monthly)}, the image writer ${money(b.writer.monthly)}: ${money(b.monthly)}; DynamoDB with them ${money(p.cost.dynamodbRead + p.cost.dynamodbWrite + b.monthly)}`,
+      );
+      rep.emit({
+        kind: 'between-projection',
+        scenario: s.name,
+        warm,
+        deploy: {
+          containers: b.deploy.containers,
+          image_age_s: b.deploy.ageS,
+          log_partition: {
+            units: Math.round(b.deploy.log.units),
+            share: r2(b.deploy.log.share),
+            steady_share: r2(logSteady),
+            seconds_of_capacity: r1(b.deploy.log.secondsOfCapacity),
+          },
+          chunk_partition: { units: Math.round(b.deploy.chunk.units), share: r2(b.deploy.chunk.share) },
+          manifest: { units: Math.round(b.deploy.manifest.units), share: r2(b.deploy.manifest.share) },
+        },
+        monthly_usd: {
+          turnover: Math.round(b.turnover.monthly),
+          reloads: Math.round(b.reloads.monthly),
+          writer: Math.round(b.writer.monthly),
+          total: Math.round(b.monthly),
+        },
+        dynamodb_with_between_usd: Math.round(p.cost.dynamodbRead + p.cost.dynamodbWrite + b.monthly),
+      });
+    }
     // the container-count range
     const range = [10, 50, 200].map((w) => {
       const q = project(profile, rates, s.hosts, { ...a, warm: w }, d);
@@ -653,8 +931,14 @@ export async function runAccountant(
       .pop();
     if (!saved?.profile) throw new Error(`${o.profileFrom}: no profile record (an accountant run writes one with --json)`);
     const a = await defaultAssumptions();
+    const between = readFileSync(o.profileFrom, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind?: string; between?: BetweenProfile })
+      .filter((r) => r.kind === 'between-profile')
+      .pop()?.between;
     rep.say(`\nprojections (saved profile of K=${saved.containers} at ${saved.claims_per_s} claims/s, ${o.profileFrom})`);
-    return { runs: [], validation: [], projections: await reportProjections(rep, saved.profile, a, lambda) };
+    return { runs: [], validation: [], projections: await reportProjections(rep, saved.profile, a, lambda, between) };
   }
   const ddb = await startDynamoDbLocal({ heapMb: 2048 });
   try {
@@ -662,6 +946,7 @@ export async function runAccountant(
     for (const k of o.containers) {
       const run = await runOnce(ddb, o, k, o.claimsPerS, rep.say);
       reportRun(rep, run);
+      reportBetween(rep, run, design.shards);
       runs.push(run);
     }
     if (runs.length > 1) {
@@ -675,7 +960,8 @@ export async function runAccountant(
       for (const k of o.validate.containers) {
         for (const c of o.validate.claimsPerS) {
           const same = runs.find((r) => r.containers === k && r.claimsPerS === c);
-          const run = same ?? (await runOnce(ddb, o, k, c, rep.say));
+          // (the deploy is measured after the base runs only)
+          const run = same ?? (await runOnce(ddb, { ...o, deploy: false }, k, c, rep.say));
           if (!same) reportRun(rep, run, 6);
           validation.push(run);
         }
@@ -688,7 +974,9 @@ export async function runAccountant(
     rep.say(
       `\nprojections (profile of K=${calibration.containers} at ${calibration.claimsPerS} claims/s; warm containers = ${a.warmFactor} x concurrency, at least ${a.minWarm}; DynamoDB round trip ${a.ddbRttMs} ms; busiest project ${a.hotProjectShare * 100} % of claims; Nova refresh every 300 s; deletes at the claim rate)`,
     );
-    const projections = await reportProjections(rep, calibration.profile, a, lambda);
+    const between = await betweenProfile(runs, o.hosts);
+    if (between) rep.emit({ kind: 'between-profile', between });
+    const projections = await reportProjections(rep, calibration.profile, a, lambda, between);
     return { runs, validation, projections };
   } finally {
     await ddb.stop();

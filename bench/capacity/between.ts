@@ -1,0 +1,274 @@
+/**
+ * What a cloud pays between requests (issue 33): the snapshot loads of new containers (a
+ * deploy's cold burst, the turnover of containers), the periodic reloads of warm ones and
+ * the image writer. Measured from the meter's ledger — the local containers name a
+ * snapshot's whole load apart from the request that started it (`snapshot:cold`,
+ * `snapshot:resync`, `snapshot:catch-up`; local/container.ts) — and projected to a
+ * cloud's size, per partition. Pure: the accountant (./accountant.ts) runs and prints it,
+ * test/unit/capacity/between.test.ts checks it.
+ */
+import { familyId, keyId, keyLoads, type CallRecord } from '../../local/ddb-ledger.js';
+import { READ_BLOCK, READ_FACTOR, type ReadMode } from '../../local/ddb-units.js';
+import { PARTITION_READ_LIMIT } from './model.js';
+import { PRICES, SECONDS_PER_MONTH } from './prices.js';
+
+export type Work = 'cold' | 'resync' | 'catch-up';
+
+/** one snapshot load (or catch-up through an image) of one container, as the meter saw it */
+export interface LoadEvent {
+  container: string;
+  /** the load's own request id (`<request>/<work>`) */
+  request: string;
+  work: Work;
+  t: number;
+  end: number;
+  /** how it got the forest: an image's chunks, the index (gsi1), or neither (a catch-up that re-read providers) */
+  route: 'image' | 'index' | 'none';
+  read: number;
+  /** read units and bytes by key family */
+  byFamily: Record<string, { units: number; bytes: number }>;
+  /** read units by partition key */
+  byKey: Record<string, number>;
+  /** the change-log part: its queries, bytes and units */
+  log: { queries: number; bytes: number; units: number };
+}
+
+export interface Families {
+  log: string;
+  chunks: string;
+  /** the index a load without an image reads (its family prefix, e.g. `gsi1:`) */
+  index: string;
+}
+
+/** The loads in a ledger: calls labelled `snapshot:<work>`, grouped by their request. */
+export function loadEvents(records: Iterable<CallRecord>, fam: Families): LoadEvent[] {
+  const out = new Map<string, LoadEvent>();
+  for (const r of records) {
+    const label = r.who?.label ?? '';
+    if (!label.startsWith('snapshot:')) continue;
+    const id = `${r.who!.container} ${r.who!.request}`;
+    let e = out.get(id);
+    if (!e) {
+      e = {
+        container: r.who!.container,
+        request: r.who!.request,
+        work: label.slice('snapshot:'.length) as Work,
+        t: r.t,
+        end: r.end,
+        route: 'none',
+        read: 0,
+        byFamily: {},
+        byKey: {},
+        log: { queries: 0, bytes: 0, units: 0 },
+      };
+      out.set(id, e);
+    }
+    e.t = Math.min(e.t, r.t);
+    e.end = Math.max(e.end, r.end);
+    e.read += r.read;
+    let logged = false;
+    for (const k of r.keys) {
+      if (!k.read && !k.bytes) continue;
+      const f = familyId(k);
+      const cell = (e.byFamily[f] ??= { units: 0, bytes: 0 });
+      cell.units += k.read;
+      cell.bytes += k.bytes;
+      e.byKey[keyId(k)] = (e.byKey[keyId(k)] ?? 0) + k.read;
+      if (f === fam.chunks) e.route = 'image';
+      else if (f.startsWith(fam.index) && e.route !== 'image') e.route = 'index';
+      if (f === fam.log) {
+        e.log.bytes += k.bytes;
+        e.log.units += k.read;
+        logged = true;
+      }
+    }
+    if (logged && r.op === 'Query') e.log.queries++;
+  }
+  return [...out.values()].sort((a, b) => a.t - b.t);
+}
+
+/** read units of a Query returning `bytes` (pages of at most 1 MB, each rounded up to 4 KB; an empty one is a unit) */
+export function queryUnits(bytes: number, mode: Exclude<ReadMode, 'transactional'> = 'strong'): number {
+  const page = 1024 * 1024;
+  const full = Math.floor(bytes / page);
+  const rest = bytes - full * page;
+  return (full * (page / READ_BLOCK) + Math.max(1, Math.ceil(rest / READ_BLOCK))) * READ_FACTOR[mode];
+}
+
+export interface PartitionUse {
+  key: string;
+  family: string;
+  read: number;
+  write: number;
+  peakReadPerS: number;
+  /** its busiest second's read units as a share of a partition's limit */
+  peakShare: number;
+}
+
+/** Per partition key over some records (a burst): units, the busiest second, its share of the limit; busiest first. */
+export function partitions(records: Iterable<CallRecord>): PartitionUse[] {
+  return keyLoads(records)
+    .map((k) => ({
+      key: k.key,
+      family: k.family,
+      read: k.read,
+      write: k.write,
+      peakReadPerS: k.peakReadPerS,
+      peakShare: k.peakReadPerS / PARTITION_READ_LIMIT,
+    }))
+    .sort((a, b) => b.read - a.read);
+}
+
+/** Per family: the busiest partition's units, and how many partitions it had. */
+export function byFamily(uses: PartitionUse[]): Array<{ family: string; partitions: number; read: number; hottest: PartitionUse }> {
+  const m = new Map<string, { family: string; partitions: number; read: number; hottest: PartitionUse }>();
+  for (const u of uses) {
+    const f = m.get(u.family) ?? { family: u.family, partitions: 0, read: 0, hottest: u };
+    f.partitions++;
+    f.read += u.read;
+    if (u.read > f.hottest.read) f.hottest = u;
+    m.set(u.family, f);
+  }
+  return [...m.values()].sort((a, b) => b.hottest.read - a.hottest.read);
+}
+
+/** What one cold load read, measured, reduced to what a projection scales. */
+export interface LoadProfile {
+  /** units per load that do not grow with the cloud or the image's age (the manifest, flags) */
+  fixed: Record<string, number>;
+  /** image bytes (compressed, as stored) per provider, and read units per stored byte (chunks: eventually consistent) */
+  imageBytesPerProvider: number;
+  chunkUnitsPerByte: number;
+  /** a load through the index: read units per provider, by family */
+  indexPerProvider: Record<string, number>;
+}
+
+/** the load profile of measured loads: image loads give the fixed part and the chunks, index loads the index's */
+export function loadProfile(events: LoadEvent[], fam: Families, providers: number): LoadProfile {
+  const image = events.filter((e) => e.route === 'image' && e.work !== 'catch-up');
+  const index = events.filter((e) => e.route === 'index');
+  const fixed: Record<string, number> = {};
+  let chunkBytes = 0;
+  let chunkUnits = 0;
+  for (const e of image) {
+    for (const [f, v] of Object.entries(e.byFamily)) {
+      if (f === fam.chunks) {
+        chunkBytes += v.bytes;
+        chunkUnits += v.units;
+      } else if (f !== fam.log && v.bytes / providers <= 16) fixed[f] = (fixed[f] ?? 0) + v.units / image.length;
+    }
+  }
+  const indexPerProvider: Record<string, number> = {};
+  for (const e of index)
+    for (const [f, v] of Object.entries(e.byFamily))
+      if (f !== fam.log && v.bytes / providers > 16) indexPerProvider[f] = (indexPerProvider[f] ?? 0) + v.units / index.length / providers;
+  return {
+    fixed,
+    // (base64 text: the stored bytes are 4/3 of the compressed image)
+    imageBytesPerProvider: image.length ? chunkBytes / image.length / providers : 0,
+    chunkUnitsPerByte: chunkBytes ? chunkUnits / chunkBytes : 0,
+    indexPerProvider,
+  };
+}
+
+/** The deployment's settings and rates a projection of the costs between requests needs. */
+export interface BetweenSettings {
+  providers: number;
+  /** warm containers holding a forest (all forest-served Lambdas together) */
+  warm: number;
+  /** containers starting at once in a deploy (default: every warm one) */
+  burst?: number;
+  /** seconds over which a burst's loads arrive (a deploy: about one) */
+  burstS: number;
+  /** change-log bytes written per second, its partitions, and the window a replay reads back (s) */
+  logBytesPerS: number;
+  shards: number;
+  overlapS: number;
+  /** the image's age at a cold load: the longest (the writer's cadence) and on average */
+  imageAgeMaxS: number;
+  imageAgeMeanS: number;
+  /** stored bytes per chunk item (image.ts IMAGE_CHUNK_BYTES, as base64) */
+  chunkItemBytes: number;
+  /** a warm container lives this long (s) before a new one replaces it */
+  lifetimeS: number;
+  /** a warm forest reloads this often (s) */
+  resyncS: number;
+  /** of the periodic reloads, the share that read the index */
+  resyncIndexShare: number;
+  /** the image writer reads the whole index this often (s), and writes a full image this often (s) */
+  writerIndexS: number;
+  fullImageS: number;
+}
+
+export interface LoadCost {
+  /** one cold load from the image at this age: units on the manifest, on each chunk partition, on each log partition, and in all */
+  manifest: number;
+  perChunk: number;
+  chunks: number;
+  perLogPartition: number;
+  total: number;
+}
+
+/** one load from an image `ageS` old */
+export function loadCost(p: LoadProfile, s: BetweenSettings, ageS: number): LoadCost {
+  const stored = p.imageBytesPerProvider * s.providers;
+  const chunks = Math.max(1, Math.ceil(stored / s.chunkItemBytes));
+  const perChunk = (stored / chunks) * p.chunkUnitsPerByte;
+  const perLogPartition = queryUnits((s.logBytesPerS * (ageS + s.overlapS)) / s.shards, 'strong');
+  const manifest = Object.values(p.fixed).reduce((a, b) => a + b, 0);
+  return { manifest, perChunk, chunks, perLogPartition, total: manifest + perChunk * chunks + perLogPartition * s.shards };
+}
+
+export interface BetweenProjection {
+  /** a deploy: `burst` containers load within `burstS`: each family's busiest partition, units and share of its limit in that time */
+  deploy: {
+    containers: number;
+    ageS: number;
+    manifest: { units: number; share: number };
+    chunk: { units: number; share: number };
+    log: { units: number; share: number; secondsOfCapacity: number };
+  };
+  /** read units per second (and per month, $) of the turnover, the periodic reloads and the writer's index reads */
+  turnover: { perS: number; monthly: number };
+  reloads: { perS: number; monthly: number; indexPerS: number };
+  writer: { readPerS: number; writePerS: number; monthly: number };
+  monthly: number;
+}
+
+const readCost = (perS: number) => (perS * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionReadUnits) / 1e6;
+const writeCost = (perS: number) => (perS * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionWriteUnits) / 1e6;
+
+export function projectBetween(p: LoadProfile, s: BetweenSettings): BetweenProjection {
+  const k = s.burst ?? s.warm;
+  const worst = loadCost(p, s, s.imageAgeMaxS);
+  const mean = loadCost(p, s, s.imageAgeMeanS);
+  const indexPerLoad = Object.values(p.indexPerProvider).reduce((a, b) => a + b, 0) * s.providers;
+  const share = (units: number) => units / s.burstS / PARTITION_READ_LIMIT;
+  const turnoverPerS = (s.warm / s.lifetimeS) * mean.total;
+  const reloadsPerS = s.warm / s.resyncS;
+  const reloadIndexPerS = reloadsPerS * s.resyncIndexShare * indexPerLoad;
+  const reloadPerS = reloadsPerS * (1 - s.resyncIndexShare) * mean.total + reloadIndexPerS;
+  const writerRead = indexPerLoad / s.writerIndexS;
+  // a full image written: each chunk item once (1 KB write units), every fullImageS
+  const writerWrite = (p.imageBytesPerProvider * s.providers) / 1024 / s.fullImageS;
+  const turnover = { perS: turnoverPerS, monthly: readCost(turnoverPerS) };
+  const reloads = { perS: reloadPerS, monthly: readCost(reloadPerS), indexPerS: reloadIndexPerS };
+  const writer = { readPerS: writerRead, writePerS: writerWrite, monthly: readCost(writerRead) + writeCost(writerWrite) };
+  return {
+    deploy: {
+      containers: k,
+      ageS: s.imageAgeMaxS,
+      manifest: { units: k * worst.manifest, share: share(k * worst.manifest) },
+      chunk: { units: k * worst.perChunk, share: share(k * worst.perChunk) },
+      log: {
+        units: k * worst.perLogPartition,
+        share: share(k * worst.perLogPartition),
+        secondsOfCapacity: (k * worst.perLogPartition) / PARTITION_READ_LIMIT,
+      },
+    },
+    turnover,
+    reloads,
+    writer,
+    monthly: turnover.monthly + reloads.monthly + writer.monthly,
+  };
+}
