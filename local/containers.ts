@@ -215,6 +215,9 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/** how long a replaced container keeps serving what it was given before it is stopped */
+const RESTART_GRACE_MS = 3000;
+
 export async function startContainers(o: ContainerOptions): Promise<ContainerSet> {
   const count = Math.max(1, Math.floor(o.count));
   const started = await Promise.allSettled(
@@ -255,6 +258,8 @@ export async function startContainers(o: ContainerOptions): Promise<ContainerSet
     );
     const old = containers.splice(0, containers.length, ...fresh);
     for (const c of fresh) killOnExit(c.child);
+    // the requests the old ones are serving end first (as Lambda lets an old version's invocations finish)
+    await new Promise((r) => setTimeout(r, RESTART_GRACE_MS));
     await Promise.all(old.map((c) => stopChild(c.child)));
   };
   return { containers, servers, placementUrl: url(servers[0]!), baremetalUrl: url(servers[1]!), dispatched: dispatcher.dispatched, restart, stop };

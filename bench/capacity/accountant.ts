@@ -122,7 +122,7 @@ export interface DeployMeasure {
   loads: LoadEvent[];
   /** every partition the burst read (the loads and the requests), busiest first */
   partitions: PartitionUse[];
-  /** first answers of the new containers (ms) */
+  /** first answers of the new containers (ms): each one's first request, whoever sent it */
   firstAnswerMs: number[];
 }
 
@@ -249,18 +249,26 @@ export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, cl
     };
     const projects = Array.from({ length: 5 }, () => randomUUID().replace(/-/g, ''));
     const start = Date.now();
+    // the deploy: at the end of the measured window, with the workload going on (its log to replay)
+    const tail = o.deploy && stack.containers ? DEPLOY_TAIL_S : 0;
+    const deploying = tail
+      ? new Promise<DeployMeasure>((resolve, reject) =>
+          setTimeout(() => measureDeploy(stack, warm, k, q, logFamily).then(resolve, reject), (o.lifetimeS + o.durationS) * 1000),
+        )
+      : undefined;
     const d = await runWorkload({
       placementUrl: stack.placementUrl,
       baremetalUrl: stack.baremetalUrl,
       hosts,
       rates,
-      durationS: o.lifetimeS + o.durationS,
+      durationS: o.lifetimeS + o.durationS + tail,
       lifetimeS: o.lifetimeS,
       projects,
       baremetalClass: nodes.length ? rc : undefined,
       seed: o.seed,
     });
-    const deploy = o.deploy && stack.containers ? await measureDeploy(stack, warm, k, q, logFamily) : undefined;
+    const deploy = await deploying;
+    if (deploy) deploy.firstAnswerMs = firstAnswers(deploy, [...warm.records, ...d.records]);
     const records = [...meter.records];
     const requests: RequestRecord[] = [...warm.records.filter((r) => r.label !== 'deploy'), ...d.records];
     const window = { from: start + o.lifetimeS * 1000, to: start + (o.lifetimeS + o.durationS) * 1000 };
@@ -297,46 +305,57 @@ export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, cl
   }
 }
 
+/** how long the workload goes on after the measured window: the deploy happens then */
+const DEPLOY_TAIL_S = 15;
+
 /**
- * A deploy after the workload: every container replaced by a new process at once, then one
- * request to each, all in flight together (the cold burst). Measured: each new container's
+ * A deploy at the end of the measured window, the workload going on: every container
+ * replaced by a new process at once, then one request to each, all in flight together
+ * (the cold burst; the workload's own requests reach the new containers too). Measured: each new container's
  * load, every partition the burst read, the image's age and the change-log bytes written
  * since it was taken (what each new container replays).
  */
 async function measureDeploy(stack: RunningStack, driver: Driver, k: number, q: string, logFamily: string): Promise<DeployMeasure> {
   const meter = stack.meter!;
-  const { readManifest } = await import('../../functions/store/placement/image.js');
   const { overlapMs } = await import('../../functions/store/placement/changelog.js');
-  await stack.containers!.restart();
-  const m = await readManifest();
+  // (the workload's requests reach the new containers as soon as they are in place: measured from the restart on)
   const from = Date.now();
   const seen = meter.records.length;
-  const firstAnswerMs = await Promise.all(
-    Array.from({ length: k }, async () => {
-      const t0 = performance.now();
-      await driver.send('placement', 'deploy', 'GET', q, { version: '1.36' });
-      return performance.now() - t0;
-    }),
+  await stack.containers!.restart();
+  await Promise.all(Array.from({ length: k }, () => driver.send('placement', 'deploy', 'GET', q, { version: '1.36' })));
+  // every new container has loaded once each has answered one request (the workload's requests reach them too)
+  const fam = await loadFamilies();
+  const cold = () => loadEvents(meter.records.slice(seen), fam).filter((e) => e.work === 'cold');
+  for (let i = 0; i < 50 && new Set(cold().map((e) => e.container)).size < k; i++) await new Promise((r) => setTimeout(r, 200));
+  const loads = cold();
+  const end = Math.max(...loads.map((e) => e.end));
+  const burst = meter.records.slice(seen).filter((r) => r.t >= from && r.t <= end);
+  // what each load's replay had to read: the entries since its image's takenAt less the overlap, stored before its query
+  const written = meter.records.flatMap((r) =>
+    r.outcome === 'ok'
+      ? r.keys.filter((x) => x.write && familyId(x) === logFamily).map((x) => ({ at: Number(x.sk?.slice(0, 13)), end: r.end, bytes: x.bytes }))
+      : [],
   );
-  // the last calls of the burst have been recorded once their answers arrived
-  const burst = meter.records.slice(seen).filter((r) => r.t >= from);
-  const since = (m?.takenAt ?? 0) - overlapMs();
-  const logBytesSinceImage = meter.records.reduce(
-    (n, r) =>
-      n +
-      (r.outcome === 'ok'
-        ? r.keys.filter((x) => x.write && familyId(x) === logFamily && Number(x.sk?.slice(0, 13)) >= since).reduce((b, x) => b + x.bytes, 0)
-        : 0),
-    0,
+  const expected = loads.map((e) =>
+    written.filter((w) => w.at >= (e.imageTakenAt ?? 0) - overlapMs() && w.end <= (e.log.at ?? e.end)).reduce((n, w) => n + w.bytes, 0),
   );
+  const ages = loads.map((e) => ((e.log.at ?? e.t) - (e.imageTakenAt ?? e.t)) / 1000);
   return {
     containers: k,
-    imageAgeS: m ? (from - m.takenAt) / 1000 : Number.NaN,
-    logBytesSinceImage,
-    loads: loadEvents(burst, await loadFamilies()).filter((e) => e.work === 'cold'),
+    imageAgeS: ages.reduce((a, b) => a + b, 0) / Math.max(1, ages.length),
+    logBytesSinceImage: expected.reduce((a, b) => a + b, 0) / Math.max(1, expected.length),
+    loads,
     partitions: partitions(burst),
-    firstAnswerMs,
+    firstAnswerMs: [],
   };
+}
+
+/** each new container's first answer (ms): the first request it served, the workload's or the deploy's */
+function firstAnswers(d: DeployMeasure, requests: RequestRecord[]): number[] {
+  const fresh = new Set(d.loads.map((e) => e.container));
+  const first = new Map<string, RequestRecord>();
+  for (const r of requests) if (fresh.has(r.container) && (!first.has(r.container) || r.t0 < first.get(r.container)!.t0)) first.set(r.container, r);
+  return [...first.values()].map((r) => r.t1 - r.t0);
 }
 
 /** read units and bytes by family of one container's first (cold) request, less a warm request's units */

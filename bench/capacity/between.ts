@@ -27,10 +27,14 @@ export interface LoadEvent {
   read: number;
   /** read units and bytes by key family */
   byFamily: Record<string, { units: number; bytes: number }>;
-  /** read units by partition key */
-  byKey: Record<string, number>;
-  /** the change-log part: its queries, bytes and units */
-  log: { queries: number; bytes: number; units: number };
+  /** read units and bytes by partition key */
+  byKey: Record<string, { units: number; bytes: number }>;
+  /** eventually consistent read units by family (a load's bulk reads: chunks, the index, state items), apart from its consistent re-reads */
+  eventual: Record<string, number>;
+  /** the change-log part: its queries, bytes and units, and when its first query began (ms) */
+  log: { queries: number; bytes: number; units: number; at?: number };
+  /** the image it loaded: when that was taken (ms; from the chunks' keys, `IMG#<takenAt>-<id>#<n>`) */
+  imageTakenAt?: number;
 }
 
 export interface Families {
@@ -59,6 +63,7 @@ export function loadEvents(records: Iterable<CallRecord>, fam: Families): LoadEv
         read: 0,
         byFamily: {},
         byKey: {},
+        eventual: {},
         log: { queries: 0, bytes: 0, units: 0 },
       };
       out.set(id, e);
@@ -73,16 +78,25 @@ export function loadEvents(records: Iterable<CallRecord>, fam: Families): LoadEv
       const cell = (e.byFamily[f] ??= { units: 0, bytes: 0 });
       cell.units += k.read;
       cell.bytes += k.bytes;
-      e.byKey[keyId(k)] = (e.byKey[keyId(k)] ?? 0) + k.read;
-      if (f === fam.chunks) e.route = 'image';
-      else if (f.startsWith(fam.index) && e.route !== 'image') e.route = 'index';
+      const key = (e.byKey[keyId(k)] ??= { units: 0, bytes: 0 });
+      key.units += k.read;
+      key.bytes += k.bytes;
+      if (r.mode === 'eventual') e.eventual[f] = (e.eventual[f] ?? 0) + k.read;
+      if (f === fam.chunks) {
+        e.route = 'image';
+        const taken = Number(/^IMG#(\d+)-/.exec(k.pk)?.[1]);
+        if (Number.isFinite(taken)) e.imageTakenAt = Math.max(e.imageTakenAt ?? 0, taken);
+      } else if (f.startsWith(fam.index) && e.route !== 'image') e.route = 'index';
       if (f === fam.log) {
         e.log.bytes += k.bytes;
         e.log.units += k.read;
         logged = true;
       }
     }
-    if (logged && r.op === 'Query') e.log.queries++;
+    if (logged && r.op === 'Query') {
+      e.log.queries++;
+      e.log.at = Math.min(e.log.at ?? r.t, r.t);
+    }
   }
   return [...out.values()].sort((a, b) => a.t - b.t);
 }
@@ -136,10 +150,10 @@ export function byFamily(uses: PartitionUse[]): Array<{ family: string; partitio
 export interface LoadProfile {
   /** units per load that do not grow with the cloud or the image's age (the manifest, flags) */
   fixed: Record<string, number>;
-  /** image bytes (compressed, as stored) per provider, and read units per stored byte (chunks: eventually consistent) */
+  /** image bytes (compressed, as stored) per provider, and read units per 4 KB block of a chunk (0.5: eventually consistent) */
   imageBytesPerProvider: number;
-  chunkUnitsPerByte: number;
-  /** a load through the index: read units per provider, by family */
+  chunkUnitsPerBlock: number;
+  /** a load through the index: its eventually consistent read units per provider, by family (the index, the state items) */
   indexPerProvider: Record<string, number>;
 }
 
@@ -150,6 +164,7 @@ export function loadProfile(events: LoadEvent[], fam: Families, providers: numbe
   const fixed: Record<string, number> = {};
   let chunkBytes = 0;
   let chunkUnits = 0;
+  let chunkBlocks = 0;
   for (const e of image) {
     for (const [f, v] of Object.entries(e.byFamily)) {
       if (f === fam.chunks) {
@@ -157,18 +172,25 @@ export function loadProfile(events: LoadEvent[], fam: Families, providers: numbe
         chunkUnits += v.units;
       } else if (f !== fam.log && v.bytes / providers <= 16) fixed[f] = (fixed[f] ?? 0) + v.units / image.length;
     }
+    for (const [k, v] of Object.entries(e.byKey)) if (familyOfKey(k) === fam.chunks) chunkBlocks += Math.max(1, Math.ceil(v.bytes / READ_BLOCK));
   }
+  // (the re-reads and the replay of an index load are counted with the log, not per provider)
   const indexPerProvider: Record<string, number> = {};
   for (const e of index)
-    for (const [f, v] of Object.entries(e.byFamily))
-      if (f !== fam.log && v.bytes / providers > 16) indexPerProvider[f] = (indexPerProvider[f] ?? 0) + v.units / index.length / providers;
+    for (const [f, u] of Object.entries(e.eventual))
+      if (f !== fam.log && f !== fam.chunks) indexPerProvider[f] = (indexPerProvider[f] ?? 0) + u / index.length / providers;
   return {
     fixed,
-    // (base64 text: the stored bytes are 4/3 of the compressed image)
     imageBytesPerProvider: image.length ? chunkBytes / image.length / providers : 0,
-    chunkUnitsPerByte: chunkBytes ? chunkUnits / chunkBytes : 0,
+    chunkUnitsPerBlock: chunkBlocks ? chunkUnits / chunkBlocks : 0,
     indexPerProvider,
   };
+}
+
+/** the family of a key as byKey names it (`<index>:<pk>` for an index's) */
+function familyOfKey(id: string): string {
+  const i = id.indexOf(':');
+  return i > 0 && !id.slice(0, i).includes('#') ? familyId({ space: id.slice(0, i), pk: id.slice(i + 1) }) : familyId({ space: 'table', pk: id });
 }
 
 /** The deployment's settings and rates a projection of the costs between requests needs. */
@@ -213,7 +235,7 @@ export interface LoadCost {
 export function loadCost(p: LoadProfile, s: BetweenSettings, ageS: number): LoadCost {
   const stored = p.imageBytesPerProvider * s.providers;
   const chunks = Math.max(1, Math.ceil(stored / s.chunkItemBytes));
-  const perChunk = (stored / chunks) * p.chunkUnitsPerByte;
+  const perChunk = Math.max(1, Math.ceil(stored / chunks / READ_BLOCK)) * p.chunkUnitsPerBlock;
   const perLogPartition = queryUnits((s.logBytesPerS * (ageS + s.overlapS)) / s.shards, 'strong');
   const manifest = Object.values(p.fixed).reduce((a, b) => a + b, 0);
   return { manifest, perChunk, chunks, perLogPartition, total: manifest + perChunk * chunks + perLogPartition * s.shards };

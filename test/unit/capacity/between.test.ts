@@ -20,6 +20,7 @@ const rec = (
   who: { container: string; request: string; label: string },
   op: string,
   keys: Array<Partial<KeyUse> & { pk: string }>,
+  mode?: CallRecord['mode'],
 ): CallRecord => {
   const full = keys.map((k) => ({ space: 'table', read: 0, write: 0, bytes: 0, items: 1, ...k }));
   return {
@@ -28,6 +29,7 @@ const rec = (
     end,
     op,
     table: 't',
+    ...(mode ? { mode } : {}),
     who: { ...who, family: 'placement-allocation-candidates' },
     outcome: 'ok',
     read: full.reduce((n, k) => n + k.read, 0),
@@ -43,10 +45,16 @@ describe('costs between requests', () => {
   it('groups a load by its request, tells its route, and counts its replay apart', () => {
     const rs = [
       rec(1000, cold('c0', 'r1'), 'GetItem', [{ pk: 'FOREST', read: 1, bytes: 300 }]),
-      rec(1010, cold('c0', 'r1'), 'BatchGetItem', [
-        { pk: 'IMG#1-a#00000', read: 12.5, bytes: 100_000 },
-        { pk: 'IMG#1-a#00001', read: 6, bytes: 48_000 },
-      ]),
+      rec(
+        1010,
+        cold('c0', 'r1'),
+        'BatchGetItem',
+        [
+          { pk: 'IMG#1-a#00000', read: 12.5, bytes: 100_000 },
+          { pk: 'IMG#1-a#00001', read: 6, bytes: 48_000 },
+        ],
+        'eventual',
+      ),
       rec(1020, cold('c0', 'r1'), 'Query', [{ pk: 'LOG#0', read: 3, bytes: 10_000 }]),
       // the request's own poll is not the load's
       rec(1030, { container: 'c0', request: 'r1', label: 'scheduler:candidates' }, 'Query', [{ pk: 'LOG#0', read: 1, bytes: 200 }]),
@@ -68,6 +76,8 @@ describe('costs between requests', () => {
       end: 1020,
     });
     expect(ev[0]!.byFamily['IMG#*#*']).toEqual({ units: 18.5, bytes: 148_000 });
+    expect(ev[0]!.byKey['IMG#1-a#00001']).toEqual({ units: 6, bytes: 48_000 });
+    expect(ev[0]!.eventual).toEqual({ 'IMG#*#*': 18.5 });
     expect(ev[1]).toMatchObject({ work: 'resync', route: 'index', read: 41 });
     expect(ev[1]!.byFamily['gsi1:RPS#*']).toEqual({ units: 40, bytes: 160_000 });
   });
@@ -104,14 +114,21 @@ describe('costs between requests', () => {
       rec(1020, cold('c0', 'a'), 'Query', [{ pk: 'LOG#0', read: 2, bytes: 5000 }]),
       rec(1000, cold('c1', 'b'), 'GetItem', [{ pk: 'FOREST', read: 1, bytes: 300 }]),
       rec(1010, cold('c1', 'b'), 'BatchGetItem', [{ pk: 'IMG#1-a#00000', read: 5, bytes: 40_000 }]),
-      rec(2000, { container: 'c1', request: 'z/resync', label: 'snapshot:resync' }, 'Query', [
-        { space: 'gsi1', pk: 'RPS#0', read: 60, bytes: 200_000 },
-      ]),
+      rec(
+        2000,
+        { container: 'c1', request: 'z/resync', label: 'snapshot:resync' },
+        'Query',
+        [{ space: 'gsi1', pk: 'RPS#0', read: 60, bytes: 200_000 }],
+        'eventual',
+      ),
+      // a consistent re-read of a provider its replay named: not a per-provider cost of the load
+      rec(2010, { container: 'c1', request: 'z/resync', label: 'snapshot:resync' }, 'Query', [{ pk: 'RP#x', read: 1, bytes: 2000 }]),
     ];
     const p = loadProfile(loadEvents(rs, FAM), FAM, 100);
     expect(p.fixed).toEqual({ FOREST: 1 });
     expect(p.imageBytesPerProvider).toBe(400);
-    expect(p.chunkUnitsPerByte).toBeCloseTo(5 / 40_000);
+    // 5 units for a 40 KB item: 10 blocks of 4 KB, eventually consistent
+    expect(p.chunkUnitsPerBlock).toBe(0.5);
     expect(p.indexPerProvider).toEqual({ 'gsi1:RPS#*': 0.6 });
   });
 
@@ -134,7 +151,7 @@ describe('costs between requests', () => {
   const profile = {
     fixed: { FOREST: 1 },
     imageBytesPerProvider: 32,
-    chunkUnitsPerByte: 0.5 / 4096,
+    chunkUnitsPerBlock: 0.5,
     indexPerProvider: { 'gsi1:RPS#*': 0.5, 'RP#*': 0.05 },
   };
 
@@ -142,7 +159,8 @@ describe('costs between requests', () => {
     const c = loadCost(profile, settings, 330);
     // 3.2 MB in 24 chunks of at most 133 KB
     expect(c.chunks).toBe(24);
-    expect(c.perChunk).toBeCloseTo((3_200_000 / 24) * (0.5 / 4096));
+    // each chunk 133,333 bytes: 33 blocks of 4 KB, eventually consistent
+    expect(c.perChunk).toBe(16.5);
     // 20 KB/s x 330.12 s on one partition, strongly consistent
     expect(c.perLogPartition).toBe(queryUnits(20_000 * 330.12));
     expect(c.total).toBeCloseTo(1 + c.perChunk * 24 + c.perLogPartition);
