@@ -25,13 +25,26 @@ import {
   partitions,
   projectBetween,
   queryUnits,
+  type BetweenSettings,
   type Families,
   type LoadEvent,
   type PartitionUse,
 } from './between.js';
 import { accessLogLine, calibrate, measure, splitLoad, type RunMeasurement } from './measure.js';
-import { ceiling, pollUnits, project, sum, type Assumptions, type LogDesign, type Profile, type Projection } from './model.js';
-import { PRICES } from './prices.js';
+import {
+  ceiling,
+  PARTITION_READ_LIMIT,
+  PARTITION_WRITE_LIMIT,
+  pollLogUnits,
+  pollUnits,
+  project,
+  sum,
+  type Assumptions,
+  type LogDesign,
+  type Profile,
+  type Projection,
+} from './model.js';
+import { PRICES, SECONDS_PER_MONTH } from './prices.js';
 import {
   CANDIDATES_QUERY,
   Driver,
@@ -775,6 +788,44 @@ export async function betweenProfile(runs: RunResult[], providers: number): Prom
 
 /** the maintenance function's schedule in AWS (cdk/lib/berth-stack.ts: every minute) */
 const MAINTENANCE_PERIOD_S = 60;
+/** the image chunks' key family */
+const IMAGE_FAMILY = 'IMG#*#*';
+/** the deploy procedure's image cadence (docs/cost.md: `npx berth image --every 2` through a deploy), and its image's age at worst (a delta written within a second) */
+const DEPLOY_WINDOW_EVERY_S = 2;
+const DEPLOY_WINDOW_AGE_S = DEPLOY_WINDOW_EVERY_S + 1;
+/** the bounded-staleness setting the projection shows beside Placement's meaning (SNAPSHOT_MAX_STALENESS_MS) */
+const STALENESS_S = 0.25;
+
+/**
+ * The busiest change-log partition's share of its limit (reads or writes), as deployed
+ * (`d`), with the code's default of one partition, and with SNAPSHOT_MAX_STALENESS_MS =
+ * STALENESS_S: a warm container polls then at most once per STALENESS_S, its requests in
+ * between answered from its forest.
+ */
+export function logFloor(
+  p: Projection,
+  profile: Profile,
+  d: LogDesign,
+  logBytesPerS: number,
+): Array<{ setting: string; share: number; polls: number }> {
+  const forest = p.lambdas.filter((x) => x.pollsPerS > 0);
+  const writes = Object.entries(p.rates).reduce((n, [l, r]) => n + r * (profile.labels[l]?.write[profile.changeLogFamily] ?? 0), 0);
+  const at = (shards: number, stalenessS: number) => {
+    const dd = { ...d, shards };
+    let reads = 0;
+    let polls = 0;
+    for (const x of forest) {
+      const n = stalenessS > 0 ? Math.min(x.pollsPerS, x.warm / stalenessS) : x.pollsPerS;
+      polls += n;
+      reads += n * pollLogUnits(x.warm / n, logBytesPerS, dd);
+    }
+    return { share: Math.max(reads / shards / PARTITION_READ_LIMIT, writes / shards / PARTITION_WRITE_LIMIT), polls };
+  };
+  const out = [{ setting: `as deployed (CHANGE_LOG_SHARDS=${d.shards})`, ...at(d.shards, 0) }];
+  if (d.shards !== 1) out.push({ setting: 'the defaults (1)', ...at(1, 0) });
+  out.push({ setting: `SNAPSHOT_MAX_STALENESS_MS=${STALENESS_S * 1000} (${d.shards} shards)`, ...at(d.shards, STALENESS_S) });
+  return out;
+}
 
 export async function reportProjections(
   rep: Reporter,
@@ -839,7 +890,7 @@ export async function reportProjections(
       const warm = p.lambdas.filter((x) => x.pollsPerS > 0).reduce((n, x) => n + x.warm, 0);
       const logBytesPerS = Object.entries(rates).reduce((n, [l, r]) => n + r * (profile.labels[l]?.logBytesWritten ?? 0), 0);
       const ageMax = lambdaConfig.imageIntervalS + MAINTENANCE_PERIOD_S;
-      const b = projectBetween(between.load, {
+      const settings: BetweenSettings = {
         providers: s.hosts,
         warm,
         burst: Math.max(warm, COLD_BURST),
@@ -854,18 +905,34 @@ export async function reportProjections(
         resyncS: lambdaConfig.snapshotResyncS,
         resyncIndexShare: between.resyncIndexShare,
         writerIndexS: lambdaConfig.snapshotResyncS,
-        fullImageS: lambdaConfig.imageIntervalS + MAINTENANCE_PERIOD_S / 2,
-      });
+        writerRunS: Math.max(MAINTENANCE_PERIOD_S, lambdaConfig.imageIntervalS),
+        changesPerS: Object.entries(rates).reduce((n, [l, r]) => n + r * (profile.labels[l]?.providerChanges ?? 0), 0),
+      };
+      const b = projectBetween(between.load, settings);
+      // the deploy procedure (docs/cost.md): `npx berth image --every 2` through the deploy, an image at most ~3 s old
+      const windowed = projectBetween(between.load, { ...settings, imageAgeMaxS: DEPLOY_WINDOW_AGE_S, imageAgeMeanS: DEPLOY_WINDOW_AGE_S / 2 });
       const steady = (f: string) => p.families.find((x) => x.family === f)?.hotReadPerS ?? 0;
       const pct = (x: number) => `${Math.round(x * 100)} %`;
       const logSteady = steady(profile.changeLogFamily) / 3000;
+      const chunkSteady = steady(IMAGE_FAMILY) / 3000;
+      // the model's own load term (every forest container loads at start and each resync) is replaced by the measured one
+      const modelLoads =
+        p.lambdas.filter((x) => x.pollsPerS > 0).reduce((n, x) => n + x.warm / a.containerLifetimeS + x.warm / a.resyncS, 0) *
+        (sum(profile.load.perProvider) * s.hosts + sum(profile.load.fixed));
+      const dynamodb =
+        p.cost.dynamodbRead + p.cost.dynamodbWrite - (modelLoads * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionReadUnits) / 1e6 + b.monthly;
+      const burstLine = (x: typeof b, how: string) =>
+        `a deploy of ${x.deploy.containers} forest containers loading within a second, the image ${x.deploy.ageS} s old (${how}): ` +
+        `each log partition ${Math.round(x.deploy.log.units).toLocaleString('en-US')} read units (${pct(x.deploy.log.share)} of its limit + ${pct(logSteady)} steady = ${pct(x.deploy.log.share + logSteady)}; ${r1(x.deploy.log.secondsOfCapacity)} s of its capacity), ` +
+        `each image chunk ${Math.round(x.deploy.chunk.units)} (${pct(x.deploy.chunk.share + chunkSteady)}), the manifest ${Math.round(x.deploy.manifest.units)} (${pct(x.deploy.manifest.share)})`;
+      const floor = logFloor(p, profile, d, logBytesPerS);
+      rep.say(`  between requests: ${burstLine(b, `FOREST_IMAGE_INTERVAL_S ${lambdaConfig.imageIntervalS} + the writer's minute`)}`);
+      rep.say(`  with the deploy procedure: ${burstLine(windowed, `npx berth image --every ${DEPLOY_WINDOW_EVERY_S} through the deploy`)}`);
       rep.say(
-        `  between requests: a deploy of ${b.deploy.containers} forest containers loading within a second, the image ${b.deploy.ageS} s old (FOREST_IMAGE_INTERVAL_S ${lambdaConfig.imageIntervalS} + the writer's minute): ` +
-          `each log partition ${Math.round(b.deploy.log.units).toLocaleString('en-US')} read units (${pct(b.deploy.log.share)} of its limit, ${r1(b.deploy.log.secondsOfCapacity)} s of its capacity; ${pct(logSteady)} steady), ` +
-          `each image chunk ${Math.round(b.deploy.chunk.units)} (${pct(b.deploy.chunk.share)}), the manifest ${Math.round(b.deploy.manifest.units)} (${pct(b.deploy.manifest.share)})`,
+        `  between requests, monthly: turnover (a container every ${a.containerLifetimeS / 3600} h) ${money(b.turnover.monthly)}, reloads every ${lambdaConfig.snapshotResyncS} s (${pct(between.resyncIndexShare)} through the index) ${money(b.reloads.monthly)}, the image writer ${money(b.writer.monthly)}: ${money(b.monthly)}; DynamoDB with them ${money(dynamodb)}`,
       );
       rep.say(
-        `  between requests, monthly: turnover (a container every ${a.containerLifetimeS / 3600} h) ${money(b.turnover.monthly)}, reloads every ${lambdaConfig.snapshotResyncS} s (${pct(between.resyncIndexShare)} through the index) ${money(b.reloads.monthly)}, the image writer ${money(b.writer.monthly)}: ${money(b.monthly)}; DynamoDB with them ${money(p.cost.dynamodbRead + p.cost.dynamodbWrite + b.monthly)}`,
+        `  the change log's busiest partition: ${floor.map((x) => `${x.setting} ${pct(x.share)}`).join(', ')} (every forest-served poll reads every partition: ${Math.round(floor[0]!.polls)} polls/s x at least 1 unit = ${pct(floor[0]!.polls / 3000)} of each, whatever the shard count)`,
       );
       rep.emit({
         kind: 'between-projection',
@@ -882,14 +949,24 @@ export async function reportProjections(
           },
           chunk_partition: { units: Math.round(b.deploy.chunk.units), share: r2(b.deploy.chunk.share) },
           manifest: { units: Math.round(b.deploy.manifest.units), share: r2(b.deploy.manifest.share) },
+          chunk_steady_share: r2(chunkSteady),
+          with_procedure: {
+            image_age_s: windowed.deploy.ageS,
+            log_partition: {
+              units: Math.round(windowed.deploy.log.units),
+              share: r2(windowed.deploy.log.share),
+              seconds_of_capacity: r1(windowed.deploy.log.secondsOfCapacity),
+            },
+          },
         },
+        log_partition_share: Object.fromEntries(floor.map((x) => [x.setting, r2(x.share)])),
         monthly_usd: {
           turnover: Math.round(b.turnover.monthly),
           reloads: Math.round(b.reloads.monthly),
           writer: Math.round(b.writer.monthly),
           total: Math.round(b.monthly),
         },
-        dynamodb_with_between_usd: Math.round(p.cost.dynamodbRead + p.cost.dynamodbWrite + b.monthly),
+        dynamodb_with_between_usd: Math.round(dynamodb),
       });
     }
     // the container-count range

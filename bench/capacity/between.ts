@@ -217,9 +217,16 @@ export interface BetweenSettings {
   resyncS: number;
   /** of the periodic reloads, the share that read the index */
   resyncIndexShare: number;
-  /** the image writer reads the whole index this often (s), and writes a full image this often (s) */
+  /** the image writer reads the whole index this often (s), and runs this often (s): each run a delta of its full image, until a quarter of the providers differ from it */
   writerIndexS: number;
-  fullImageS: number;
+  writerRunS: number;
+  /** distinct providers changed per second (claims, deletes, provider writes) */
+  changesPerS: number;
+}
+
+/** how long until a quarter of `providers` differ from an image, at `changesPerS` uniform changes (s) */
+export function quarterChangedS(providers: number, changesPerS: number): number {
+  return changesPerS > 0 ? (-Math.log(0.75) * providers) / changesPerS : Number.POSITIVE_INFINITY;
 }
 
 export interface LoadCost {
@@ -271,8 +278,13 @@ export function projectBetween(p: LoadProfile, s: BetweenSettings): BetweenProje
   const reloadIndexPerS = reloadsPerS * s.resyncIndexShare * indexPerLoad;
   const reloadPerS = reloadsPerS * (1 - s.resyncIndexShare) * mean.total + reloadIndexPerS;
   const writerRead = indexPerLoad / s.writerIndexS;
-  // a full image written: each chunk item once (1 KB write units), every fullImageS
-  const writerWrite = (p.imageBytesPerProvider * s.providers) / 1024 / s.fullImageS;
+  // a full image (each chunk item once, in 1 KB write units) once a quarter of the forest
+  // differs from the last (snapshot.ts DELTA_MAX_SHARE), at most every run and at least
+  // every 12 h; a delta every run between, its providers growing from none to a quarter
+  const image = (p.imageBytesPerProvider * s.providers) / 1024;
+  const cycle = Math.min(12 * 3600, Math.max(s.writerRunS, quarterChangedS(s.providers, s.changesPerS)));
+  const deltas = s.changesPerS > 0 ? Math.max(0, Math.floor(cycle / s.writerRunS) - 1) : 0;
+  const writerWrite = (image + deltas * 0.125 * image) / cycle;
   const turnover = { perS: turnoverPerS, monthly: readCost(turnoverPerS) };
   const reloads = { perS: reloadPerS, monthly: readCost(reloadPerS), indexPerS: reloadIndexPerS };
   const writer = { readPerS: writerRead, writePerS: writerWrite, monthly: readCost(writerRead) + writeCost(writerWrite) };

@@ -7,6 +7,7 @@ import {
   loadProfile,
   partitions,
   projectBetween,
+  quarterChangedS,
   queryUnits,
   type BetweenSettings,
 } from '../../../bench/capacity/between.js';
@@ -146,7 +147,8 @@ describe('costs between requests', () => {
     resyncS: 900,
     resyncIndexShare: 0.5,
     writerIndexS: 900,
-    fullImageS: 630,
+    writerRunS: 60,
+    changesPerS: 200,
   };
   const profile = {
     fixed: { FOREST: 1 },
@@ -181,9 +183,13 @@ describe('costs between requests', () => {
     const none = projectBetween(profile, { ...settings, resyncIndexShare: 0 });
     expect(none.reloads.indexPerS).toBe(0);
     expect(none.reloads.monthly).toBeLessThan(b.reloads.monthly);
-    // the writer reads the index once a period and writes a full image every fullImageS
+    // the writer reads the index once a period; it writes a full image once a quarter of the
+    // providers changed (144 s at 200 changes/s over 100,000), a delta at each run between
     expect(b.writer.readPerS).toBeCloseTo((0.55 * 100_000) / 900);
-    expect(b.writer.writePerS).toBeCloseTo(3_200_000 / 1024 / 630);
+    expect(quarterChangedS(100_000, 200)).toBeCloseTo(143.8, 1);
+    expect(b.writer.writePerS).toBeCloseTo(((3_200_000 / 1024) * (1 + 0.125)) / quarterChangedS(100_000, 200));
+    // no changes: a full image every 12 h, nothing between
+    expect(projectBetween(profile, { ...settings, changesPerS: 0 }).writer.writePerS).toBeCloseTo(3_200_000 / 1024 / 43_200);
     expect(b.monthly).toBeCloseTo(b.turnover.monthly + b.reloads.monthly + b.writer.monthly);
     // a younger image: a smaller burst on the log
     expect(projectBetween(profile, { ...settings, imageAgeMaxS: 10 }).deploy.log.units).toBeLessThan(b.deploy.log.units / 30);
