@@ -1033,6 +1033,9 @@ export async function runAccountant(
       .map((l) => JSON.parse(l) as { kind?: string; between?: BetweenProfile })
       .filter((r) => r.kind === 'between-profile')
       .pop()?.between;
+    // (a profile saved before calibrate() fitted catch-up to provider-keyed families only)
+    const p0 = saved.profile;
+    p0.catchUp = Object.fromEntries(Object.entries(p0.catchUp).filter(([f]) => p0.spread[f] === 'entity'));
     rep.say(`\nprojections (saved profile of K=${saved.containers} at ${saved.claims_per_s} claims/s, ${o.profileFrom})`);
     return { runs: [], validation: [], projections: await reportProjections(rep, saved.profile, a, lambda, between) };
   }
