@@ -65,7 +65,8 @@ async function main(): Promise<void> {
   const { resetConfig } = await import('../functions/config.js');
   resetConfig();
   const { ddbCallStacks } = await import('../functions/store/ddb/client.js');
-  const { snapshotWork } = await import('../functions/store/placement/snapshot-stats.js');
+  const { labelSnapshotWork, snapshotWork } = await import('../functions/store/placement/snapshot-stats.js');
+  labelSnapshotWork();
   const background = (label: string, request = label): Attribution => ({ container: id, request, label, family: label });
   // every DynamoDB call names its request (a header DynamoDB ignores; the metering proxy reads it);
   // a snapshot's whole load or catch-up is named apart from the request that started it

@@ -15,6 +15,19 @@ import type { LoadedImage } from './image.js';
  */
 export type SnapshotWork = 'cold' | 'resync' | 'catch-up';
 export const snapshotWork = new AsyncLocalStorage<SnapshotWork>();
+let labelled = false;
+/**
+ * Name snapshot work from now on (the local containers, once, at start). Off by default:
+ * on Node 20 the first AsyncLocalStorage.run() turns on promise hooks for the whole
+ * process, a cost every request would pay for a label nobody reads.
+ */
+export function labelSnapshotWork(): void {
+  labelled = true;
+}
+/** run `work` as snapshot work `what` (named only while labelSnapshotWork() is on) */
+export function asSnapshotWork<T>(what: SnapshotWork, work: () => Promise<T>): Promise<T> {
+  return labelled ? snapshotWork.run(what, work) : work();
+}
 
 export interface SnapshotStats {
   refreshes: number;

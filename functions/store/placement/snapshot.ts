@@ -38,7 +38,7 @@ import { perTable } from '../ddb/per-table.js';
 import { asBase, BASE_MAX_AGE_MS, readManifest, writeImage, type ImageManifest } from './image.js';
 import { clockSkewMs, entryTime, overlapMs } from './changelog.js';
 import { ForestLoader } from './snapshot-load.js';
-import { refreshTimer, snapshotWork, type SnapshotStats, type Timed } from './snapshot-stats.js';
+import { asSnapshotWork, refreshTimer, snapshotWork, type SnapshotStats, type Timed } from './snapshot-stats.js';
 
 export type { RefreshParts, SnapshotStats } from './snapshot-stats.js';
 
@@ -242,7 +242,7 @@ export class ProviderSnapshot {
       next.lastStart = replayStart;
       return next;
     };
-    snapshotWork.run('resync', load).then(
+    asSnapshotWork('resync', load).then(
       (ready) => {
         if (this.reloadEpoch === epoch) this.reloaded = ready;
       },
@@ -280,13 +280,13 @@ export class ProviderSnapshot {
     let load = planLoad(this.view(), started, settings);
     if (load.route === 'image' && load.reason === 'resync') {
       // a warm forest reloads beside itself, or waits for an image: requests go on (planReload)
-      const r = await snapshotWork.run('resync', () => this.planResync(settings));
+      const r = await asSnapshotWork('resync', () => this.planResync(settings));
       load = r === 'index' ? { route: 'index', reason: 'resync' } : { route: 'keep', reason: 'reload pending' };
     }
     // a whole load's calls are work between requests, not the request's own (snapshotWork)
     if (load.route === 'keep') return this.refreshNow(started, settings, load);
     const whole = load;
-    return snapshotWork.run(load.reason === 'cold start' ? 'cold' : 'resync', () => this.refreshNow(started, settings, whole));
+    return asSnapshotWork(load.reason === 'cold start' ? 'cold' : 'resync', () => this.refreshNow(started, settings, whole));
   }
 
   private async refreshNow(started: number, settings: RefreshSettings, load: LoadRoute): Promise<void> {
@@ -370,7 +370,7 @@ export class ProviderSnapshot {
 
 /** a catch-up through an image: work between requests (snapshotWork), unless it is part of a whole load already */
 function catchingUp<T>(work: () => Promise<T>): Promise<T> {
-  return snapshotWork.getStore() ? work() : snapshotWork.run('catch-up', work);
+  return snapshotWork.getStore() ? work() : asSnapshotWork('catch-up', work);
 }
 
 /** The process's snapshot of the table it talks to (one per Lambda container, one per local server; a new table starts a new one). */
