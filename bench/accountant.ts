@@ -1,7 +1,7 @@
 /**
  * `npm run accountant -- [--hosts N] [--containers 1,2,4,8] [--rates CLAIMS:CANDIDATES]
- *                        [--duration S] [--refresh S] [--validate K1,K2@C1,C2 | --no-validate]
- *                        [--quick] [--json out.jsonl] [--profile saved.jsonl]`
+ *                        [--duration S] [--refresh S] [--resync S] [--image-interval S] [--no-deploy]
+ *                        [--validate K1,K2@C1,C2 | --no-validate] [--quick] [--json out.jsonl] [--profile saved.jsonl]`
  * The accountant (bench/capacity/accountant.ts): per request type the DynamoDB units AWS
  * would bill, the hottest keys, the projection model validated against runs at other
  * container counts and write rates, and the three cloud sizes of docs/cost.md with their

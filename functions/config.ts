@@ -184,7 +184,11 @@ export interface Config {
   snapshotPrewarm: boolean;
   /** start the snapshot from the stored forest image (SNAPSHOT_IMAGE=false: always read the index) */
   snapshotImage: boolean;
-  /** the image writer makes a new image at least this often when the forest changed (s) */
+  /**
+   * the image writer makes a new image at least this often when the forest changed (s): 45,
+   * so every maintenance run (one a minute) writes one (mostly a small delta) and a new
+   * container replays at most a minute or two of the change log (docs/cost.md)
+   */
   imageIntervalS: number;
   /** the longest a global secondary index may lag the table (ms): after a load through gsi1 the change log is replayed this far back */
   snapshotIndexLagMs: number;
@@ -296,7 +300,7 @@ export function loadConfig(env: Env = process.env): Config {
     snapshotResyncS: Math.max(0, int(env.SNAPSHOT_RESYNC_S, 900)),
     snapshotPrewarm: env.SNAPSHOT_PREWARM === 'true',
     snapshotImage: env.SNAPSHOT_IMAGE !== 'false',
-    imageIntervalS: Math.max(0, int(env.FOREST_IMAGE_INTERVAL_S, 600)),
+    imageIntervalS: Math.max(0, int(env.FOREST_IMAGE_INTERVAL_S, 45)),
     snapshotIndexLagMs: Math.max(0, int(env.SNAPSHOT_INDEX_LAG_MS, 60_000)),
     maxBodyBytes: Math.max(1024, int(env.MAX_BODY_BYTES, 4 * 1024 * 1024)),
     maxQueryBytes: Math.max(1024, int(env.MAX_QUERY_BYTES, 8 * 1024)),

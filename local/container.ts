@@ -65,9 +65,19 @@ async function main(): Promise<void> {
   const { resetConfig } = await import('../functions/config.js');
   resetConfig();
   const { ddbCallStacks } = await import('../functions/store/ddb/client.js');
+  const { labelSnapshotWork, snapshotWork } = await import('../functions/store/placement/snapshot-stats.js');
+  labelSnapshotWork();
   const background = (label: string, request = label): Attribution => ({ container: id, request, label, family: label });
-  // every DynamoDB call names its request (a header DynamoDB ignores; the metering proxy reads it)
-  for (const c of ddbCallStacks()) attributeCalls(sdkStack(c), () => als.getStore()?.attr ?? background('background'));
+  // every DynamoDB call names its request (a header DynamoDB ignores; the metering proxy reads it);
+  // a snapshot's whole load or catch-up is named apart from the request that started it
+  // (`snapshot:cold`, `snapshot:resync`, `snapshot:catch-up`, request `<id>/<work>`): a cost
+  // between requests. The maintenance function's own snapshot stays maintenance's.
+  for (const c of ddbCallStacks())
+    attributeCalls(sdkStack(c), () => {
+      const a = als.getStore()?.attr ?? background('background');
+      const work = snapshotWork.getStore();
+      return work && a.label !== 'maintenance' ? { ...a, request: `${a.request}/${work}`, label: `snapshot:${work}` } : a;
+    });
   const { servePlacement, serveBaremetal } = await import('./apis.js');
   const wrap =
     (api: string, family: string, handler: LambdaHandler): LambdaHandler =>

@@ -48,6 +48,12 @@ export interface ContainerSet {
   baremetalUrl: string;
   /** requests dispatched per container */
   dispatched: number[];
+  /**
+   * A deploy: start a new process for every container (each with nothing loaded, as a new
+   * Lambda container), then put them in the old ones' places and stop those. Requests
+   * dispatched from then on reach the new ones.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -209,6 +215,9 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
+/** how long a replaced container keeps serving what it was given before it is stopped */
+const RESTART_GRACE_MS = 3000;
+
 export async function startContainers(o: ContainerOptions): Promise<ContainerSet> {
   const count = Math.max(1, Math.floor(o.count));
   const started = await Promise.allSettled(
@@ -243,5 +252,15 @@ export async function startContainers(o: ContainerOptions): Promise<ContainerSet
     throw e;
   }
   const url = (s: Server) => `http://${o.host}:${(s.address() as { port: number }).port}`;
-  return { containers, servers, placementUrl: url(servers[0]!), baremetalUrl: url(servers[1]!), dispatched: dispatcher.dispatched, stop };
+  const restart = async () => {
+    const fresh = await Promise.all(
+      containers.map((_, index) => startChild({ index, host: '127.0.0.1', maintenanceInterval: index === 0 ? o.maintenanceInterval : 0 }, o)),
+    );
+    const old = containers.splice(0, containers.length, ...fresh);
+    for (const c of fresh) killOnExit(c.child);
+    // the requests the old ones are serving end first (as Lambda lets an old version's invocations finish)
+    await new Promise((r) => setTimeout(r, RESTART_GRACE_MS));
+    await Promise.all(old.map((c) => stopChild(c.child)));
+  };
+  return { containers, servers, placementUrl: url(servers[0]!), baremetalUrl: url(servers[1]!), dispatched: dispatcher.dispatched, restart, stop };
 }

@@ -20,6 +20,9 @@ commands:
   import-legacy FILE              import pre-1.8 allocations (no consumer records)
   migrate-consumers [--batch-size N] [--force]
                                   give legacy allocations consumer records (resumable)
+  image [--every S --for S]       write a forest image now; or one whenever the forest
+                                  changed, every S seconds for a while (default 5 and 600):
+                                  a large cloud's deploy window (docs/cost.md)
   migrate [--status]              migrate the table to this release's item layout now
                                   (resumable, idempotent; after the previous release is gone)
   migrate-baremetal [--settle S]  switch bare metal to the placement scheduler: every node
@@ -95,6 +98,8 @@ export async function main(argv: string[]): Promise<number> {
       return (await import('./migrate-consumers.js')).migrateConsumersCommand(rest);
     case 'migrate':
       return (await import('./berth/migrate.js')).migrateCommand(rest);
+    case 'image':
+      return (await import('./berth/image.js')).imageCommand(rest);
     case 'migrate-baremetal':
       return (await import('./berth/migrate-baremetal.js')).migrateBaremetalCommand(rest);
     case 'import-ironic':
@@ -125,6 +130,7 @@ export async function main(argv: string[]): Promise<number> {
 const LAYOUT_BOUND = new Set([
   'tree',
   'load',
+  'image',
   'import-legacy',
   'migrate-consumers',
   'migrate-baremetal',

@@ -6,7 +6,9 @@
  * family; the forest-served requests' polls. Then the projection model (./model.ts)
  * calibrated on one run, validated against runs at other container counts and write
  * rates (measured vs modelled), and projected to the three cloud sizes of docs/cost.md
- * with their monthly cost.
+ * with their monthly cost. Between requests (./between.ts): the snapshot reloads of each
+ * run (their periods compressed), a deploy after each base run (every container replaced
+ * at once), and their projection per partition and per month.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -16,10 +18,34 @@ import { startDynamoDbLocal, freePort, type DdbLocal } from '../../local/ddb-loc
 import { attributeCalls, sdkStack } from '../../local/ddb-sdk.js';
 import { startStack, type RunningStack } from '../../local/start.js';
 import { availableNodes, baremetalClient, r1, r2 } from '../kit.js';
+import {
+  byFamily,
+  loadEvents,
+  loadProfile,
+  partitions,
+  projectBetween,
+  queryUnits,
+  type BetweenSettings,
+  type Families,
+  type LoadEvent,
+  type PartitionUse,
+} from './between.js';
 import { accessLogLine, calibrate, measure, splitLoad, type RunMeasurement } from './measure.js';
-import { ceiling, pollUnits, project, sum, type Assumptions, type LogDesign, type Profile, type Projection } from './model.js';
+import {
+  ceiling,
+  PARTITION_READ_LIMIT,
+  PARTITION_WRITE_LIMIT,
+  pollLogUnits,
+  pollUnits,
+  project,
+  sum,
+  type Assumptions,
+  type LogDesign,
+  type Profile,
+  type Projection,
+} from './model.js';
+import { PRICES, SECONDS_PER_MONTH } from './prices.js';
 import { projectFeed } from './feed.js';
-import { PRICES } from './prices.js';
 import {
   CANDIDATES_QUERY,
   Driver,
@@ -47,6 +73,15 @@ export interface AccountantOptions {
   /** validation: container counts x claim rates (the first pair calibrates the model) */
   validate?: { containers: number[]; claimsPerS: number[] };
   maintenanceIntervalS: number;
+  /**
+   * the periods between requests, time-compressed as Nova's refresh is: a warm forest's
+   * reload (SNAPSHOT_RESYNC_S, 900 s in Lambda) and the image writer's cadence
+   * (FOREST_IMAGE_INTERVAL_S, 600 s)
+   */
+  resyncS: number;
+  imageIntervalS: number;
+  /** after each run, a deploy: every container replaced at once, each answering one request (its cold load measured) */
+  deploy: boolean;
   seed: number;
   /** project from a profile saved by an earlier run (its --json file) instead of measuring */
   profileFrom?: string;
@@ -63,6 +98,9 @@ export const DEFAULTS: AccountantOptions = {
   baremetalPerS: 0.1,
   validate: { containers: [2, 8], claimsPerS: [1, 4] },
   maintenanceIntervalS: 20,
+  resyncS: 30,
+  imageIntervalS: 20,
+  deploy: true,
   seed: 7,
 };
 
@@ -80,6 +118,26 @@ export interface RunResult {
   requests: number;
   failures: string[];
   dispatched: number[];
+  /** the reload period the run used (s, compressed) */
+  resyncS: number;
+  /** the snapshot loads in the measured window (reloads, catch-ups) */
+  loads: LoadEvent[];
+  /** the deploy after the run, when measured */
+  deploy?: DeployMeasure;
+}
+
+/** A deploy: every container replaced at once, one request each (its cold load). */
+export interface DeployMeasure {
+  containers: number;
+  /** the image's age when the new containers loaded it (s), and the change-log bytes written since it was taken (less the overlap) */
+  imageAgeS: number;
+  logBytesSinceImage: number;
+  /** each new container's load */
+  loads: LoadEvent[];
+  /** every partition the burst read (the loads and the requests), busiest first */
+  partitions: PartitionUse[];
+  /** first answers of the new containers (ms): each one's first request, whoever sent it */
+  firstAnswerMs: number[];
 }
 
 /**
@@ -107,6 +165,12 @@ export async function logDesign(): Promise<{ family: string; design: LogDesign; 
     design: design(overlapMs() / 1000),
     lambda: design((lambda.changeLogLateMs + lambda.clockSkewMs) / 1000),
   };
+}
+
+/** the key families a snapshot load reads, from the code */
+export async function loadFamilies(): Promise<Families> {
+  const { K } = await import('../../functions/store/placement/keys.js');
+  return { log: keyFamily(K.changeLog(0)), chunks: keyFamily(K.imageChunk('1-a', 0).pk), index: 'gsi1:' };
 }
 
 function hostsFor(n: number, aggregates: string[]): Host[] {
@@ -163,7 +227,14 @@ export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, cl
     containerConcurrency: 1,
     quietContainers: true,
     // as in AWS: JSON logs at the default level, CloudWatch metric lines on
-    containerEnv: { LOG_FORMAT: 'json', LOG_LEVEL: 'INFO', POWERTOOLS_METRICS_DISABLED: 'false', BAREMETAL_FAKE_DELAY_MS: '0' },
+    containerEnv: {
+      LOG_FORMAT: 'json',
+      LOG_LEVEL: 'INFO',
+      POWERTOOLS_METRICS_DISABLED: 'false',
+      BAREMETAL_FAKE_DELAY_MS: '0',
+      SNAPSHOT_RESYNC_S: String(o.resyncS),
+      FOREST_IMAGE_INTERVAL_S: String(o.imageIntervalS),
+    },
   });
   try {
     const meter = stack.meter!;
@@ -192,19 +263,28 @@ export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, cl
     };
     const projects = Array.from({ length: 5 }, () => randomUUID().replace(/-/g, ''));
     const start = Date.now();
+    // the deploy: at the end of the measured window, with the workload going on (its log to replay)
+    const tail = o.deploy && stack.containers ? DEPLOY_TAIL_S : 0;
+    const deploying = tail
+      ? new Promise<DeployMeasure>((resolve, reject) =>
+          setTimeout(() => measureDeploy(stack, warm, k, q, logFamily).then(resolve, reject), (o.lifetimeS + o.durationS) * 1000),
+        )
+      : undefined;
     const d = await runWorkload({
       placementUrl: stack.placementUrl,
       baremetalUrl: stack.baremetalUrl,
       hosts,
       rates,
-      durationS: o.lifetimeS + o.durationS,
+      durationS: o.lifetimeS + o.durationS + tail,
       lifetimeS: o.lifetimeS,
       projects,
       baremetalClass: nodes.length ? rc : undefined,
       seed: o.seed,
     });
+    const deploy = await deploying;
+    if (deploy) deploy.firstAnswerMs = firstAnswers(deploy, [...warm.records, ...d.records]);
     const records = [...meter.records];
-    const requests: RequestRecord[] = [...warm.records, ...d.records];
+    const requests: RequestRecord[] = [...warm.records.filter((r) => r.label !== 'deploy'), ...d.records];
     const window = { from: start + o.lifetimeS * 1000, to: start + (o.lifetimeS + o.durationS) * 1000 };
     const m = measure({ containers: k, records, requests, window, providers: o.hosts, changeLogFamily: logFamily });
     // calibration extras: what the keys name, the cold loads, the access log lines
@@ -227,10 +307,69 @@ export async function runOnce(ddb: DdbLocal, o: AccountantOptions, k: number, cl
       requests: d.records.length,
       failures: [...warm.failures, ...d.failures],
       dispatched: [...(stack.containers?.dispatched ?? [])],
+      resyncS: o.resyncS,
+      loads: loadEvents(
+        records.filter((r) => r.t >= window.from && r.t < window.to),
+        await loadFamilies(),
+      ),
+      deploy,
     };
   } finally {
     await stack.stop();
   }
+}
+
+/** how long the workload goes on after the measured window: the deploy happens then */
+const DEPLOY_TAIL_S = 15;
+
+/**
+ * A deploy at the end of the measured window, the workload going on: every container
+ * replaced by a new process at once, then one request to each, all in flight together
+ * (the cold burst; the workload's own requests reach the new containers too). Measured: each new container's
+ * load, every partition the burst read, the image's age and the change-log bytes written
+ * since it was taken (what each new container replays).
+ */
+async function measureDeploy(stack: RunningStack, driver: Driver, k: number, q: string, logFamily: string): Promise<DeployMeasure> {
+  const meter = stack.meter!;
+  const { overlapMs } = await import('../../functions/store/placement/changelog.js');
+  // (the workload's requests reach the new containers as soon as they are in place: measured from the restart on)
+  const from = Date.now();
+  const seen = meter.records.length;
+  await stack.containers!.restart();
+  await Promise.all(Array.from({ length: k }, () => driver.send('placement', 'deploy', 'GET', q, { version: '1.36' })));
+  // every new container has loaded once each has answered one request (the workload's requests reach them too)
+  const fam = await loadFamilies();
+  const cold = () => loadEvents(meter.records.slice(seen), fam).filter((e) => e.work === 'cold');
+  for (let i = 0; i < 50 && new Set(cold().map((e) => e.container)).size < k; i++) await new Promise((r) => setTimeout(r, 200));
+  const loads = cold();
+  const end = Math.max(...loads.map((e) => e.end));
+  const burst = meter.records.slice(seen).filter((r) => r.t >= from && r.t <= end);
+  // what each load's replay had to read: the entries since its image's takenAt less the overlap, stored before its query
+  const written = meter.records.flatMap((r) =>
+    r.outcome === 'ok'
+      ? r.keys.filter((x) => x.write && familyId(x) === logFamily).map((x) => ({ at: Number(x.sk?.slice(0, 13)), end: r.end, bytes: x.bytes }))
+      : [],
+  );
+  const expected = loads.map((e) =>
+    written.filter((w) => w.at >= (e.imageTakenAt ?? 0) - overlapMs() && w.end <= (e.log.at ?? e.end)).reduce((n, w) => n + w.bytes, 0),
+  );
+  const ages = loads.map((e) => ((e.log.at ?? e.t) - (e.imageTakenAt ?? e.t)) / 1000);
+  return {
+    containers: k,
+    imageAgeS: ages.reduce((a, b) => a + b, 0) / Math.max(1, ages.length),
+    logBytesSinceImage: expected.reduce((a, b) => a + b, 0) / Math.max(1, expected.length),
+    loads,
+    partitions: partitions(burst),
+    firstAnswerMs: [],
+  };
+}
+
+/** each new container's first answer (ms): the first request it served, the workload's or the deploy's */
+function firstAnswers(d: DeployMeasure, requests: RequestRecord[]): number[] {
+  const fresh = new Set(d.loads.map((e) => e.container));
+  const first = new Map<string, RequestRecord>();
+  for (const r of requests) if (fresh.has(r.container) && (!first.has(r.container) || r.t0 < first.get(r.container)!.t0)) first.set(r.container, r);
+  return [...first.values()].map((r) => r.t1 - r.t0);
 }
 
 /** read units and bytes by family of one container's first (cold) request, less a warm request's units */
@@ -238,7 +377,8 @@ function coldLoadUnits(records: CallRecord[], requests: RequestRecord[], m: RunM
   const cold = new Set(requests.filter((r) => r.label === 'cold').map((r) => r.id));
   const out: Record<string, { units: number; bytes: number }> = {};
   for (const rec of records) {
-    if (!rec.who || !cold.has(rec.who.request)) continue;
+    // (the load itself is named `<request>/cold`: local/container.ts)
+    if (!rec.who || !cold.has(rec.who.request.split('/')[0]!)) continue;
     for (const k of rec.keys) {
       if (!k.read) continue;
       const f = (out[familyId(k)] ??= { units: 0, bytes: 0 });
@@ -360,6 +500,94 @@ export function reportRun(rep: Reporter, run: RunResult, top = 12): void {
   });
 }
 
+/** The costs between requests a run measured: its reloads and catch-ups, and the deploy after it. */
+export function reportBetween(rep: Reporter, run: RunResult, shards: number): void {
+  const groups = new Map<string, LoadEvent[]>();
+  for (const e of run.loads) groups.set(`${e.work} via ${e.route}`, [...(groups.get(`${e.work} via ${e.route}`) ?? []), e]);
+  const mean = (l: LoadEvent[], f: (e: LoadEvent) => number) => (l.length ? l.reduce((n, e) => n + f(e), 0) / l.length : 0);
+  const fams = (l: LoadEvent[]) => {
+    const t: Record<string, number> = {};
+    for (const e of l) for (const [f, v] of Object.entries(e.byFamily)) t[f] = (t[f] ?? 0) + v.units / l.length;
+    return Object.entries(t)
+      .filter(([, u]) => u >= 0.05)
+      .sort((a, b) => b[1] - a[1])
+      .map(([f, u]) => `${f} ${r1(u)}`)
+      .join(', ');
+  };
+  if (groups.size) {
+    rep.say(
+      `\nsnapshot loads between requests in the window (K=${run.containers}; reloads every ${run.resyncS} s here)\n${table(
+        ['load', 'count', 'per container/min', 'read units', 'log bytes', 'by family'],
+        [...groups.entries()].map(([g, l]) => [
+          g,
+          l.length,
+          r2(l.length / run.containers / (run.m.seconds / 60)),
+          r1(mean(l, (e) => e.read)),
+          Math.round(mean(l, (e) => e.log.bytes)),
+          fams(l),
+        ]),
+      )}`,
+    );
+  }
+  for (const [g, l] of groups)
+    rep.emit({
+      kind: 'between-loads',
+      containers: run.containers,
+      claims_per_s: run.claimsPerS,
+      load: g,
+      count: l.length,
+      read_units: r2(mean(l, (e) => e.read)),
+      log_bytes: Math.round(mean(l, (e) => e.log.bytes)),
+    });
+  const d = run.deploy;
+  if (!d) return;
+  const expected = queryUnits(d.logBytesSinceImage / shards) * shards;
+  const ms = [...d.firstAnswerMs].sort((a, b) => a - b);
+  rep.say(
+    `\ndeploy: ${d.containers} containers replaced at once, one request each; the image ${r1(d.imageAgeS)} s old, ${Math.round(d.logBytesSinceImage).toLocaleString('en-US')} change-log bytes since it\n` +
+      `  per new container: ${r1(mean(d.loads, (e) => e.read))} read units (${fams(d.loads)}); its replay ${r1(mean(d.loads, (e) => e.log.units))} units in ${r1(mean(d.loads, (e) => e.log.queries))} queries of ${Math.round(mean(d.loads, (e) => e.log.bytes))} bytes (modelled from the bytes written: ${r1(expected)} units)\n` +
+      `  first answers ${Math.round(ms[0] ?? 0)}–${Math.round(ms[ms.length - 1] ?? 0)} ms (this machine, ${d.containers} processes loading at once)`,
+  );
+  rep.say(
+    `${table(
+      ['family', 'partitions', 'busiest partition', 'its read units', 'per container', 'busiest second', 'of limit'],
+      byFamily(d.partitions)
+        .slice(0, 8)
+        .map((f) => [
+          f.family,
+          f.partitions,
+          f.hottest.key.length > 40 ? `${f.hottest.key.slice(0, 37)}...` : f.hottest.key,
+          r1(f.hottest.read),
+          r2(f.hottest.read / d.containers),
+          r1(f.hottest.peakReadPerS),
+          `${r1(f.hottest.peakShare * 100)} %`,
+        ]),
+    )}`,
+  );
+  rep.emit({
+    kind: 'deploy',
+    containers: run.containers,
+    claims_per_s: run.claimsPerS,
+    image_age_s: r1(d.imageAgeS),
+    log_bytes_since_image: Math.round(d.logBytesSinceImage),
+    per_container_read_units: r2(mean(d.loads, (e) => e.read)),
+    replay: {
+      units: r2(mean(d.loads, (e) => e.log.units)),
+      queries: r2(mean(d.loads, (e) => e.log.queries)),
+      bytes: Math.round(mean(d.loads, (e) => e.log.bytes)),
+      modelled_units: r2(expected),
+    },
+    first_answer_ms: ms.map(Math.round),
+    partitions: byFamily(d.partitions).map((f) => ({
+      family: f.family,
+      partitions: f.partitions,
+      hottest: f.hottest.key,
+      read: r2(f.hottest.read),
+      peak_per_s: r2(f.hottest.peakReadPerS),
+    })),
+  });
+}
+
 function rounded(r: Record<string, number>): Record<string, number> {
   return Object.fromEntries(Object.entries(r).map(([k, v]) => [k, r2(v)]));
 }
@@ -469,7 +697,7 @@ export const SCENARIOS: ScenarioSpec[] = [
   },
 ];
 
-/** containers that start at once in the cold burst every projection checks (each reads every image chunk) */
+/** the fewest containers a projection's deploy starts at once (more when more are warm): each loads the image and replays the log since */
 export const COLD_BURST = 50;
 
 export const SCHEDULER_LABELS = new Set([
@@ -553,8 +781,74 @@ async function withSettings(
   return { a: withFeed, d, note };
 }
 
-export async function reportProjections(rep: Reporter, profile: Profile, a0: Assumptions, d0: LogDesign): Promise<Projection[]> {
+/** What the projections of the costs between requests start from: one cold load, and the share of reloads that read the index. */
+export interface BetweenProfile {
+  load: ReturnType<typeof loadProfile>;
+  resyncIndexShare: number;
+}
+
+/** the between-request profile of runs: their deploys' cold loads and their windows' reloads */
+export async function betweenProfile(runs: RunResult[], providers: number): Promise<BetweenProfile | undefined> {
+  const events = runs.flatMap((r) => [...r.loads, ...(r.deploy?.loads ?? [])]);
+  if (!events.some((e) => e.route === 'image')) return undefined;
+  const resyncs = runs.flatMap((r) => r.loads.filter((e) => e.work === 'resync'));
+  return {
+    load: loadProfile(events, await loadFamilies(), providers),
+    resyncIndexShare: resyncs.length ? resyncs.filter((e) => e.route === 'index').length / resyncs.length : 0,
+  };
+}
+
+/** the maintenance function's schedule in AWS (cdk/lib/berth-stack.ts: every minute) */
+const MAINTENANCE_PERIOD_S = 60;
+/** the image chunks' key family */
+const IMAGE_FAMILY = 'IMG#*#*';
+/** the deploy procedure's image cadence (docs/cost.md: `npx berth image --every 2` through a deploy), and its image's age at worst (a delta written within a second) */
+const DEPLOY_WINDOW_EVERY_S = 2;
+const DEPLOY_WINDOW_AGE_S = DEPLOY_WINDOW_EVERY_S + 1;
+/** the bounded-staleness setting the projection shows beside Placement's meaning (SNAPSHOT_MAX_STALENESS_MS) */
+const STALENESS_S = 0.25;
+
+/**
+ * The busiest change-log partition's share of its limit (reads or writes), as deployed
+ * (`d`), with the code's default of one partition, and with SNAPSHOT_MAX_STALENESS_MS =
+ * STALENESS_S: a warm container polls then at most once per STALENESS_S, its requests in
+ * between answered from its forest.
+ */
+export function logFloor(
+  p: Projection,
+  profile: Profile,
+  d: LogDesign,
+  logBytesPerS: number,
+): Array<{ setting: string; share: number; polls: number }> {
+  const forest = p.lambdas.filter((x) => x.pollsPerS > 0);
+  const writes = Object.entries(p.rates).reduce((n, [l, r]) => n + r * (profile.labels[l]?.write[profile.changeLogFamily] ?? 0), 0);
+  const at = (shards: number, stalenessS: number) => {
+    const dd = { ...d, shards };
+    let reads = 0;
+    let polls = 0;
+    for (const x of forest) {
+      const n = stalenessS > 0 ? Math.min(x.pollsPerS, x.warm / stalenessS) : x.pollsPerS;
+      polls += n;
+      reads += n * pollLogUnits(x.warm / n, logBytesPerS, dd);
+    }
+    return { share: Math.max(reads / shards / PARTITION_READ_LIMIT, writes / shards / PARTITION_WRITE_LIMIT), polls };
+  };
+  const out = [{ setting: `as deployed (CHANGE_LOG_SHARDS=${d.shards})`, ...at(d.shards, 0) }];
+  if (d.shards !== 1) out.push({ setting: 'the defaults (1)', ...at(1, 0) });
+  out.push({ setting: `SNAPSHOT_MAX_STALENESS_MS=${STALENESS_S * 1000} (${d.shards} shards)`, ...at(d.shards, STALENESS_S) });
+  return out;
+}
+
+export async function reportProjections(
+  rep: Reporter,
+  profile: Profile,
+  a0: Assumptions,
+  d0: LogDesign,
+  between?: BetweenProfile,
+): Promise<Projection[]> {
   const out: Projection[] = [];
+  const { loadConfig } = await import('../../functions/config.js');
+  const lambdaConfig = loadConfig({ ...process.env, AWS_LAMBDA_FUNCTION_NAME: 'accountant', FOREST_IMAGE_INTERVAL_S: '', SNAPSHOT_RESYNC_S: '' });
   const { IMAGE_CHUNK_BYTES } = await import('../../functions/store/placement/image.js');
   // an eventually consistent read of one chunk item (base64 text: 4/3 of the compressed bytes)
   const chunkReadUnits = Math.ceil(((IMAGE_CHUNK_BYTES * 4) / 3 + 100) / 4096) / 2;
@@ -602,9 +896,6 @@ export async function reportProjections(rep: Reporter, profile: Profile, a0: Ass
         : `the scheduler's rates x ${r2(cap.multiple)} = ${Math.round(s.claimsPerS * cap.multiple)} claims/s (${cap.family} at its limit)`;
     rep.say(`  first key to saturate: ${p.hottest.family} at ${Math.round(p.hottest.utilisation * 100)} % of its limit; ceiling: ${ceilingText}`);
     rep.say(
-      `  a cold burst of ${COLD_BURST} containers (each reads every chunk of the image, one partition per chunk): ${COLD_BURST * chunkReadUnits} read units on each chunk's partition, ${Math.round(((COLD_BURST * chunkReadUnits) / 3000) * 100)} % of its limit within one second`,
-    );
-    rep.say(
       `  monthly (${PRICES.region}, prices of ${PRICES.asOf}): DynamoDB ${money(p.cost.dynamodbRead + p.cost.dynamodbWrite)} (reads ${money(p.cost.dynamodbRead)}, writes ${money(p.cost.dynamodbWrite)}), Lambda ${money(p.cost.lambda)}, API Gateway ${money(p.cost.apiGateway)}, logs ${money(p.cost.logs)}: total ${money(p.cost.total)}`,
     );
     // the change feed: what runs after the commit (the feed items are in the write units above)
@@ -613,6 +904,89 @@ export async function reportProjections(rep: Reporter, profile: Profile, a0: Ass
     rep.say(
       `  change feed: ${r1(changesPerS)} changes/s -> ${r1(feed.eventsPerS)} events/s (EventBridge ${money(feed.monthly.eventbridge)}), processor ${r2(feed.invocationsPerS)} invocations/s, ${r2(feed.gbSecondsPerS)} GB-s/s (Lambda ${money(feed.monthly.lambda)}), history ${r1(feed.historyWriteUnitsPerS)} write units/s (${money(feed.monthly.historyWrites)}); feed items ${r1(feed.feedItemWriteUnitsPerS)} write units/s over FEED_SHARDS=${feed.shards} (${Math.round(feed.partitionUtilisation * 100)} % of a partition): ${money(feed.monthly.total)}/month, total with the feed ${money(p.cost.total + feed.monthly.total)}`,
     );
+    if (between) {
+      const warm = p.lambdas.filter((x) => x.pollsPerS > 0).reduce((n, x) => n + x.warm, 0);
+      const logBytesPerS = Object.entries(rates).reduce((n, [l, r]) => n + r * (profile.labels[l]?.logBytesWritten ?? 0), 0);
+      const ageMax = lambdaConfig.imageIntervalS + MAINTENANCE_PERIOD_S;
+      const settings: BetweenSettings = {
+        providers: s.hosts,
+        warm,
+        burst: Math.max(warm, COLD_BURST),
+        burstS: 1,
+        logBytesPerS,
+        shards: d.shards,
+        overlapS: d.overlapS,
+        imageAgeMaxS: ageMax,
+        imageAgeMeanS: ageMax / 2,
+        chunkItemBytes: (IMAGE_CHUNK_BYTES * 4) / 3,
+        lifetimeS: a.containerLifetimeS,
+        resyncS: lambdaConfig.snapshotResyncS,
+        resyncIndexShare: between.resyncIndexShare,
+        writerIndexS: lambdaConfig.snapshotResyncS,
+        writerRunS: Math.max(MAINTENANCE_PERIOD_S, lambdaConfig.imageIntervalS),
+        changesPerS: Object.entries(rates).reduce((n, [l, r]) => n + r * (profile.labels[l]?.providerChanges ?? 0), 0),
+      };
+      const b = projectBetween(between.load, settings);
+      // the deploy procedure (docs/cost.md): `npx berth image --every 2` through the deploy, an image at most ~3 s old
+      const windowed = projectBetween(between.load, { ...settings, imageAgeMaxS: DEPLOY_WINDOW_AGE_S, imageAgeMeanS: DEPLOY_WINDOW_AGE_S / 2 });
+      const steady = (f: string) => p.families.find((x) => x.family === f)?.hotReadPerS ?? 0;
+      const pct = (x: number) => `${Math.round(x * 100)} %`;
+      const logSteady = steady(profile.changeLogFamily) / 3000;
+      const chunkSteady = steady(IMAGE_FAMILY) / 3000;
+      // the model's own load term (every forest container loads at start and each resync) is replaced by the measured one
+      const modelLoads =
+        p.lambdas.filter((x) => x.pollsPerS > 0).reduce((n, x) => n + x.warm / a.containerLifetimeS + x.warm / a.resyncS, 0) *
+        (sum(profile.load.perProvider) * s.hosts + sum(profile.load.fixed));
+      const dynamodb =
+        p.cost.dynamodbRead + p.cost.dynamodbWrite - (modelLoads * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionReadUnits) / 1e6 + b.monthly;
+      const burstLine = (x: typeof b, how: string) =>
+        `a deploy of ${x.deploy.containers} forest containers loading within a second, the image ${x.deploy.ageS} s old (${how}): ` +
+        `each log partition ${Math.round(x.deploy.log.units).toLocaleString('en-US')} read units (${pct(x.deploy.log.share)} of its limit + ${pct(logSteady)} steady = ${pct(x.deploy.log.share + logSteady)}; ${r1(x.deploy.log.secondsOfCapacity)} s of its capacity), ` +
+        `each image chunk ${Math.round(x.deploy.chunk.units)} (${pct(x.deploy.chunk.share + chunkSteady)}), the manifest ${Math.round(x.deploy.manifest.units)} (${pct(x.deploy.manifest.share)})`;
+      const floor = logFloor(p, profile, d, logBytesPerS);
+      rep.say(`  between requests: ${burstLine(b, `FOREST_IMAGE_INTERVAL_S ${lambdaConfig.imageIntervalS} + the writer's minute`)}`);
+      rep.say(`  with the deploy procedure: ${burstLine(windowed, `npx berth image --every ${DEPLOY_WINDOW_EVERY_S} through the deploy`)}`);
+      rep.say(
+        `  between requests, monthly: turnover (a container every ${a.containerLifetimeS / 3600} h) ${money(b.turnover.monthly)}, reloads every ${lambdaConfig.snapshotResyncS} s (${pct(between.resyncIndexShare)} through the index) ${money(b.reloads.monthly)}, the image writer ${money(b.writer.monthly)}: ${money(b.monthly)}; DynamoDB with them ${money(dynamodb)}`,
+      );
+      rep.say(
+        `  the change log's busiest partition: ${floor.map((x) => `${x.setting} ${pct(x.share)}`).join(', ')} (every forest-served poll reads every partition: ${Math.round(floor[0]!.polls)} polls/s x at least 1 unit = ${pct(floor[0]!.polls / 3000)} of each, whatever the shard count)`,
+      );
+      rep.emit({
+        kind: 'between-projection',
+        scenario: s.name,
+        warm,
+        deploy: {
+          containers: b.deploy.containers,
+          image_age_s: b.deploy.ageS,
+          log_partition: {
+            units: Math.round(b.deploy.log.units),
+            share: r2(b.deploy.log.share),
+            steady_share: r2(logSteady),
+            seconds_of_capacity: r1(b.deploy.log.secondsOfCapacity),
+          },
+          chunk_partition: { units: Math.round(b.deploy.chunk.units), share: r2(b.deploy.chunk.share) },
+          manifest: { units: Math.round(b.deploy.manifest.units), share: r2(b.deploy.manifest.share) },
+          chunk_steady_share: r2(chunkSteady),
+          with_procedure: {
+            image_age_s: windowed.deploy.ageS,
+            log_partition: {
+              units: Math.round(windowed.deploy.log.units),
+              share: r2(windowed.deploy.log.share),
+              seconds_of_capacity: r1(windowed.deploy.log.secondsOfCapacity),
+            },
+          },
+        },
+        log_partition_share: Object.fromEntries(floor.map((x) => [x.setting, r2(x.share)])),
+        monthly_usd: {
+          turnover: Math.round(b.turnover.monthly),
+          reloads: Math.round(b.reloads.monthly),
+          writer: Math.round(b.writer.monthly),
+          total: Math.round(b.monthly),
+        },
+        dynamodb_with_between_usd: Math.round(dynamodb),
+      });
+    }
     // the container-count range
     const range = [10, 50, 200].map((w) => {
       const q = project(profile, rates, s.hosts, { ...a, warm: w }, d);
@@ -682,8 +1056,17 @@ export async function runAccountant(
       .pop();
     if (!saved?.profile) throw new Error(`${o.profileFrom}: no profile record (an accountant run writes one with --json)`);
     const a = await defaultAssumptions();
+    const between = readFileSync(o.profileFrom, 'utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { kind?: string; between?: BetweenProfile })
+      .filter((r) => r.kind === 'between-profile')
+      .pop()?.between;
+    // (a profile saved before calibrate() fitted catch-up to provider-keyed families only)
+    const p0 = saved.profile;
+    p0.catchUp = Object.fromEntries(Object.entries(p0.catchUp).filter(([f]) => p0.spread[f] === 'entity'));
     rep.say(`\nprojections (saved profile of K=${saved.containers} at ${saved.claims_per_s} claims/s, ${o.profileFrom})`);
-    return { runs: [], validation: [], projections: await reportProjections(rep, saved.profile, a, lambda) };
+    return { runs: [], validation: [], projections: await reportProjections(rep, saved.profile, a, lambda, between) };
   }
   const ddb = await startDynamoDbLocal({ heapMb: 2048 });
   try {
@@ -691,6 +1074,7 @@ export async function runAccountant(
     for (const k of o.containers) {
       const run = await runOnce(ddb, o, k, o.claimsPerS, rep.say);
       reportRun(rep, run);
+      reportBetween(rep, run, design.shards);
       runs.push(run);
     }
     if (runs.length > 1) {
@@ -704,7 +1088,8 @@ export async function runAccountant(
       for (const k of o.validate.containers) {
         for (const c of o.validate.claimsPerS) {
           const same = runs.find((r) => r.containers === k && r.claimsPerS === c);
-          const run = same ?? (await runOnce(ddb, o, k, c, rep.say));
+          // (the deploy is measured after the base runs only)
+          const run = same ?? (await runOnce(ddb, { ...o, deploy: false }, k, c, rep.say));
           if (!same) reportRun(rep, run, 6);
           validation.push(run);
         }
@@ -717,7 +1102,9 @@ export async function runAccountant(
     rep.say(
       `\nprojections (profile of K=${calibration.containers} at ${calibration.claimsPerS} claims/s; warm containers = ${a.warmFactor} x concurrency, at least ${a.minWarm}; DynamoDB round trip ${a.ddbRttMs} ms; busiest project ${a.hotProjectShare * 100} % of claims; Nova refresh every 300 s; deletes at the claim rate)`,
     );
-    const projections = await reportProjections(rep, calibration.profile, a, lambda);
+    const between = await betweenProfile(runs, o.hosts);
+    if (between) rep.emit({ kind: 'between-profile', between });
+    const projections = await reportProjections(rep, calibration.profile, a, lambda, between);
     return { runs, validation, projections };
   } finally {
     await ddb.stop();

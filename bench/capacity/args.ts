@@ -16,6 +16,7 @@ function list(v: string): number[] {
 export const ACCOUNTANT_USAGE = [
   'usage: npm run accountant -- [--hosts N] [--containers 1,2,4,8] [--rates CLAIMS:CANDIDATES]',
   '                             [--duration S] [--refresh S] [--lifetime S] [--baremetal PER_S]',
+  '                             [--resync S] [--image-interval S] [--no-deploy]',
   '                             [--validate K1,K2@C1,C2 | --no-validate] [--quick] [--json out.jsonl] [--profile saved.jsonl]',
 ].join('\n');
 
@@ -43,6 +44,9 @@ export function parseAccountantArgs(argv: string[]): { o: AccountantOptions; jso
     else if (a === '--refresh') o.refreshPeriodS = list(val())[0]!;
     else if (a === '--lifetime') o.lifetimeS = list(val())[0]!;
     else if (a === '--baremetal') o.baremetalPerS = Number(val());
+    else if (a === '--resync') o.resyncS = list(val())[0]!;
+    else if (a === '--image-interval') o.imageIntervalS = Number(val());
+    else if (a === '--no-deploy') o.deploy = false;
     else if (a === '--validate') {
       const [ks, cs] = val().split('@');
       o.validate = { containers: list(ks!), claimsPerS: list(cs ?? String(o.claimsPerS)) };

@@ -339,8 +339,10 @@ export function spreadOf(keys: KeyLoad[], entities: Set<string>, projects: Set<s
 /** The profile a projection starts from: a run's figures, with the forest-served requests' polls decomposed. */
 export function calibrate(m: RunMeasurement, changeLogFamily: string, x: CalibrationExtras): Profile {
   // catch-up: within each polling type, read units outside the change log against the providers changed since the last poll
+  // (only families keyed by a provider or consumer: a once-a-minute flag read that happened to fall in busier polls is no catch-up)
+  const spread = spreadOf(m.keys, x.entities, x.projects);
   const families = new Set<string>();
-  for (const p of m.polls) for (const f of Object.keys(p.otherRead)) families.add(f);
+  for (const p of m.polls) for (const f of Object.keys(p.otherRead)) if (spread[f] === 'entity') families.add(f);
   const catchUp: Record<string, number> = {};
   const intercepts: Record<string, Record<string, number>> = {};
   for (const f of families) {
@@ -387,7 +389,7 @@ export function calibrate(m: RunMeasurement, changeLogFamily: string, x: Calibra
     changeLogFamily,
     catchUp,
     fanOut: { read: Object.fromEntries(m.fanOut.read), write: Object.fromEntries(m.fanOut.write) },
-    spread: spreadOf(m.keys, x.entities, x.projects),
+    spread,
     load: x.load,
     maintenance,
   };

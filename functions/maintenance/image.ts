@@ -36,7 +36,11 @@ export interface ImageReport {
 /** the forest state this process last made an image of */
 let lastWritten: { forest: number; version: number } | undefined;
 
-export async function refreshForestImage(opts: { force?: boolean } = {}): Promise<ImageReport> {
+/**
+ * Write an image when one is due. `intervalS` replaces FOREST_IMAGE_INTERVAL_S (a deploy
+ * window writes whenever the forest changed: writeImagesFor).
+ */
+export async function refreshForestImage(opts: { force?: boolean; intervalS?: number } = {}): Promise<ImageReport> {
   const t0 = performance.now();
   const snap = imageSourceSnapshot();
   const forest = await snap.fresh(0);
@@ -51,13 +55,34 @@ export async function refreshForestImage(opts: { force?: boolean } = {}): Promis
         ? 'the providers were read through the index again'
         : now - current.takenAt > MAX_AGE_MS
           ? 'the image is half a day old'
-          : changed && now - current.takenAt >= config().imageIntervalS * 1000
+          : changed && now - current.takenAt >= (opts.intervalS ?? config().imageIntervalS) * 1000
             ? 'the forest changed'
             : undefined;
   if (!reason) return { written: false, reason: 'the image is recent' };
   const { manifest, written } = await snap.writeImage();
   if (written) lastWritten = { forest: forest.id, version: forest.version };
   return report(manifest, written, written ? reason : 'a newer image was written meanwhile', performance.now() - t0);
+}
+
+/**
+ * A deploy window (docs/cost.md, "Deploying a large cloud"): an image whenever the forest
+ * changed, every `everyS` seconds for `forS` seconds, so that the containers a deploy
+ * starts replay seconds of the change log, not minutes. Each is a delta of the last full
+ * image while few providers differ (a few kilobytes to a megabyte), so the window costs
+ * little beyond its duration.
+ */
+export async function writeImagesFor(o: { forS: number; everyS: number; say?: (r: ImageReport) => void }): Promise<ImageReport[]> {
+  const out: ImageReport[] = [];
+  const end = Date.now() + o.forS * 1000;
+  for (;;) {
+    const t0 = Date.now();
+    const r = await refreshForestImage({ intervalS: 0 });
+    out.push(r);
+    o.say?.(r);
+    const next = t0 + o.everyS * 1000;
+    if (next >= end) return out;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, next - Date.now())));
+  }
 }
 
 function report(m: ImageManifest, written: boolean, reason: string, ms: number): ImageReport {

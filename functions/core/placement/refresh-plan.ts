@@ -7,7 +7,9 @@
  *
  * A refresh asks, in this order:
  *   1. planLoad: load the whole forest (a cold start, or the periodic resync: from the
- *      image when one is usable, else through the index), or keep the one it has;
+ *      image when one is usable, else through the index), or keep the one it has; and for
+ *      a warm forest's resync, planReload: load a newer image beside the forest (requests
+ *      go on meanwhile), wait for one, or read the index when no image will come;
  *   2. planLongGap: after a long gap, read the image's manifest before the log, and then
  *      planJump: go to a newer image at once, without reading the whole log since;
  *   3. planCatchUp, once the log is read: re-read the providers it names (the usual
@@ -30,6 +32,8 @@ export interface SnapshotView {
   providers: number;
   /** starts from stored images (readers); the image writer's own snapshot never does */
   useImage: boolean;
+  /** no reload is started before this instant (ms): one is loading beside the forest, or no newer image was there yet */
+  reloadPendingUntil?: number;
 }
 
 /** What the manifest says of the current image (store/placement/image.ts ImageManifest). */
@@ -71,6 +75,8 @@ export interface ImageWindow {
 export const IMAGE_MAX_AGE_MS = 20 * 3600 * 1000;
 /** a refresh this long after the previous one first looks at the image's manifest */
 export const LONG_GAP_MS = 20_000;
+/** a resync that found no newer image looks at the manifest again this much later (the writer runs every minute) */
+export const RELOAD_RETRY_MS = 30_000;
 
 /**
  * A catch-up re-reads the changed providers (BatchGetItem, consistent) or loads a newer
@@ -113,7 +119,7 @@ export type Full = 'cold start' | 'resync';
 
 export type LoadRoute =
   /** keep the forest: the log brings it up to date */
-  | { route: 'keep'; reason: 'resync off' | 'resync not due' | 'resync deferred' }
+  | { route: 'keep'; reason: 'resync off' | 'resync not due' | 'resync deferred' | 'reload pending' }
   /** load the image in `usable`, or read the index when there is none */
   | { route: 'image'; reason: Full; usable: ImageWindow }
   | { route: 'index'; reason: Full };
@@ -131,10 +137,38 @@ export function planLoad(s: SnapshotView, started: number, p: Pick<RefreshSettin
     if (p.resyncMs <= 0) return { route: 'keep', reason: 'resync off' };
     if (started - s.lastFullLoad <= p.resyncMs) return { route: 'keep', reason: 'resync not due' };
     if (started < s.resyncDeferredUntil) return { route: 'keep', reason: 'resync deferred' };
+    if (started < (s.reloadPendingUntil ?? 0)) return { route: 'keep', reason: 'reload pending' };
     reason = 'resync';
   }
   if (!s.useImage) return { route: 'index', reason };
   return { route: 'image', reason, usable: { takenAfter: 0, indexLoadedAfter: s.loaded ? s.lastFullLoad : 0 } };
+}
+
+export type ReloadRoute =
+  /** load image `usable` into a forest of its own while this one serves; swap when it is ready */
+  | { route: 'beside'; usable: ImageWindow }
+  /** no newer image yet: keep the forest and look again after RELOAD_RETRY_MS */
+  | { route: 'wait'; reason: 'the image writer has not read the index since this forest' }
+  /** read the whole index now (the old safety net) */
+  | { route: 'index'; reason: 'no image' | 'the image writer has not read the index for two periods' };
+
+/**
+ * 1'. A warm forest's resync (planLoad said 'image'), with the manifest read: never read the
+ * whole index while the image writer keeps its images fresh. An image whose writer read
+ * the index after this forest did is loaded beside the forest, which keeps answering
+ * (its log kept current) until the new one has replayed the log and takes its place. An
+ * image not that new means the writer's next index read is still to come (it reads the
+ * index once a period, as this forest reloads once a period, and writes an image
+ * right after): wait for it. Only without an image — or with a writer that has not read
+ * the index for two periods — is the index read, inline, as before images existed.
+ */
+export function planReload(m: ManifestView | undefined, s: SnapshotView, now: number, p: Pick<RefreshSettings, 'resyncMs'>): ReloadRoute {
+  const usable: ImageWindow = { takenAfter: 0, indexLoadedAfter: s.lastFullLoad };
+  if (!m || now - m.takenAt > IMAGE_MAX_AGE_MS) return { route: 'index', reason: 'no image' };
+  const indexLoadAt = m.indexLoadAt;
+  if (imageUsable(m, usable, now)) return { route: 'beside', usable };
+  if (now - indexLoadAt > 2 * p.resyncMs) return { route: 'index', reason: 'the image writer has not read the index for two periods' };
+  return { route: 'wait', reason: 'the image writer has not read the index since this forest' };
 }
 
 /** an image a whole load may use (the change log since it still exists) */

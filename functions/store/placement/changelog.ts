@@ -35,9 +35,10 @@ import type { Expr } from '../ddb/expr.js';
  * A write whose commit its writer learns more than lateMs() after its entry's timestamp
  * is announced again before it is answered: a new entry naming the same providers,
  * stamped then (store/ddb/tx.ts LateCommit; the bulk loader and the dump import do the
- * same for their batches, announceLate()). CHANGE_LOG_LATE_MS: 250 ms in Lambda, where a
- * transaction answers in tens of milliseconds; retries, a lost answer resolved by a
- * fence, or a throttled batch take longer, and those are the writes announced again.
+ * same for their batches, announceLate()). CHANGE_LOG_LATE_MS (functions/config.ts has
+ * its values; docs/design.md, "Reading at scale", the late-write window): a transaction
+ * answers in tens of milliseconds; retries, a lost answer resolved by a fence, or a
+ * throttled batch take longer, and those are the writes announced again.
  */
 export const lateMs = () => config().changeLogLateMs;
 /** how far two writers' and readers' clocks may differ (CLOCK_SKEW_MS) */

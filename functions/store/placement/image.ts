@@ -6,10 +6,9 @@
  * Items (in the table, like everything else):
  *   FOREST / image              the manifest: which image is current, when it was taken
  *   IMG#<id>#<chunk> / IMG       the JSON of core/placement/forest-image.ts in slices, each
- *                                gzip-compressed on its own and stored as base64 text of at
- *                                most ~135 KB, one partition per chunk (a burst of cold
- *                                containers reads each chunk from a partition of its own:
- *                                50 containers at once, ~850 of its 3,000 read units/s)
+ *                                gzip-compressed on its own to IMAGE_CHUNK_BYTES and stored
+ *                                as base64 text, one partition per chunk (docs/design.md,
+ *                                "Cold start: the forest image", states their size and read)
  * Independent slices let a reader fetch them in parallel (BatchGetItem answers at most
  * 16 MB, so a few chunks per call, many calls in flight) and decompress each as it arrives
  * on libuv's thread pool, overlapping the network; base64 text (not a binary attribute)

@@ -83,6 +83,14 @@ export class ForestLoader {
   baseEpoch = 0;
   stats: SnapshotStats = noStats();
 
+  /** a forest loaded beside another (a reload) counts in that one's stats and cost measures */
+  constructor(shared?: { stats: SnapshotStats; measured: Measured }) {
+    if (shared) {
+      this.stats = shared.stats;
+      this.measured = shared.measured;
+    }
+  }
+
   /** Forget everything, as a new process would start (what it measured stays). */
   reset(): void {
     this.forest = new Forest();

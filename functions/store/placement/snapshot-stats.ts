@@ -3,7 +3,31 @@
  * refresh spent its time: the figures the coldstart bench and the tests read
  * (ProviderSnapshot.stats).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { LoadedImage } from './image.js';
+
+/**
+ * Why a snapshot's DynamoDB calls are made when they are not the request's own: loading
+ * the whole forest at a cold start or a periodic resync, or catching up through an image.
+ * Set around that work (snapshot.ts); the local containers name such calls apart from the
+ * request that happened to start them (local/container.ts), so the accountant counts
+ * them as costs between requests. Nothing in Lambda reads it.
+ */
+export type SnapshotWork = 'cold' | 'resync' | 'catch-up';
+export const snapshotWork = new AsyncLocalStorage<SnapshotWork>();
+let labelled = false;
+/**
+ * Name snapshot work from now on (the local containers, once, at start). Off by default:
+ * on Node 20 the first AsyncLocalStorage.run() turns on promise hooks for the whole
+ * process, a cost every request would pay for a label nobody reads.
+ */
+export function labelSnapshotWork(): void {
+  labelled = true;
+}
+/** run `work` as snapshot work `what` (named only while labelSnapshotWork() is on) */
+export function asSnapshotWork<T>(what: SnapshotWork, work: () => Promise<T>): Promise<T> {
+  return labelled ? snapshotWork.run(what, work) : work();
+}
 
 export interface SnapshotStats {
   refreshes: number;

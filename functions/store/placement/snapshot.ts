@@ -6,7 +6,9 @@
  * providers it holds, and re-reads just the providers entries name. Which route a
  * refresh takes is core/placement/refresh-plan.ts's choice; the steps that load and
  * patch the forest are in snapshot-load.ts. This module runs refreshes one at a time
- * (fresh()) and writes images of the forest (writeImage()).
+ * (fresh()) and writes images of the forest (writeImage()). A warm forest's periodic
+ * reload loads a newer image beside it while it keeps answering, and takes its place when
+ * ready; it reads the whole index only when there is no image (planReload).
  *
  * Consistency: `fresh()` returns a forest that includes every write that had
  * committed when `fresh()` was called (a refresh that *started* after the call is
@@ -23,7 +25,11 @@ import {
   planJump,
   planLoad,
   planLongGap,
+  planReload,
   readLogAgain,
+  RELOAD_RETRY_MS,
+  type ImageWindow,
+  type LoadRoute,
   type RefreshSettings,
   type SnapshotView,
 } from '../../core/placement/refresh-plan.js';
@@ -32,7 +38,7 @@ import { perTable } from '../ddb/per-table.js';
 import { asBase, BASE_MAX_AGE_MS, readManifest, writeImage, type ImageManifest } from './image.js';
 import { clockSkewMs, entryTime, overlapMs } from './changelog.js';
 import { ForestLoader } from './snapshot-load.js';
-import { refreshTimer, type SnapshotStats } from './snapshot-stats.js';
+import { asSnapshotWork, refreshTimer, snapshotWork, type SnapshotStats, type Timed } from './snapshot-stats.js';
 
 export type { RefreshParts, SnapshotStats } from './snapshot-stats.js';
 
@@ -50,9 +56,17 @@ export interface SnapshotOptions {
 /** an image is written as a delta while at most this share of the forest differs from its base */
 const DELTA_MAX_SHARE = 0.25;
 
+/** a step's time, not kept (a reload beside the forest) */
+const untimed: Timed = (_part, work) => work;
+
 export class ProviderSnapshot {
-  /** the forest and what this snapshot knows of it */
-  private readonly f = new ForestLoader();
+  /** the forest and what this snapshot knows of it (replaced by a reload's, when one is ready) */
+  private f = new ForestLoader();
+  /** a reload loading beside the forest: the forest it built once it is ready, and until when no other starts */
+  private reloaded: ForestLoader | undefined;
+  private reloadPendingUntil = 0;
+  /** moves when a reload under way must not be taken (reset, absorb) */
+  private reloadEpoch = 0;
   private ticket = 0;
   private inflight: Promise<void> | undefined;
   private inflightTicket = 0;
@@ -118,7 +132,14 @@ export class ProviderSnapshot {
 
   /** Forget everything, as a new process would start (tests, or after a table reset). */
   reset(): void {
+    this.dropReload();
     this.f.reset();
+  }
+
+  private dropReload(): void {
+    this.reloadEpoch++;
+    this.reloaded = undefined;
+    this.reloadPendingUntil = 0;
   }
 
   /**
@@ -130,6 +151,7 @@ export class ProviderSnapshot {
    * waits ten minutes more.
    */
   absorb(records: ProviderRecord[], logEntries: Array<{ sk: string; ts: number }>): void {
+    this.dropReload();
     for (const r of records) this.f.put(r);
     for (const e of logEntries) this.f.seen.set(e.sk, e.ts);
     this.f.resyncDeferredUntil = Date.now() + 600_000;
@@ -175,7 +197,71 @@ export class ProviderSnapshot {
   /** what the refresh plan needs of this snapshot, as of now */
   private view(): SnapshotView {
     const { loaded, lastStart, lastFullLoad, resyncDeferredUntil } = this.f;
-    return { loaded, lastStart, lastFullLoad, resyncDeferredUntil, providers: this.forest.size, useImage: this.options.useImage };
+    return {
+      loaded,
+      lastStart,
+      lastFullLoad,
+      resyncDeferredUntil,
+      providers: this.forest.size,
+      useImage: this.options.useImage,
+      reloadPendingUntil: this.reloadPendingUntil,
+    };
+  }
+
+  /**
+   * A warm forest's resync, with images (planReload): read the manifest; load a newer
+   * image beside the forest, or wait for one, or (no image) read the index inline.
+   */
+  private async planResync(settings: RefreshSettings): Promise<'index' | 'beside' | 'wait'> {
+    const m = await readManifest();
+    const r = planReload(m, this.view(), Date.now(), settings);
+    if (r.route === 'beside' && m) this.reloadBeside(m, r.usable, settings);
+    else if (r.route === 'wait') this.reloadPendingUntil = Date.now() + RELOAD_RETRY_MS;
+    return r.route;
+  }
+
+  /**
+   * Load image `m` into a forest of its own and replay the change log since it, while this
+   * forest goes on answering (and following the log); the next refresh after it is ready
+   * takes it (takeReload). The new forest is exactly what a cold start at the moment its
+   * replay began would hold, so the argument of a cold start carries over. Two forests are
+   * in the heap meanwhile (~0.75 GB at a million providers); decoding the image still
+   * takes the event loop for its parse (~0.5 s at a million, ~50 ms at 100,000).
+   */
+  private reloadBeside(m: ImageManifest, usable: ImageWindow, settings: RefreshSettings): void {
+    const epoch = this.reloadEpoch;
+    const next = new ForestLoader({ stats: this.f.stats, measured: this.f.measured });
+    this.reloadPendingUntil = Number.POSITIVE_INFINITY;
+    const load = async () => {
+      const at = await next.loadImage(usable, m);
+      if (at === undefined) throw new Error('the image could not be read');
+      const since = at - settings.overlapMs;
+      const replayStart = Date.now();
+      await next.applyLog(await next.changesSince(since), since, untimed);
+      next.loaded = true;
+      next.lastStart = replayStart;
+      return next;
+    };
+    asSnapshotWork('resync', load).then(
+      (ready) => {
+        if (this.reloadEpoch === epoch) this.reloaded = ready;
+      },
+      () => {
+        // (a chunk expired, a read failed: the forest stays, and a reload is tried again later)
+        if (this.reloadEpoch === epoch) this.reloadPendingUntil = Date.now() + RELOAD_RETRY_MS;
+      },
+    );
+  }
+
+  /** a reload that is ready takes the forest's place (at the start of a refresh: none is running) */
+  private takeReload(): void {
+    const next = this.reloaded;
+    if (!next) return;
+    this.reloaded = undefined;
+    this.reloadPendingUntil = 0;
+    next.resyncDeferredUntil = Math.max(next.resyncDeferredUntil, this.f.resyncDeferredUntil);
+    next.stats.resyncs++;
+    this.f = next;
   }
 
   /**
@@ -183,19 +269,32 @@ export class ProviderSnapshot {
    * and planJump, planCatchUp), the steps are snapshot-load.ts's.
    */
   private async refresh(): Promise<void> {
-    const f = this.f;
     const started = Date.now();
-    const t0 = performance.now();
     const settings: RefreshSettings = {
       resyncMs: config().snapshotResyncS * 1000,
       longGapMs: this.options.longGapMs ?? LONG_GAP_MS,
       overlapMs: overlapMs(),
       skewMs: clockSkewMs(),
     };
+    this.takeReload();
+    let load = planLoad(this.view(), started, settings);
+    if (load.route === 'image' && load.reason === 'resync') {
+      // a warm forest reloads beside itself, or waits for an image: requests go on (planReload)
+      const r = await asSnapshotWork('resync', () => this.planResync(settings));
+      load = r === 'index' ? { route: 'index', reason: 'resync' } : { route: 'keep', reason: 'reload pending' };
+    }
+    // a whole load's calls are work between requests, not the request's own (snapshotWork)
+    if (load.route === 'keep') return this.refreshNow(started, settings, load);
+    const whole = load;
+    return asSnapshotWork(load.reason === 'cold start' ? 'cold' : 'resync', () => this.refreshNow(started, settings, whole));
+  }
+
+  private async refreshNow(started: number, settings: RefreshSettings, load: LoadRoute): Promise<void> {
+    const f = this.f;
+    const t0 = performance.now();
     const { parts, timed } = refreshTimer();
     let since = f.lastStart - settings.overlapMs;
     // 1. a cold start or a resync: from an image when there is a usable one
-    const load = planLoad(this.view(), started, settings);
     const fullLoad = load.route !== 'keep';
     const fromImage = load.route === 'image' ? await timed('image', f.loadImage(load.usable)) : undefined;
     if (fromImage !== undefined) {
@@ -218,7 +317,10 @@ export class ProviderSnapshot {
       const m = await timed('manifest', readManifest());
       const jump = planJump(this.view(), m, f.measured, settings);
       if (jump.route === 'image') {
-        caught = await timed('image', f.loadImage(jump.usable, m));
+        caught = await timed(
+          'image',
+          catchingUp(() => f.loadImage(jump.usable, m)),
+        );
         if (caught !== undefined) since = caught - settings.overlapMs;
       }
     }
@@ -237,10 +339,16 @@ export class ProviderSnapshot {
           logReadAt = Date.now();
           log = await timed('log', f.changesSince(since));
         }
-        caught = await timed('image', f.patchFromImage(m, log.changed, logReadAt));
+        caught = await timed(
+          'image',
+          catchingUp(() => f.patchFromImage(m, log.changed, logReadAt)),
+        );
       }
       // (the manifest read for the patch, if any: not read again)
-      caught ??= await timed('image', f.loadImage(route.usable, m));
+      caught ??= await timed(
+        'image',
+        catchingUp(() => f.loadImage(route.usable, m)),
+      );
       if (caught !== undefined) {
         since = caught - settings.overlapMs;
         // the image's own entries of its overlap window (applied) are not re-read
@@ -258,6 +366,11 @@ export class ProviderSnapshot {
     f.stats.refreshMs += f.stats.lastRefreshMs;
     f.stats.lastRefreshParts = parts;
   }
+}
+
+/** a catch-up through an image: work between requests (snapshotWork), unless it is part of a whole load already */
+function catchingUp<T>(work: () => Promise<T>): Promise<T> {
+  return snapshotWork.getStore() ? work() : asSnapshotWork('catch-up', work);
 }
 
 /** The process's snapshot of the table it talks to (one per Lambda container, one per local server; a new table starts a new one). */

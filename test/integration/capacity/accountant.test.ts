@@ -3,7 +3,10 @@
  * workload against the real handlers, DynamoDB Local behind the metering proxy. Its books
  * must balance: every DynamoDB call in the window belongs to a request type or to a
  * background task, the per-request sums plus background equal the meter's totals, the
- * per-key sums equal the per-call sums, and what the workload does costs units.
+ * per-key sums equal the per-call sums, and what the workload does costs units. The costs
+ * between requests are measured too: the warm snapshots' reloads (compressed to seconds)
+ * are named apart from the requests that started them, and a deploy after the run loads a
+ * new snapshot in every new container, from the image, replaying the log written since.
  */
 import { describe, expect, inject, it } from 'vitest';
 import { DEFAULTS, predictRun, runOnce, logDesign, scenarioRates, SCENARIOS, defaultAssumptions } from '../../../bench/capacity/accountant.js';
@@ -23,6 +26,7 @@ describe('the accountant, K = 2', () => {
       lifetimeS: 4,
       baremetalPerS: 0.2,
       maintenanceIntervalS: 5,
+      resyncS: 6,
     };
     const run = await runOnce(ddb, o, 2, o.claimsPerS, () => undefined);
     const { m } = run;
@@ -61,6 +65,25 @@ describe('the accountant, K = 2', () => {
     expect(total).toBeGreaterThan(0);
     expect(perType + background).toBeCloseTo(total, 6);
     expect(m.keys.reduce((n, k) => n + k.read + k.write, 0)).toBeCloseTo(total, 6);
+    // reloads between requests: each its own background work, none a request's
+    const resyncs = run.loads.filter((e) => e.work === 'resync');
+    expect(resyncs.length).toBeGreaterThan(0);
+    expect(m.background['snapshot:resync']?.runs).toBe(new Set(resyncs.map((e) => `${e.container} ${e.request}`)).size);
+    for (const l of Object.values(m.labels)) expect(l.readByFamily['IMG#*#*'] ?? 0, l.label).toBe(0);
+    // the deploy: two new containers, each loads the image and replays the log written since
+    const d = run.deploy!;
+    expect(d.containers).toBe(2);
+    expect(d.loads).toHaveLength(2);
+    expect(new Set(d.loads.map((e) => e.container)).size).toBe(2);
+    for (const e of d.loads) {
+      expect(e.route).toBe('image');
+      expect(e.byFamily.FOREST?.units).toBe(1);
+      expect(e.byFamily['IMG#*#*']!.units).toBeGreaterThan(0);
+      expect(e.log.queries).toBeGreaterThan(0);
+      expect(e.log.bytes).toBeLessThanOrEqual(d.logBytesSinceImage + 2000);
+    }
+    expect(d.partitions.some((x) => x.family === 'LOG#*' && x.read >= 2)).toBe(true);
+    expect(d.firstAnswerMs).toHaveLength(2);
     // handler CPU and log bytes came back with every request
     expect(Object.values(m.labels).every((l) => l.cpuMs > 0 && l.logBytes > 0)).toBe(true);
     // the profile and the model run on it

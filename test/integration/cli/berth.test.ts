@@ -203,6 +203,32 @@ ${Array.from({ length: 40 }, (_, i) => `  - {name: edge-${String(i).padStart(2, 
     expect(none.code).toBe(1);
   });
 
+  it('writes a forest image now, or one whenever the forest changed through a deploy window', async () => {
+    const { readManifest } = await import('../../../functions/store/placement/image.js');
+    const now = await ok(['image']);
+    expect(now.stdout).toMatch(/\[berth image\] written: asked for \(\d+ providers/);
+    const first = (await readManifest())!;
+    expect(first.providers).toBeGreaterThan(40);
+    // a window: a change meanwhile is imaged at the next round, nothing unchanged is written again
+    const window = berth(['image', '--every', '1', '--for', '4']);
+    await new Promise((r) => setTimeout(r, 1500));
+    const made = await api.req('POST', '/resource_providers', { body: { name: `windowed-${randomUUID()}` }, version: '1.20' });
+    expect(made.status).toBe(200);
+    const w = await window;
+    expect(w.code).toBe(0);
+    // (its first round writes anyway: a new process read the index; later ones only when the forest changed)
+    expect(w.stdout).toMatch(/not written: the image is recent/);
+    expect(w.stdout).not.toMatch(/written: asked for/);
+    const last = (await readManifest())!;
+    expect(last.takenAt).toBeGreaterThan(first.takenAt);
+    expect(last.providers).toBe(first.providers + 1);
+    expect((await berth(['image', '--every', 'x'])).code).not.toBe(0);
+    expect((await api.req('DELETE', `/resource_providers/${made.json.uuid}`)).status).toBe(204);
+    // (an image without it: a dump carries the image but no change log, so an imported table's
+    // cold load would show the provider again — the export test below imports this table)
+    await ok(['image']);
+  });
+
   it('exports the table and imports it into an empty one, where the API sees the same cloud', async () => {
     const dump = join(dir, 'dump.json');
     await ok(['export', dump]);

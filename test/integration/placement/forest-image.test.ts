@@ -181,6 +181,53 @@ describe('the forest image', () => {
     }
   });
 
+  it('a warm reload never reads the index while images come: it waits for a newer one and loads it beside the forest, which keeps answering', async () => {
+    const { ddbCallsDuring } = await import('../../../bench/kit.js');
+    const source = snap.imageSourceSnapshot();
+    // the writer has just read the index
+    source.reset();
+    await writer.refreshForestImage({ force: true });
+    coldStart();
+    const s = snap.snapshot();
+    await s.fresh();
+    const before = { ...s.stats };
+    // (a period long enough that the writer's index read above is not two periods old when the reload is due)
+    process.env.SNAPSHOT_RESYNC_S = '3';
+    cfg.resetConfig();
+    try {
+      // due just now (the period after the index read this forest's image came from): well within two periods
+      await new Promise((r) => setTimeout(r, Math.max(0, s.indexLoadedAt + 3_100 - Date.now())));
+      // due, but the writer has not read the index since this forest's image: wait, keep answering
+      const a = await ddbCallsDuring(() => s.fresh());
+      expect(a.calls.filter((c) => c.input.IndexName)).toEqual([]);
+      expect(s.stats).toMatchObject({ resyncs: before.resyncs, imageLoads: before.imageLoads });
+      // the writer reads the index again (its own resync) and writes an image: the next reload takes it, beside
+      source.reset();
+      expect(await writer.refreshForestImage()).toMatchObject({ written: true });
+      (s as unknown as { reloadPendingUntil: number }).reloadPendingUntil = 0;
+      const b = await ddbCallsDuring(async () => {
+        const forest = await s.fresh();
+        // answered from the forest it had: the new one is still loading
+        expect(s.stats.resyncs).toBe(before.resyncs);
+        const during = await createProvider(api, { name: `during-reload-${randomUUID()}` });
+        // the reload finishes in the background; a refresh after it takes the new forest
+        for (let i = 0; i < 100 && s.stats.resyncs === before.resyncs; i++) {
+          await new Promise((r) => setTimeout(r, 20));
+          await s.fresh();
+        }
+        expect(s.stats.resyncs).toBe(before.resyncs + 1);
+        expect(s.forest).not.toBe(forest);
+        // a write acknowledged while the new forest loaded is in it
+        expect((await s.fresh()).get(during)).toBeDefined();
+      });
+      expect(b.calls.filter((c) => c.input.IndexName)).toEqual([]);
+      expect(s.stats.imageLoads).toBe(before.imageLoads + 1);
+    } finally {
+      process.env.SNAPSHOT_RESYNC_S = '0';
+      cfg.resetConfig();
+    }
+  });
+
   it('after a long gap, goes to a newer image holding many more providers without first reading the whole log since', async () => {
     const { bulkLoadProviders } = await import('../../../functions/store/placement/bulk.js');
     const peek = new snap.ProviderSnapshot({ useImage: true, longGapMs: 0 });

@@ -20,6 +20,15 @@ describe("the accountant's command line", () => {
     expect(DEFAULTS.containers).not.toBe(o.containers);
   });
 
+  it('reads the periods between requests and whether to measure a deploy', () => {
+    const { o } = parseAccountantArgs(['--resync', '40', '--image-interval', '0', '--no-deploy']);
+    expect(o.resyncS).toBe(40);
+    expect(o.imageIntervalS).toBe(0);
+    expect(o.deploy).toBe(false);
+    expect(DEFAULTS.deploy).toBe(true);
+    expect(ACCOUNTANT_USAGE).toContain('--no-deploy');
+  });
+
   it('answers a mistake with a usage error, not a crash', () => {
     expect(() => parseAccountantArgs(['--bogus'])).toThrow(UsageError);
     expect(() => parseAccountantArgs(['--containers'])).toThrow(/needs a value/);

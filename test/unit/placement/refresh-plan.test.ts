@@ -18,6 +18,7 @@ import {
   planLoad,
   planLongGap,
   planPatch,
+  planReload,
   readLogAgain,
   UNMEASURED,
   type ManifestView,
@@ -89,6 +90,38 @@ describe('1. planLoad: the whole forest, or keep it', () => {
     expect(planLoad(warm(), late, { resyncMs: 0 })).toEqual({ route: 'keep', reason: 'resync off' });
     expect(planLoad(warm({ resyncDeferredUntil: late + 1 }), late, settings)).toEqual({ route: 'keep', reason: 'resync deferred' });
     expect(planLoad(warm({ resyncDeferredUntil: late }), late, settings).route).toBe('image');
+  });
+});
+
+describe("1'. planReload: a warm forest's resync", () => {
+  const s = warm();
+  const due = s.lastFullLoad + settings.resyncMs + 1;
+  it('loads an image whose writer read the index after this forest did beside the forest', () => {
+    expect(planReload(manifest({ indexLoadAt: s.lastFullLoad + 1 }), s, due, settings)).toEqual({
+      route: 'beside',
+      usable: { takenAfter: 0, indexLoadedAfter: s.lastFullLoad },
+    });
+  });
+
+  it('waits for the writer rather than reading the index while its images are fresh', () => {
+    // the image this forest came from: the writer's next index read is still to come
+    expect(planReload(manifest({ indexLoadAt: s.lastFullLoad }), s, due, settings).route).toBe('wait');
+    expect(planReload(manifest({ indexLoadAt: s.lastFullLoad }), s, s.lastFullLoad + 2 * settings.resyncMs, settings).route).toBe('wait');
+  });
+
+  it('reads the index only without an image, or when the writer has not read it for two periods', () => {
+    expect(planReload(undefined, s, due, settings)).toEqual({ route: 'index', reason: 'no image' });
+    expect(planReload(manifest({ takenAt: due - IMAGE_MAX_AGE_MS - 1, indexLoadAt: s.lastFullLoad + 1 }), s, due, settings).route).toBe('index');
+    expect(planReload(manifest({ indexLoadAt: s.lastFullLoad }), s, s.lastFullLoad + 2 * settings.resyncMs + 1, settings)).toEqual({
+      route: 'index',
+      reason: 'the image writer has not read the index for two periods',
+    });
+  });
+
+  it('starts no other reload while one is pending', () => {
+    expect(planLoad(warm({ reloadPendingUntil: due + 1 }), due, settings)).toEqual({ route: 'keep', reason: 'reload pending' });
+    expect(planLoad(warm({ reloadPendingUntil: Number.POSITIVE_INFINITY }), due + 10 * settings.resyncMs, settings).route).toBe('keep');
+    expect(planLoad(warm({ reloadPendingUntil: due }), due, settings).route).toBe('image');
   });
 });
 
