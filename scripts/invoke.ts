@@ -41,7 +41,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildEvent, fakeContext, type ApiDefinition } from '../local/http-adapter.js';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_ROUTES } from '../functions/placement/routes.js';
 import { BAREMETAL_DEFAULT_FAMILY, BAREMETAL_ROUTES } from '../functions/baremetal/routes.js';
-import { STEPS } from '../functions/conductor/machines.js';
+import { STEPS, stepEntry } from '../functions/conductor/machines.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -52,7 +52,7 @@ export async function functionEntries(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const f of Object.keys(PLACEMENT_FAMILY_MODULES)) out.set(`placement-${f}`, `functions/placement/${f}.ts`);
   for (const f of Object.keys(BAREMETAL_FAMILY_MODULES)) out.set(`baremetal-${f}`, `functions/baremetal/${f}.ts`);
-  for (const s of STEPS) out.set(`baremetal-step-${s}`, `functions/baremetal/steps/${s}.ts`);
+  for (const s of STEPS) out.set(`baremetal-step-${s}`, stepEntry(s));
   out.set('maintenance', 'functions/maintenance/handler.ts');
   out.set('keystone-authorizer', 'functions/authorizer/keystone.ts');
   return out;

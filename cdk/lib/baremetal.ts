@@ -24,7 +24,7 @@ import { Construct } from 'constructs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BAREMETAL_DEFAULT_FAMILY, BAREMETAL_FAMILIES, BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
-import { MACHINES, STEPS } from '../../functions/conductor/machines.js';
+import { MACHINES, STEPS, stepEntry } from '../../functions/conductor/machines.js';
 import type { Machine } from '../../functions/conductor/executor.js';
 import { BerthFunction, ROOT } from './function.js';
 import { acknowledgePublicRoute } from './nag.js';
@@ -123,7 +123,7 @@ export class BaremetalApi extends Construct {
     for (const step of STEPS) {
       const forest = placement && FOREST_STEPS.includes(step);
       const fn = new BerthFunction(this, `Step-${step}`, {
-        entry: `functions/baremetal/steps/${step}.ts`,
+        entry: stepEntry(step),
         description: `Bare metal step ${step}`,
         table,
         access: 'none',
