@@ -57,8 +57,8 @@ export const STEP_ACTIONS: Record<string, string[]> = {
  * store/baremetal/nodes.ts nodeUuidByNameShared) — the Placement items are BAREMETAL_PLACEMENT_ACCESS
  */
 export const PLACEMENT_STEP_ACTIONS: Record<string, string[]> = { 'find-candidates': ['dynamodb:BatchGetItem'] };
-/** the steps that keep the provider forest in memory with the placement scheduler */
-const FOREST_STEPS = ['find-candidates', 'reserve-node'];
+/** the steps that keep the provider forest in memory with the placement scheduler (each entry awaits prewarm()) */
+export const FOREST_STEPS = ['find-candidates', 'reserve-node'];
 /** which state machine a family starts executions of */
 const FAMILY_STARTS: Record<string, Machine> = { allocations: 'allocation', 'node-states': 'node-action' };
 const ARN_ENV: Record<Machine, string> = STATE_MACHINE_ARN_ENV;
