@@ -15,7 +15,6 @@
 import { appendFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import '../local/promise-polyfill.js';
 import { ensureTable, startDynamoDbLocal } from '../local/ddb-local.js';
 import { NO_FAULTS, startFaultProxy, type FaultProxy } from '../local/ddb-faults.js';
 import {

@@ -16,7 +16,6 @@ import * as reserveNode from '../functions/conductor/steps/reserve-node.js';
 import * as failAllocation from '../functions/conductor/steps/fail-allocation.js';
 import * as advanceNode from '../functions/conductor/steps/advance-node.js';
 import * as failNodeAction from '../functions/conductor/steps/fail-node-action.js';
-import './promise-polyfill.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 

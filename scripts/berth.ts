@@ -61,8 +61,6 @@ endpoint then from the catalog (placement, baremetal) unless --from / --to names
 `;
 
 export async function main(argv: string[]): Promise<number> {
-  // the AWS SDK's notice that it will want Node 22 is noise in an operator's terminal
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const args = [...argv];
   // global options (before the command) set the environment the store reads; no store
   // module is loaded before this point
