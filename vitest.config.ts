@@ -13,7 +13,7 @@ export default defineConfig({
           // projects do not inherit the root's timeouts
           testTimeout: 60_000,
           hookTimeout: 120_000,
-          setupFiles: ['test/setup/polyfills.ts'],
+          setupFiles: ['test/setup/env.ts'],
           // unit first, then integration (projects with different maxWorkers need distinct groups)
           sequence: { groupOrder: 0 },
         },
@@ -27,7 +27,7 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 180_000,
           // after every test of a bare-metal file: node, provider and allocations agree
-          setupFiles: ['test/setup/polyfills.ts', 'test/setup/baremetal-agreement.ts'],
+          setupFiles: ['test/setup/env.ts', 'test/setup/baremetal-agreement.ts'],
           globalSetup: ['test/integration/global-ddb.ts'],
           // files share one DynamoDB Local (one table each); keep the 2-core machine responsive
           maxWorkers: 2,

@@ -15,7 +15,6 @@
 import { appendFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
-import '../local/promise-polyfill.js';
 import { ensureTable, startDynamoDbLocal } from '../local/ddb-local.js';
 import { NO_FAULTS, startFaultProxy, type FaultProxy } from '../local/ddb-faults.js';
 import {
@@ -34,15 +33,22 @@ import {
   type BaremetalWorld,
 } from '../test/integration/faults/workload.js';
 import { closeServers } from '../local/servers.js';
+import { commandLine, plainErrors } from '../scripts/args.js';
+
+const STRING = { type: 'string' } as const;
+const CHAOS_OPTIONS = {
+  rates: STRING,
+  scale: STRING,
+  lag: STRING,
+  seed: STRING,
+  json: STRING,
+  samples: { type: 'boolean' },
+  warmup: STRING,
+} as const;
 
 function args(argv: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) throw new Error(`unexpected argument ${a}`);
-    out[a.slice(2)] = argv[i + 1] !== undefined && !argv[i + 1]!.startsWith('--') ? argv[++i]! : 'true';
-  }
-  return out;
+  const { values } = commandLine(argv, CHAOS_OPTIONS, { ...plainErrors(), unknown: (a) => new Error(`unexpected argument ${a}`) });
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
 }
 
 interface RunReport {

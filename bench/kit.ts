@@ -6,6 +6,7 @@
  * import circle: scripts/check-layers.mjs refuses one) and the tests take `pool()` from
  * here too.
  */
+import type { OptionSpec } from '../scripts/args.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -32,7 +33,14 @@ export interface Scenario {
   run(ctx: BenchContext): Promise<void>;
   /** opt-in only (e.g. very long runs) */
   optional?: boolean;
+  /** the options it reads from the command line (ctx.args: a switch reads 'true'), beyond the bench's own */
+  options?: Record<string, OptionSpec>;
 }
+
+/** a scenario option that takes a value (`--providers 1000`) */
+export const VALUE: OptionSpec = { type: 'string' };
+/** a scenario option that is a switch (`--verify`) */
+export const SWITCH: OptionSpec = { type: 'boolean' };
 
 // ------------------------------------------------------------------ numbers
 

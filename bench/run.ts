@@ -12,17 +12,21 @@ import { freePort } from '../local/ddb-local.js';
 import { startStack } from '../local/start.js';
 import type { BenchContext } from './kit.js';
 import { SCENARIOS } from './scenarios/index.js';
+import { commandLine, plainErrors, type OptionSpec } from '../scripts/args.js';
 
-function parse(argv: string[]) {
-  const out: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) continue;
-    const k = a.slice(2);
-    const v = argv[i + 1] && !argv[i + 1]!.startsWith('--') ? argv[++i]! : 'true';
-    out[k] = v;
-  }
-  return out;
+/** the bench's own options; each scenario declares the ones it reads (Scenario.options) */
+const BENCH_OPTIONS: Record<string, OptionSpec> = {
+  scenario: { type: 'string' },
+  quick: { type: 'boolean' },
+  json: { type: 'string' },
+  'baremetal-scheduler': { type: 'string' },
+};
+
+/** the command line as `ctx.args` has it: every value a string, a switch 'true' */
+function parse(argv: string[]): Record<string, string> {
+  const options = Object.assign({}, ...SCENARIOS.map((s) => s.options ?? {}), BENCH_OPTIONS);
+  const { values } = commandLine(argv, options, plainErrors());
+  return Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
 }
 
 async function main() {

@@ -35,6 +35,7 @@ import type { ContainerSet } from './containers.js';
 import { BAREMETAL_SCHEDULERS, parseRateLimit, type BaremetalScheduler } from '../functions/config.js';
 import { closeServers } from './servers.js';
 import type { LocalFeed } from './feed.js';
+import { commandLine, plainErrors, type OptionSpec } from '../scripts/args.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -78,6 +79,32 @@ interface Options {
   eventsFile?: string;
 }
 
+const STRING = { type: 'string' } as const;
+const SWITCH = { type: 'boolean' } as const;
+const START_OPTIONS = {
+  fresh: SWITCH,
+  'placement-port': STRING,
+  'baremetal-port': STRING,
+  'ddb-port': STRING,
+  'ddb-endpoint': STRING,
+  table: STRING,
+  'ddb-faults': STRING,
+  host: STRING,
+  'maintenance-interval': STRING,
+  'data-dir': STRING,
+  'dashboard-port': STRING,
+  'no-dashboard': SWITCH,
+  'no-response-limit': SWITCH,
+  containers: STRING,
+  'container-concurrency': STRING,
+  'ddb-meter': SWITCH,
+  'baremetal-scheduler': STRING,
+  'rate-limit': STRING,
+  'events-file': STRING,
+  'no-events': SWITCH,
+  help: { type: 'boolean', short: 'h' },
+} satisfies Record<string, OptionSpec>;
+
 export function parseArgs(argv: string[]): Options {
   const o: Options = {
     fresh: false,
@@ -92,34 +119,28 @@ export function parseArgs(argv: string[]): Options {
     baremetalScheduler: process.env.BAREMETAL_SCHEDULER ? scheduler('BAREMETAL_SCHEDULER', process.env.BAREMETAL_SCHEDULER) : undefined,
     eventsFile: process.env.BERTH_EVENTS_FILE || join(ROOT, '.data', 'events.jsonl'),
   };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const val = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${a} needs a value`);
-      return v;
-    };
-    if (a === '--fresh') o.fresh = true;
-    else if (a === '--placement-port') o.placementPort = Number(val());
-    else if (a === '--baremetal-port') o.baremetalPort = Number(val());
-    else if (a === '--ddb-port') o.ddbPort = port(a, val());
-    else if (a === '--ddb-endpoint') o.ddbEndpoint = endpointUrl(val());
-    else if (a === '--table') o.tableName = val();
-    else if (a === '--ddb-faults') o.ddbFaults = parseFaults(val());
-    else if (a === '--host') o.host = val();
-    else if (a === '--maintenance-interval') o.maintenanceInterval = Number(val());
-    else if (a === '--data-dir') o.dataDir = val();
-    else if (a === '--dashboard-port') o.dashboardPort = Number(val());
-    else if (a === '--no-dashboard') o.dashboardPort = null;
-    else if (a === '--no-response-limit') o.noResponseLimit = true;
-    else if (a === '--containers') o.containers = count(a, val(), 1);
-    else if (a === '--container-concurrency') o.containerConcurrency = count(a, val(), 0);
-    else if (a === '--ddb-meter') o.ddbMeter = true;
-    else if (a === '--baremetal-scheduler') o.baremetalScheduler = scheduler(a, val());
-    else if (a === '--rate-limit') o.rateLimit = rateLimit(a, val());
-    else if (a === '--events-file') o.eventsFile = val();
-    else if (a === '--no-events') o.eventsFile = undefined;
-    else if (a === '--help' || a === '-h') {
+  const set: Record<keyof typeof START_OPTIONS, (v: string, flag: string) => void> = {
+    fresh: () => (o.fresh = true),
+    'placement-port': (v) => (o.placementPort = Number(v)),
+    'baremetal-port': (v) => (o.baremetalPort = Number(v)),
+    'ddb-port': (v, flag) => (o.ddbPort = port(flag, v)),
+    'ddb-endpoint': (v) => (o.ddbEndpoint = endpointUrl(v)),
+    table: (v) => (o.tableName = v),
+    'ddb-faults': (v) => (o.ddbFaults = parseFaults(v)),
+    host: (v) => (o.host = v),
+    'maintenance-interval': (v) => (o.maintenanceInterval = Number(v)),
+    'data-dir': (v) => (o.dataDir = v),
+    'dashboard-port': (v) => (o.dashboardPort = Number(v)),
+    'no-dashboard': () => (o.dashboardPort = null),
+    'no-response-limit': () => (o.noResponseLimit = true),
+    containers: (v, flag) => (o.containers = count(flag, v, 1)),
+    'container-concurrency': (v, flag) => (o.containerConcurrency = count(flag, v, 0)),
+    'ddb-meter': () => (o.ddbMeter = true),
+    'baremetal-scheduler': (v, flag) => (o.baremetalScheduler = scheduler(flag, v)),
+    'rate-limit': (v, flag) => (o.rateLimit = rateLimit(flag, v)),
+    'events-file': (v) => (o.eventsFile = v),
+    'no-events': () => (o.eventsFile = undefined),
+    help: () => {
       process.stdout.write(
         [
           'usage: npm start -- [--fresh] [--placement-port N] [--baremetal-port N] [--dashboard-port N | --no-dashboard] [--host H] [--maintenance-interval S] [--no-response-limit]',
@@ -142,8 +163,11 @@ export function parseArgs(argv: string[]): Options {
         ].join('\n'),
       );
       process.exit(0);
-    } else throw new Error(`unknown option ${a}`);
-  }
+    },
+  };
+  // in order: a later flag overrides an earlier one (--events-file F --no-events)
+  for (const { name, flag, value } of commandLine(argv, START_OPTIONS, plainErrors()).options)
+    set[name as keyof typeof START_OPTIONS](value ?? '', flag);
   if (o.ddbEndpoint && o.ddbPort !== undefined)
     throw new Error('--ddb-port starts DynamoDB Local on that port; --ddb-endpoint uses an existing one: give one of them');
   if (o.ddbEndpoint && o.fresh)

@@ -11,12 +11,11 @@ import { StateMachine, type StateMachineDefinition } from 'aws-local-stepfunctio
 import { log } from '../functions/observability/log.js';
 import { MACHINES } from '../functions/conductor/machines.js';
 import { setExecutor, type ExecutionStatus, type Executor, type Machine } from '../functions/conductor/executor.js';
-import * as findCandidates from '../functions/baremetal/steps/find-candidates.js';
-import * as reserveNode from '../functions/baremetal/steps/reserve-node.js';
-import * as failAllocation from '../functions/baremetal/steps/fail-allocation.js';
-import * as advanceNode from '../functions/baremetal/steps/advance-node.js';
-import * as failNodeAction from '../functions/baremetal/steps/fail-node-action.js';
-import './promise-polyfill.js';
+import * as findCandidates from '../functions/conductor/steps/find-candidates.js';
+import * as reserveNode from '../functions/conductor/steps/reserve-node.js';
+import * as failAllocation from '../functions/conductor/steps/fail-allocation.js';
+import * as advanceNode from '../functions/conductor/steps/advance-node.js';
+import * as failNodeAction from '../functions/conductor/steps/fail-node-action.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -8,6 +8,9 @@
  *                AWS_PROFILE, environment, instance role)
  */
 import { fileURLToPath } from 'node:url';
+import { leadingOptions, plainErrors } from './args.js';
+
+const STRING = { type: 'string' } as const;
 
 const USAGE = `usage: berth [--table NAME] [--endpoint URL] [--region R] COMMAND [ARGS]
 
@@ -64,18 +67,12 @@ endpoint then from the catalog (placement, baremetal) unless --from / --to names
 `;
 
 export async function main(argv: string[]): Promise<number> {
-  // the AWS SDK's notice that it will want Node 22 is noise in an operator's terminal
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const args = [...argv];
   // global options (before the command) set the environment the store reads; no store
   // module is loaded before this point
-  const GLOBAL: Record<string, string> = { '--table': 'TABLE_NAME', '--endpoint': 'DDB_ENDPOINT', '--region': 'AWS_REGION' };
-  while (args[0] && GLOBAL[args[0]]) {
-    const [flag, value] = args.splice(0, 2);
-    if (value === undefined) throw new Error(`${flag} needs a value`);
-    process.env[GLOBAL[flag!]!] = value;
-  }
-  const [cmd, ...rest] = args;
+  const GLOBAL: Record<string, string> = { table: 'TABLE_NAME', endpoint: 'DDB_ENDPOINT', region: 'AWS_REGION' };
+  const global = leadingOptions(argv, { table: STRING, endpoint: STRING, region: STRING }, plainErrors());
+  for (const [name, value] of Object.entries(global.values)) process.env[GLOBAL[name]!] = value;
+  const [cmd, ...rest] = global.rest;
   if (process.env.DDB_ENDPOINT) process.env.AWS_REGION ??= 'local';
   // CloudWatch EMF metric lines are for Lambda
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

@@ -8,9 +8,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { EVENT_SCHEMA_DIR, eventSchemas, renderSchema } from '../schemas/events/shapes.js';
+import { commandLine, plainErrors } from './args.js';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', EVENT_SCHEMA_DIR);
-const check = process.argv.includes('--check');
+const check = commandLine(process.argv.slice(2), { check: { type: 'boolean' } }, plainErrors()).values.check === true;
 let stale = 0;
 mkdirSync(OUT, { recursive: true });
 for (const [type, schema] of eventSchemas()) {

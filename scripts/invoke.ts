@@ -41,7 +41,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { buildEvent, fakeContext, type ApiDefinition } from '../local/http-adapter.js';
 import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_ROUTES } from '../functions/placement/routes.js';
 import { BAREMETAL_DEFAULT_FAMILY, BAREMETAL_ROUTES } from '../functions/baremetal/routes.js';
-import { STEPS } from '../functions/conductor/machines.js';
+import { STEPS, stepEntry } from '../functions/conductor/machines.js';
+import { commandLine, plainErrors } from './args.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -52,7 +53,7 @@ export async function functionEntries(): Promise<Map<string, string>> {
   const out = new Map<string, string>();
   for (const f of Object.keys(PLACEMENT_FAMILY_MODULES)) out.set(`placement-${f}`, `functions/placement/${f}.ts`);
   for (const f of Object.keys(BAREMETAL_FAMILY_MODULES)) out.set(`baremetal-${f}`, `functions/baremetal/${f}.ts`);
-  for (const s of STEPS) out.set(`baremetal-step-${s}`, `functions/baremetal/steps/${s}.ts`);
+  for (const s of STEPS) out.set(`baremetal-step-${s}`, stepEntry(s));
   out.set('maintenance', 'functions/maintenance/handler.ts');
   out.set('keystone-authorizer', 'functions/authorizer/keystone.ts');
   return out;
@@ -91,29 +92,33 @@ interface Args {
 }
 
 function parseArgs(argv: string[]): Args {
-  const a: Args = { headers: {}, list: false };
-  for (let i = 0; i < argv.length; i++) {
-    const x = argv[i]!;
-    const val = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${x} needs a value`);
-      return v;
-    };
-    if (x === '--list') a.list = true;
-    else if (x === '--template') a.template = val();
-    else if (x === '--node') a.node = val();
-    else if (x === '--authorizer') a.authorizer = val();
-    else if (x === '--method') a.method = val().toUpperCase();
-    else if (x === '--path') a.path = val();
-    else if (x === '--body') a.body = val();
-    else if (x === '--header') {
-      const h = val();
-      const c = h.indexOf(':');
-      if (c < 1) throw new Error(`--header wants "name: value", got ${h}`);
-      a.headers[h.slice(0, c).trim().toLowerCase()] = h.slice(c + 1).trim();
-    } else if (!a.fn) a.fn = x;
-    else if (!a.eventFile) a.eventFile = x;
-    else throw new Error(`unexpected argument ${x}`);
+  const STRING = { type: 'string' } as const;
+  const options = {
+    list: { type: 'boolean' },
+    template: STRING,
+    node: STRING,
+    authorizer: STRING,
+    method: STRING,
+    path: STRING,
+    body: STRING,
+    header: STRING,
+  } as const;
+  const line = commandLine(argv, options, { ...plainErrors(), unknown: (x) => new Error(`unexpected argument ${x}`) }, 2);
+  const text = (name: string) => line.values[name] as string | undefined;
+  const [fn, eventFile] = line.positionals;
+  const a: Args = { headers: {}, list: line.values.list === true, fn, eventFile };
+  a.template = text('template');
+  a.node = text('node');
+  a.authorizer = text('authorizer');
+  a.method = text('method')?.toUpperCase();
+  a.path = text('path');
+  a.body = text('body');
+  // --header may be given again and again: each in turn
+  for (const { name, value: h } of line.options) {
+    if (name !== 'header') continue;
+    const c = h!.indexOf(':');
+    if (c < 1) throw new Error(`--header wants "name: value", got ${h}`);
+    a.headers[h!.slice(0, c).trim().toLowerCase()] = h!.slice(c + 1).trim();
   }
   return a;
 }

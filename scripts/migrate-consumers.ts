@@ -9,17 +9,13 @@
  */
 import { fileURLToPath } from 'node:url';
 import { migrateIncompleteConsumers } from '../functions/maintenance/consumers.js';
+import { commandLine, plainErrors } from './args.js';
 
 /** Also `berth migrate-consumers` (scripts/berth.ts); returns the exit code. */
 export async function migrateConsumersCommand(argv: string[]): Promise<number> {
-  const arg = (name: string): string | undefined => {
-    const i = argv.indexOf(`--${name}`);
-    if (i < 0) return undefined;
-    const v = argv[i + 1];
-    return v === undefined || v.startsWith('--') ? 'true' : v;
-  };
-  const batchSize = Number(arg('batch-size') ?? 100);
-  const force = arg('force') === 'true';
+  const { values } = commandLine(argv, { 'batch-size': { type: 'string' }, force: { type: 'boolean' } }, plainErrors());
+  const batchSize = Number(values['batch-size'] ?? 100);
+  const force = values.force === true;
   const t0 = Date.now();
   const out = (s: string) => process.stdout.write(`${s}\n`);
   out(

@@ -9,9 +9,10 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { renderOpenApi, type ApiName } from './openapi-document.js';
+import { commandLine, plainErrors } from './args.js';
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', 'schemas', 'openapi');
-const check = process.argv.includes('--check');
+const check = commandLine(process.argv.slice(2), { check: { type: 'boolean' } }, plainErrors()).values.check === true;
 let stale = 0;
 mkdirSync(OUT, { recursive: true });
 for (const api of ['placement', 'baremetal'] as ApiName[]) {

@@ -11,12 +11,11 @@ import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { randomUUID } from 'node:crypto';
 import { chromium } from 'playwright-core';
+import { commandLine, plainErrors } from './args.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const outAt = process.argv.indexOf('--out');
-const OUT = outAt >= 0 ? process.argv[outAt + 1]! : join(ROOT, 'docs');
+const OUT = (commandLine(process.argv.slice(2), { out: { type: 'string' } }, plainErrors()).values.out as string | undefined) ?? join(ROOT, 'docs');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.LOG_LEVEL ??= 'ERROR';
 
 async function call(base: string, method: string, path: string, body: unknown, headers: Record<string, string>, want: number): Promise<any> {

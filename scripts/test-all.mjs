@@ -22,11 +22,33 @@ import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 import { installHint, missingName, missingPackages, optionalPackage, sharedDir, strictCi } from './optional-packages.mjs';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const args = process.argv.slice(2);
-const only = args.includes('--conformance-only') ? 'conformance' : args.includes('--vitest-only') ? 'vitest' : 'all';
+// `npm test -- [--skip-checks] [--vitest-only | --conformance-only] [-- VITEST ARGS]`
+function commandLine() {
+  try {
+    return parseArgs({
+      options: { 'skip-checks': { type: 'boolean' }, 'vitest-only': { type: 'boolean' }, 'conformance-only': { type: 'boolean' } },
+      // after `--`: vitest's own arguments (e.g. one file)
+      allowPositionals: true,
+      tokens: true,
+    });
+  } catch (e) {
+    process.stderr.write(`npm test: ${e.message}\n`);
+    process.exit(2);
+  }
+}
+const { values: flags, positionals: vitestArgs, tokens } = commandLine();
+/** `--` given: vitest runs only what follows it (and the placement-scheduler rerun is skipped) */
+const toVitest = tokens.some((t) => t.kind === 'option-terminator');
+const stray = tokens.find((t) => t.kind === 'positional' && !tokens.some((u) => u.kind === 'option-terminator' && u.index < t.index));
+if (stray) {
+  process.stderr.write(`npm test: unexpected argument ${stray.value} (vitest's arguments go after --)\n`);
+  process.exit(2);
+}
+const only = flags['conformance-only'] ? 'conformance' : flags['vitest-only'] ? 'vitest' : 'all';
 
 function run(cmd, argv, opts = {}) {
   return new Promise((res) => {
@@ -50,7 +72,7 @@ let passed = 0;
 let failed = 0;
 const problems = [];
 
-if (!args.includes('--skip-checks')) {
+if (!flags['skip-checks']) {
   const checks = [
     ['typecheck', join(root, 'node_modules/.bin/tsc'), ['--noEmit', '--pretty', 'false', '-p', 'tsconfig.json']],
     ['typecheck dashboard', join(root, 'node_modules/.bin/tsc'), ['--noEmit', '--pretty', 'false', '-p', 'dashboard/tsconfig.json']],
@@ -80,9 +102,7 @@ if (missing.length) {
 }
 
 if (only !== 'conformance') {
-  // extra arguments after `--` go to vitest (e.g. one file)
-  const dash = args.indexOf('--');
-  const r = await run(join(root, 'node_modules/.bin/vitest'), ['run', ...(dash >= 0 ? args.slice(dash + 1) : [])]);
+  const r = await run(join(root, 'node_modules/.bin/vitest'), ['run', ...vitestArgs]);
   const c = counts(r.out);
   if (!c) problems.push(`vitest exited ${r.code} without a summary`);
   else {
@@ -90,7 +110,7 @@ if (only !== 'conformance') {
     failed += c.failed;
   }
   if (r.code !== 0 && (!c || c.failed === 0)) problems.push(`vitest exited with ${r.code}`);
-  if (dash < 0) {
+  if (!toVitest) {
     // the same Ironic-compatible suites with the placement scheduler (every node a resource
     // provider, every allocation a consumer): the bare-metal API answers as before
     process.stdout.write('\n[test] the Ironic-compatible suites again, with BAREMETAL_SCHEDULER=placement\n');

@@ -4,6 +4,7 @@
  * DEFAULTS, and the --json file to append figures to.
  */
 import { DEFAULTS, type AccountantOptions } from './accountant.js';
+import { commandLine, plainErrors } from '../../scripts/args.js';
 
 function list(v: string): number[] {
   return v.split(',').map((x) => {
@@ -23,40 +24,62 @@ export const ACCOUNTANT_USAGE = [
 /** A mistake on the command line: the accountant prints its message and the usage, not a stack. */
 export class UsageError extends Error {}
 
+const STRING = { type: 'string' } as const;
+const SWITCH = { type: 'boolean' } as const;
+/** the accountant's options (also `npm run bench -- --scenario capacity …`'s) */
+export const ACCOUNTANT_OPTIONS = {
+  hosts: STRING,
+  containers: STRING,
+  rates: STRING,
+  duration: STRING,
+  refresh: STRING,
+  lifetime: STRING,
+  baremetal: STRING,
+  resync: STRING,
+  'image-interval': STRING,
+  'no-deploy': SWITCH,
+  validate: STRING,
+  'no-validate': SWITCH,
+  quick: SWITCH,
+  json: STRING,
+  profile: STRING,
+  scenario: STRING,
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
 export function parseAccountantArgs(argv: string[]): { o: AccountantOptions; json?: string; help?: boolean } {
   const o: AccountantOptions = { ...DEFAULTS, validate: DEFAULTS.validate ? { ...DEFAULTS.validate } : undefined };
   let json: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    const val = () => {
-      const v = argv[++i];
-      if (v === undefined) throw new UsageError(`${a} needs a value`);
-      return v;
-    };
-    if (a === '--hosts') o.hosts = list(val())[0]!;
-    else if (a === '--containers') o.containers = list(val());
-    else if (a === '--rates') {
-      const [c, q] = val().split(':').map(Number);
+  // in order: --quick after --containers overrides them, and the other way round
+  for (const { name, value } of commandLine(
+    argv,
+    ACCOUNTANT_OPTIONS,
+    plainErrors((m) => new UsageError(m)),
+  ).options) {
+    const v = value ?? '';
+    if (name === 'hosts') o.hosts = list(v)[0]!;
+    else if (name === 'containers') o.containers = list(v);
+    else if (name === 'rates') {
+      const [c, q] = v.split(':').map(Number);
       if (!(c! > 0)) throw new UsageError('--rates CLAIMS:CANDIDATES, e.g. 2:4');
       o.claimsPerS = c!;
       o.candidatesPerS = q && q > 0 ? q : 2 * c!;
-    } else if (a === '--duration') o.durationS = list(val())[0]!;
-    else if (a === '--refresh') o.refreshPeriodS = list(val())[0]!;
-    else if (a === '--lifetime') o.lifetimeS = list(val())[0]!;
-    else if (a === '--baremetal') o.baremetalPerS = Number(val());
-    else if (a === '--resync') o.resyncS = list(val())[0]!;
-    else if (a === '--image-interval') o.imageIntervalS = Number(val());
-    else if (a === '--no-deploy') o.deploy = false;
-    else if (a === '--validate') {
-      const [ks, cs] = val().split('@');
+    } else if (name === 'duration') o.durationS = list(v)[0]!;
+    else if (name === 'refresh') o.refreshPeriodS = list(v)[0]!;
+    else if (name === 'lifetime') o.lifetimeS = list(v)[0]!;
+    else if (name === 'baremetal') o.baremetalPerS = Number(v);
+    else if (name === 'resync') o.resyncS = list(v)[0]!;
+    else if (name === 'image-interval') o.imageIntervalS = Number(v);
+    else if (name === 'no-deploy') o.deploy = false;
+    else if (name === 'validate') {
+      const [ks, cs] = v.split('@');
       o.validate = { containers: list(ks!), claimsPerS: list(cs ?? String(o.claimsPerS)) };
-    } else if (a === '--no-validate') o.validate = undefined;
-    else if (a === '--quick') Object.assign(o, { hosts: 40, containers: [1, 2], durationS: 20, lifetimeS: 8, validate: undefined });
-    else if (a === '--json') json = val();
-    else if (a === '--profile') o.profileFrom = val();
-    else if (a === '--scenario') val();
-    else if (a === '--help' || a === '-h') return { o, json, help: true };
-    else throw new UsageError(`unknown option ${a}`);
+    } else if (name === 'no-validate') o.validate = undefined;
+    else if (name === 'quick') Object.assign(o, { hosts: 40, containers: [1, 2], durationS: 20, lifetimeS: 8, validate: undefined });
+    else if (name === 'json') json = v;
+    else if (name === 'profile') o.profileFrom = v;
+    else if (name === 'help') return { o, json, help: true };
+    // --scenario: the bench's own (bench/scenarios/capacity.ts)
   }
   return { o, json };
 }

@@ -12,6 +12,7 @@
  *                  instance_uuid is its allocation's UUID.
  */
 import {
+  VALUE,
   availableNodes,
   baremetalClient,
   callCounts,
@@ -116,6 +117,7 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
 
 export const baremetalRaceScenario: Scenario = {
   name: 'baremetal-race',
+  options: { rounds: VALUE, 'big-rounds': VALUE },
   description: 'bare-metal allocations racing for nodes: settle time, exactly-once reservation (Ironic: 25-34 s for 40 over 10)',
   async run(ctx) {
     const api = baremetalClient(ctx.stack.baremetalUrl);

@@ -23,7 +23,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { pct, perfloadProviders, placementClient, pool, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
+import { VALUE, pct, perfloadProviders, placementClient, pool, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
 import { metered, unitsOf } from '../capacity/inprocess.js';
 
 const AGGS = threeAggregates();
@@ -326,7 +326,17 @@ async function runWide(ctx: BenchContext) {
 }
 
 export const candidatesScenarios: Scenario[] = [
-  { name: 'candidates', description: 'GET /allocation_candidates, upstream perfload query at 1k / 10k / 100k providers (bulk-loaded)', run: runFlat },
-  { name: 'candidates-nested', description: 'GET /allocation_candidates over 1,000 nested compute trees (same_subtree)', run: runNested },
+  {
+    name: 'candidates',
+    description: 'GET /allocation_candidates, upstream perfload query at 1k / 10k / 100k providers (bulk-loaded)',
+    options: { sizes: VALUE },
+    run: runFlat,
+  },
+  {
+    name: 'candidates-nested',
+    description: 'GET /allocation_candidates over 1,000 nested compute trees (same_subtree)',
+    options: { trees: VALUE },
+    run: runNested,
+  },
   { name: 'candidates-widetree', description: 'GET /allocation_candidates on wide trees (upstream bug 2126751 cases)', run: runWide },
 ];

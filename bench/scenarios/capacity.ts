@@ -5,7 +5,7 @@
  * proxy; the stack the bench started for the scenario is not used.
  */
 import type { Scenario } from '../kit.js';
-import { parseAccountantArgs } from '../capacity/args.js';
+import { ACCOUNTANT_OPTIONS, parseAccountantArgs } from '../capacity/args.js';
 import { runAccountant } from '../capacity/accountant.js';
 
 export const capacityScenario: Scenario = {
@@ -13,6 +13,8 @@ export const capacityScenario: Scenario = {
   description:
     'the accountant: a Nova-like workload on K containers behind the metering proxy; units per request type, hottest keys, the projection model validated and projected to 1k / 100k / 1M providers with monthly cost (docs/cost.md)',
   optional: true,
+  // the accountant's, but for the bench's own --scenario, --json, --quick and --help
+  options: Object.fromEntries(Object.entries(ACCOUNTANT_OPTIONS).filter(([k]) => !['scenario', 'json', 'quick', 'help'].includes(k))),
   async run(ctx) {
     const argv = Object.entries(ctx.args)
       .filter(([k]) => !['scenario', 'json', 'quick'].includes(k))

@@ -23,7 +23,7 @@ import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { pct, perfloadProviders, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
+import { VALUE, pct, perfloadProviders, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
 
 const CHILD = join(dirname(fileURLToPath(import.meta.url)), '..', 'coldstart-child.ts');
 const AGGS = threeAggregates();
@@ -284,6 +284,7 @@ async function run(ctx: BenchContext) {
 
 export const coldstartScenario: Scenario = {
   name: 'coldstart',
+  options: { sizes: VALUE },
   description: "a fresh process's first answers at cloud size (forest image), memory, warm latency, catch-up after a bulk load",
   optional: true,
   run,

@@ -15,7 +15,7 @@ import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pool, r1, type BenchContext, type Scenario } from '../kit.js';
+import { VALUE, pool, r1, type BenchContext, type Scenario } from '../kit.js';
 import { ensureTable, freePort, startDynamoDbLocal } from '../../local/ddb-local.js';
 import { startMeterProxy } from '../../local/ddb-meter.js';
 import { totals } from '../../local/ddb-ledger.js';
@@ -118,6 +118,7 @@ function berth(args: string[], env: Record<string, string>): Promise<{ code: num
 
 export const importIronicScenario: Scenario = {
   name: 'import-ironic',
+  options: { nodes: VALUE, schedulers: VALUE },
   description: 'berth import-ironic from the real Ironic 21.4: nodes/s, allocations/s, write units per node (both schedulers), verify time',
   optional: true,
   async run(ctx) {

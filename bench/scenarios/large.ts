@@ -10,7 +10,7 @@
  */
 import { existsSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { sharedPath, startReference, waitForUp, type BenchContext, type ReferenceServer, type Scenario } from '../kit.js';
+import { VALUE, sharedPath, startReference, waitForUp, type BenchContext, type ReferenceServer, type Scenario } from '../kit.js';
 import { freePort } from '../../local/ddb-local.js';
 
 const REFERENCE = sharedPath('reference', 'serve-placement.sh');
@@ -199,6 +199,7 @@ async function startRef(): Promise<{ target: Target; server: ReferenceServer } |
 
 export const largeScenario: Scenario = {
   name: 'large',
+  options: { 'large-sizes': VALUE },
   description: 'requests larger than one DynamoDB transaction, side by side with Placement 8.0.0',
   async run(ctx: BenchContext) {
     const berth: Target = { label: 'berth', url: ctx.stack.placementUrl };

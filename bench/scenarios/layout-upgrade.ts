@@ -13,7 +13,7 @@
  * per phase the p50/p99 of every request kind, and errors (none expected).
  */
 import { randomUUID } from 'node:crypto';
-import { pct, placementClient, r1, type BenchContext, type Scenario } from '../kit.js';
+import { VALUE, pct, placementClient, r1, type BenchContext, type Scenario } from '../kit.js';
 
 const PROJECTS = 20;
 const USERS_PER_PROJECT = 3;
@@ -252,6 +252,7 @@ async function run(ctx: BenchContext): Promise<void> {
 
 export const layoutUpgradeScenario: Scenario = {
   name: 'layout-upgrade',
+  options: { providers: VALUE, allocations: VALUE },
   description: 'a layout-1 (aea5993) table migrated online under a client load: rate, latency at layout 1 / during / after',
   optional: true,
   run,

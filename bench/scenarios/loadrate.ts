@@ -11,7 +11,7 @@
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { perfloadProviders, procCpuSeconds, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
+import { VALUE, perfloadProviders, procCpuSeconds, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
 import { ensureTable, startDynamoDbLocal, type DdbLocalOptions } from '../../local/ddb-local.js';
 import { berthSchema, meterBatchWrites, sdkStack } from '../../local/ddb-sdk.js';
 
@@ -93,6 +93,7 @@ async function runCase(ctx: BenchContext, c: LoadCase, n: number) {
 
 export const loadRateScenario: Scenario = {
   name: 'loadrate',
+  options: { providers: VALUE, cases: VALUE },
   description: 'what bounds the bulk loader against DynamoDB Local: on disk vs in memory, loader concurrency, heap, documented options',
   optional: true,
   async run(ctx) {

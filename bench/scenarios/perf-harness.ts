@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { sharedPath, type BenchContext, type Scenario } from '../kit.js';
+import { VALUE, sharedPath, type BenchContext, type Scenario } from '../kit.js';
 
 /** the shared harness sits beside the repository (../shared/perf/run, or under BERTH_SHARED), as in CI */
 const HARNESS = process.env.PERF_HARNESS ?? sharedPath('perf', 'run');
@@ -52,6 +52,7 @@ async function run(ctx: BenchContext, scenarios = 'load,claims,contention,race,u
 
 export const perfHarnessScenario: Scenario = {
   name: 'perf-harness',
+  options: { providers: VALUE },
   description: 'the shared harness (load, claims, contention, race, usages) against the local Placement URL',
   run: (ctx) => run(ctx),
 };
@@ -59,6 +60,7 @@ export const perfHarnessScenario: Scenario = {
 /** The harness's candidate scenarios, for figures directly comparable with upstream's. */
 export const perfHarnessCandidatesScenario: Scenario = {
   name: 'perf-harness-candidates',
+  options: { providers: VALUE },
   description: 'the shared harness (load, candidates, scale, nested, widetree) against the local Placement URL',
   run: (ctx) => run(ctx, 'load,candidates,scale,nested,widetree'),
   optional: true,

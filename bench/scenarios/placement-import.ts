@@ -24,7 +24,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { ensureTable, freePort } from '../../local/ddb-local.js';
-import { r1, sharedPath, startReference, waitForUp, type BenchContext, type Scenario } from '../kit.js';
+import { VALUE, SWITCH, r1, sharedPath, startReference, waitForUp, type BenchContext, type Scenario } from '../kit.js';
 
 interface PassFigures {
   seconds: number;
@@ -197,6 +197,7 @@ function project(ctx: BenchContext, label: string, p: PassFigures, providers: nu
 
 export const placementImportScenario: Scenario = {
   name: 'placement-import',
+  options: { providers: VALUE, allocations: VALUE, verify: SWITCH, reference: SWITCH, 'ref-providers': VALUE, 'ref-allocations': VALUE },
   description: '`berth import-placement` from a Placement API: rate (providers/s, allocations/s), write units, projection to 100,000 / 1,000,000',
   optional: true,
   async run(ctx) {

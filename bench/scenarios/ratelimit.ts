@@ -6,7 +6,7 @@
  * never to refuse), and the DynamoDB calls of the limited rounds are counted: the
  * difference is the bucket's round trip, its calls and write units per request.
  */
-import { callCounts, ddbCallsDuring, pct, placementClient, r1, r2, type BenchContext, type Scenario } from '../kit.js';
+import { VALUE, callCounts, ddbCallsDuring, pct, placementClient, r1, r2, type BenchContext, type Scenario } from '../kit.js';
 
 async function round(ctx: BenchContext, limit: string | undefined, n: number) {
   const { resetConfig } = await import('../../functions/config.js');
@@ -27,6 +27,7 @@ async function round(ctx: BenchContext, limit: string | undefined, n: number) {
 
 export const rateLimitScenario: Scenario = {
   name: 'ratelimit',
+  options: { requests: VALUE },
   description: 'the per-client limit: latency and DynamoDB calls it adds per request (limit off vs on, alternating)',
   async run(ctx) {
     const n = Number(ctx.args.requests ?? (ctx.quick ? 100 : 300));

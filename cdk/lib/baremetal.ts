@@ -24,7 +24,7 @@ import { Construct } from 'constructs';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BAREMETAL_DEFAULT_FAMILY, BAREMETAL_FAMILIES, BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
-import { MACHINES, STEPS } from '../../functions/conductor/machines.js';
+import { MACHINES, STEPS, stepEntry } from '../../functions/conductor/machines.js';
 import type { Machine } from '../../functions/conductor/executor.js';
 import { BerthFunction, ROOT } from './function.js';
 import { acknowledgePublicRoute } from './nag.js';
@@ -57,8 +57,8 @@ export const STEP_ACTIONS: Record<string, string[]> = {
  * store/baremetal/nodes.ts nodeUuidByNameShared) — the Placement items are BAREMETAL_PLACEMENT_ACCESS
  */
 export const PLACEMENT_STEP_ACTIONS: Record<string, string[]> = { 'find-candidates': ['dynamodb:BatchGetItem'] };
-/** the steps that keep the provider forest in memory with the placement scheduler */
-const FOREST_STEPS = ['find-candidates', 'reserve-node'];
+/** the steps that keep the provider forest in memory with the placement scheduler (each entry awaits prewarm()) */
+export const FOREST_STEPS = ['find-candidates', 'reserve-node'];
 /** which state machine a family starts executions of */
 const FAMILY_STARTS: Record<string, Machine> = { allocations: 'allocation', 'node-states': 'node-action' };
 const ARN_ENV: Record<Machine, string> = STATE_MACHINE_ARN_ENV;
@@ -123,7 +123,7 @@ export class BaremetalApi extends Construct {
     for (const step of STEPS) {
       const forest = placement && FOREST_STEPS.includes(step);
       const fn = new BerthFunction(this, `Step-${step}`, {
-        entry: `functions/baremetal/steps/${step}.ts`,
+        entry: stepEntry(step),
         description: `Bare metal step ${step}`,
         table,
         access: 'none',

@@ -15,7 +15,7 @@ import * as lambdaDestinations from 'aws-cdk-lib/aws-lambda-destinations';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
-import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
+import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_FOREST_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
 import { ChangeFeed, validateFeed, type FeedOptions } from './feed.js';
 import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../../functions/config.js';
@@ -72,8 +72,8 @@ export interface BerthStackProps extends StackProps {
   feed?: FeedOptions;
 }
 
-/** Placement families that answer from the provider forest (and so load it when they start) */
-export const FOREST_FAMILIES = ['resource-providers', 'traits', 'allocation-candidates'];
+/** Placement families that answer from the provider forest (and so load it when they start): their routes' `forest` operations */
+export const FOREST_FAMILIES: readonly string[] = PLACEMENT_FOREST_FAMILIES;
 
 export class BerthStack extends Stack {
   readonly table: dynamodb.TableV2;

@@ -8,7 +8,7 @@ import type { Machine } from './executor.js';
 export interface MachineSpec {
   /** ASL file, relative to the repository root */
   file: string;
-  /** definitionSubstitutions key -> step (functions/baremetal/steps/<step>.ts) */
+  /** definitionSubstitutions key -> step (its Lambda entry: stepEntry(step)) */
   substitutions: Record<string, string>;
   /** Task state -> step */
   tasks: Record<string, string>;
@@ -43,5 +43,8 @@ export const MACHINES: Record<Machine, MachineSpec> = {
   },
 };
 
-/** every step Lambda (entry functions/baremetal/steps/<name>.ts) */
+/** every step Lambda */
 export const STEPS = [...new Set(Object.values(MACHINES).flatMap((m) => Object.values(m.substitutions)))];
+
+/** a step Lambda's entry, relative to the repository root: beside the conductor modules it runs */
+export const stepEntry = (step: string): string => `functions/conductor/steps/${step}.ts`;

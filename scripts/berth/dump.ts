@@ -16,11 +16,13 @@ import { createWriteStream, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import * as z from 'zod';
 import { progressBar } from './progress.js';
+import { commandErrors } from './flags.js';
+import { commandLine } from '../args.js';
 
 export const DUMP_FORMAT = 'berth-dump';
 
 export async function exportCommand(args: string[]): Promise<number> {
-  const file = args.find((a) => !a.startsWith('--')) ?? '-';
+  const [file = '-'] = commandLine(args, {}, commandErrors('export'), 1).positionals;
   const { exportItems, toDumpItem } = await import('../../functions/store/placement/dump.js');
   const { tableName } = await import('../../functions/store/ddb/client.js');
   const out = file === '-' ? process.stdout : createWriteStream(file);
@@ -47,7 +49,7 @@ export async function exportCommand(args: string[]): Promise<number> {
 }
 
 export async function importCommand(args: string[]): Promise<number> {
-  const file = args.find((a) => !a.startsWith('--'));
+  const [file] = commandLine(args, {}, commandErrors('import'), 1).positionals;
   if (!file) throw new Error('usage: berth import FILE');
   const doc = JSON.parse(readFileSync(file, 'utf8'));
   if (doc?.format !== DUMP_FORMAT || doc.version !== 1 || !Array.isArray(doc.items))
@@ -72,7 +74,7 @@ const legacyFile = z.array(
 );
 
 export async function importLegacyCommand(args: string[]): Promise<number> {
-  const file = args.find((a) => !a.startsWith('--'));
+  const [file] = commandLine(args, {}, commandErrors('import-legacy'), 1).positionals;
   if (!file) throw new Error('usage: berth import-legacy FILE');
   const raw = parseYaml(readFileSync(file, 'utf8'));
   const r = legacyFile.safeParse(Array.isArray(raw) ? raw : raw?.consumers);

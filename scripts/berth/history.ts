@@ -13,6 +13,7 @@
  * processor has applied whole are shown (its watermark): a change larger than one
  * transaction appears at once or not at all.
  */
+import { commandLine } from '../args.js';
 import { allocationsAt, asOf, overlaps, resourceHours, type Interval } from '../../functions/core/feed/history.js';
 
 export interface HistoryRow {
@@ -97,33 +98,34 @@ interface Args {
   format: 'csv' | 'json';
 }
 
+const STRING = { type: 'string' } as const;
+const HISTORY_OPTIONS = {
+  project: STRING,
+  consumer: STRING,
+  provider: STRING,
+  all: { type: 'boolean' },
+  from: STRING,
+  to: STRING,
+  at: STRING,
+  format: STRING,
+} as const;
+
 function parse(argv: string[]): Args {
   const a: Args = { billing: false, all: false, format: 'csv' };
-  const args = [...argv];
-  if (args[0] === 'billing') {
-    a.billing = true;
-    args.shift();
-  }
-  for (let i = 0; i < args.length; i++) {
-    const f = args[i]!;
-    const val = () => {
-      const v = args[++i];
-      if (v === undefined) throw new Error(`${f} needs a value`);
-      return v;
-    };
-    if (f === '--project') a.project = val();
-    else if (f === '--consumer') a.consumer = val();
-    else if (f === '--provider') a.provider = val();
-    else if (f === '--all') a.all = true;
-    else if (f === '--from') a.from = parseTime(val(), f);
-    else if (f === '--to') a.to = parseTime(val(), f);
-    else if (f === '--at') a.at = parseTime(val(), f);
-    else if (f === '--format') {
-      const v = val();
-      if (v !== 'csv' && v !== 'json') throw new Error(`--format ${v}: csv or json`);
-      a.format = v;
-    } else throw new Error(`berth history: unknown argument ${f}`);
-  }
+  a.billing = argv[0] === 'billing';
+  const { values } = commandLine(a.billing ? argv.slice(1) : argv, HISTORY_OPTIONS, {
+    missing: (flag) => new Error(`${flag} needs a value`),
+    unknown: (arg) => new Error(`berth history: unknown argument ${arg}`),
+  });
+  const text = (name: string) => values[name] as string | undefined;
+  a.project = text('project');
+  a.consumer = text('consumer');
+  a.provider = text('provider');
+  a.all = values.all === true;
+  for (const name of ['from', 'to', 'at'] as const) if (text(name) !== undefined) a[name] = parseTime(text(name)!, `--${name}`);
+  const format = text('format') ?? 'csv';
+  if (format !== 'csv' && format !== 'json') throw new Error(`--format ${format}: csv or json`);
+  a.format = format;
   const which = [a.project, a.consumer, a.provider].filter((x) => x !== undefined).length + (a.all ? 1 : 0);
   if (a.billing) {
     if (a.from === undefined || a.to === undefined) throw new Error('berth history billing: --from and --to are required');

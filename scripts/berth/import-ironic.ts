@@ -42,6 +42,7 @@ import type { StoredAllocation } from '../../functions/store/baremetal/allocatio
 import { connectIronic, pool, readContents, type BaremetalContents, type IronicApi } from './ironic-api.js';
 import { openstackSession } from './openstack-session.js';
 import { progressBar } from './progress.js';
+import { parseFlags as parseOperatorFlags } from './flags.js';
 
 const out = (s: string) => process.stdout.write(`${s}\n`);
 const err = (s: string) => process.stderr.write(`${s}\n`);
@@ -51,18 +52,10 @@ interface Flags {
   switches: Set<string>;
 }
 
+/** the flags of import-ironic and verify-ironic: `--name value` and `--switch`, nothing else */
 function parseFlags(argv: string[], withValue: string[], switches: string[], usage: string): Flags {
-  const f: Flags = { values: {}, switches: new Set() };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (withValue.includes(a)) {
-      const v = argv[++i];
-      if (v === undefined) throw new Error(`${a} needs a value\n${usage}`);
-      f.values[a] = v;
-    } else if (switches.includes(a)) f.switches.add(a);
-    else throw new Error(`unexpected argument ${a}\n${usage}`);
-  }
-  return f;
+  const { values, switches: on } = parseOperatorFlags(argv, withValue, switches, usage, 'unexpected argument');
+  return { values: Object.fromEntries(values), switches: on };
 }
 
 /** a few uuids, and how many more */

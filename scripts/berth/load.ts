@@ -28,6 +28,8 @@ import * as z from 'zod';
 import type { BulkProvider } from '../../functions/store/placement/bulk.js';
 import { progressBar } from './progress.js';
 import { berthSchema, meterBatchWrites, sdkStack, type BatchWriteUnits } from '../../local/ddb-sdk.js';
+import { commandErrors } from './flags.js';
+import { commandLine } from '../args.js';
 
 /** the loader's rate and the write units per provider it cost (units by AWS's rules, from the items written) */
 export function loadReport(providers: number, seconds: number, u: BatchWriteUnits, concurrency: number): string {
@@ -124,11 +126,11 @@ export function flatten(file: LoadFile): BulkProvider[] {
 }
 
 export async function loadCommand(args: string[]): Promise<number> {
-  const file = args.find((a) => !a.startsWith('--'));
+  const { positionals, values } = commandLine(args, { concurrency: { type: 'string' }, force: { type: 'boolean' } }, commandErrors('load'), 1);
+  const [file] = positionals;
   if (!file) throw new Error('usage: berth load FILE [--concurrency N] [--force]');
-  const concurrencyAt = args.indexOf('--concurrency');
-  const concurrency = concurrencyAt >= 0 ? Number(args[concurrencyAt + 1]) : undefined;
-  const force = args.includes('--force');
+  const concurrency = values.concurrency !== undefined ? Number(values.concurrency) : undefined;
+  const force = values.force === true;
   const doc = readLoadFile(file);
   const providers = flatten(doc);
   const { bulkLoadProviders, BulkInputError, bulkRecords } = await import('../../functions/store/placement/bulk.js');

@@ -11,10 +11,16 @@
  * finish their requests first — and 0 against DynamoDB Local); this command waits for
  * that and runs the completing pass itself.
  */
+import { commandLine, plainErrors } from '../args.js';
+
 export async function migrateBaremetalCommand(argv: string[]): Promise<number> {
-  const i = argv.indexOf('--settle');
-  if (i >= 0) {
-    const v = Number(argv[i + 1]);
+  const settle = commandLine(
+    argv,
+    { settle: { type: 'string' } },
+    { ...plainErrors(), missing: () => new Error('--settle needs a number of seconds') },
+  ).values.settle;
+  if (settle !== undefined) {
+    const v = Number(settle);
     if (!Number.isFinite(v) || v < 0) throw new Error('--settle needs a number of seconds');
     process.env.BAREMETAL_MIGRATION_SETTLE_S = String(v);
   } else process.env.BAREMETAL_MIGRATION_SETTLE_S ??= process.env.DDB_ENDPOINT ? '0' : '120';

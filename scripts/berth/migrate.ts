@@ -6,9 +6,11 @@
  * itself when it finishes). Resumable and idempotent: run it again after an interruption.
  * `--status` prints where the table is and changes nothing.
  */
+import { commandLine, plainErrors } from '../args.js';
 import { progressBar } from './progress.js';
 
 export async function migrateCommand(argv: string[]): Promise<number> {
+  const status = commandLine(argv, { status: { type: 'boolean' } }, plainErrors()).values.status === true;
   const { ensureLayout, readLayoutRecord } = await import('../../functions/store/layout/state.js');
   const { migrateLayout, openMigration } = await import('../../functions/store/layout/migrate.js');
   const { fractionOf } = await import('../../functions/store/layout/state.js');
@@ -18,7 +20,7 @@ export async function migrateCommand(argv: string[]): Promise<number> {
   const say = (r: typeof rec) =>
     `layout ${r.version}${r.phase === 'complete' ? '' : ` -> ${r.target ?? LAYOUT}`}, ${r.phase}${r.progress ? ` (${JSON.stringify(r.progress)})` : ''}`;
   out(`[berth migrate] table ${process.env.TABLE_NAME ?? 'berth'}: ${say(rec)}; this release writes layout ${LAYOUT}`);
-  if (argv.includes('--status')) return 0;
+  if (status) return 0;
   const v = verdict(rec);
   if (!v.serve && v.permanent) {
     out(`[berth migrate] ${v.message}`);

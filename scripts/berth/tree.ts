@@ -6,6 +6,8 @@
 import type { ProviderRecord } from '../../functions/core/placement/model.js';
 import type { Forest } from '../../functions/core/placement/forest.js';
 import { inventoryCapacity } from '../../functions/core/placement/inventory.js';
+import { commandErrors } from './flags.js';
+import { commandLine } from '../args.js';
 
 export function describeProvider(p: ProviderRecord): string[] {
   const lines = [`${p.name}  ${p.uuid}  gen ${p.generation}`];
@@ -38,7 +40,7 @@ export function renderTree(forest: Forest, from?: ProviderRecord[]): string {
 }
 
 export async function treeCommand(args: string[]): Promise<number> {
-  const which = args.find((a) => !a.startsWith('--'));
+  const [which] = commandLine(args, {}, commandErrors('tree'), 1).positionals;
   const { snapshot } = await import('../../functions/store/placement/snapshot.js');
   const forest = await snapshot().fresh();
   let from: ProviderRecord[] | undefined;

@@ -7,13 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { StateMachine } from 'aws-local-stepfunctions';
-import { MACHINES, STEPS } from '../../../functions/conductor/machines.js';
+import { MACHINES, STEPS, stepEntry } from '../../../functions/conductor/machines.js';
 import { loadDefinition } from '../../../local/state-machines.js';
-import * as findCandidates from '../../../functions/baremetal/steps/find-candidates.js';
-import * as reserveNode from '../../../functions/baremetal/steps/reserve-node.js';
-import * as failAllocation from '../../../functions/baremetal/steps/fail-allocation.js';
-import * as advanceNode from '../../../functions/baremetal/steps/advance-node.js';
-import * as failNodeAction from '../../../functions/baremetal/steps/fail-node-action.js';
+import * as findCandidates from '../../../functions/conductor/steps/find-candidates.js';
+import * as reserveNode from '../../../functions/conductor/steps/reserve-node.js';
+import * as failAllocation from '../../../functions/conductor/steps/fail-allocation.js';
+import * as advanceNode from '../../../functions/conductor/steps/advance-node.js';
+import * as failNodeAction from '../../../functions/conductor/steps/fail-node-action.js';
 
 const STEP_MODULES: Record<string, { handler: unknown }> = {
   'find-candidates': findCandidates,
@@ -42,7 +42,7 @@ describe('ASL files', () => {
   it('every step has a Lambda entry exporting handler', () => {
     expect(Object.keys(STEP_MODULES).sort()).toEqual([...STEPS].sort());
     for (const step of STEPS) {
-      expect(existsSync(join(ROOT, 'functions/baremetal/steps', `${step}.ts`))).toBe(true);
+      expect(existsSync(join(ROOT, stepEntry(step)))).toBe(true);
       expect(typeof STEP_MODULES[step]!.handler).toBe('function');
     }
   });

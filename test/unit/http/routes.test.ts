@@ -4,15 +4,23 @@
  * every resource-family module (its `routes`): every path and method the map gives a
  * family has a handler in that family's table, and every handler is reachable through
  * the map. The framework finds out only at run time, as a 500 ("is not served by this
- * function") or a handler nobody can call.
+ * function") or a handler nobody can call. And the families whose routes answer from the
+ * provider forest (what cdk/ gives memory and SNAPSHOT_PREWARM) are the family modules
+ * that load it while they initialise (a top-level `await prewarm()`), as are the forest
+ * steps: one without the other is a cold start that waits, or a flag that does nothing.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RouteSpec } from '../../../functions/http/router.js';
 import type { LambdaFamily } from '../../../functions/http/family.js';
-import { PLACEMENT_ROUTES } from '../../../functions/placement/routes.js';
+import { PLACEMENT_FOREST_FAMILIES, PLACEMENT_ROUTES } from '../../../functions/placement/routes.js';
 import { PLACEMENT_FAMILY_MODULES } from '../../../functions/placement/index.js';
 import { BAREMETAL_ROUTES } from '../../../functions/baremetal/routes.js';
 import { BAREMETAL_FAMILY_MODULES } from '../../../functions/baremetal/index.js';
+import { STEPS, stepEntry } from '../../../functions/conductor/machines.js';
+import { FOREST_FAMILIES } from '../../../cdk/lib/berth-stack.js';
+import { FOREST_STEPS } from '../../../cdk/lib/baremetal.js';
 
 /** Every disagreement between a route map and the families' handler tables, as sentences (none: they pair). */
 function unpaired(map: readonly RouteSpec[], families: Record<string, Pick<LambdaFamily, 'routes'>>): string[] {
@@ -84,5 +92,20 @@ describe('routes.ts and the families’ handler tables', () => {
       '/b: in the table of family y but routes.ts sends it to x',
       'family y serves no path of routes.ts',
     ]);
+  });
+});
+
+describe('the forest families', () => {
+  const prewarms = (file: string) => /^await prewarm\(\);?$/m.test(readFileSync(join(process.cwd(), file), 'utf8'));
+
+  it('are the Placement family modules that load the forest while they initialise, and what cdk/ deploys as such', () => {
+    const loading = Object.keys(PLACEMENT_FAMILY_MODULES).filter((f) => prewarms(`functions/placement/${f}.ts`));
+    expect([...PLACEMENT_FOREST_FAMILIES].sort()).toEqual(loading.sort());
+    expect(PLACEMENT_FOREST_FAMILIES).toEqual(expect.arrayContaining(['resource-providers', 'traits', 'allocation-candidates']));
+    expect(FOREST_FAMILIES).toEqual(PLACEMENT_FOREST_FAMILIES);
+  });
+
+  it('include the steps that load it, with the placement scheduler', () => {
+    expect([...FOREST_STEPS].sort()).toEqual(STEPS.filter((s) => prewarms(stepEntry(s))).sort());
   });
 });

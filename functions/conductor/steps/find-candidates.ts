@@ -1,9 +1,9 @@
-/** Step Lambda of the bare-metal state machines: reserve (see ../allocate.ts). */
-import { reserve } from '../../conductor/allocate.js';
+/** Step Lambda of the bare-metal state machines: findCandidates (see ../allocate.ts). */
+import { findCandidates } from '../allocate.js';
 import { withMetrics } from '../../observability/powertools.js';
 import { prewarm } from '../../store/placement/snapshot.js';
 
-export const handler = withMetrics(reserve);
+export const handler = withMetrics(findCandidates);
 
 // BAREMETAL_SCHEDULER=placement: candidates come from the provider forest, loaded while
 // the Lambda initialises (cdk/ sets SNAPSHOT_PREWARM on this step in that mode only)

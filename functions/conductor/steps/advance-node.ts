@@ -1,5 +1,5 @@
 /** Step Lambda of the bare-metal state machines: advanceNode (see ../node-actions.ts). */
-import { advanceNode } from '../../conductor/node-actions.js';
+import { advanceNode } from '../node-actions.js';
 import { withMetrics } from '../../observability/powertools.js';
 
 export const handler = withMetrics(advanceNode);

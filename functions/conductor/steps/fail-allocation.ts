@@ -1,5 +1,5 @@
 /** Step Lambda of the bare-metal state machines: fail (see ../allocate.ts). */
-import { fail } from '../../conductor/allocate.js';
+import { fail } from '../allocate.js';
 import { withMetrics } from '../../observability/powertools.js';
 
 export const handler = withMetrics(fail);

@@ -1,4 +1,2 @@
-import '../../local/promise-polyfill.js';
-
 process.env.LOG_LEVEL ??= 'warn';
 process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';

@@ -1,5 +1,5 @@
 /** Step Lambda of the bare-metal state machines: failNodeAction (see ../node-actions.ts). */
-import { failNodeAction } from '../../conductor/node-actions.js';
+import { failNodeAction } from '../node-actions.js';
 import { withMetrics } from '../../observability/powertools.js';
 
 export const handler = withMetrics(failNodeAction);
