@@ -27,8 +27,8 @@ import { config } from '../config.js';
 import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';
 import { candidatesFromForest } from '../store/baremetal/placement-migration.js';
-import { forestProvider, freeNodeProviders } from '../store/baremetal/placement-candidates.js';
-import { placementRefusalText } from '../core/baremetal/placement.js';
+import { forestProvider, freeNodeProviders } from '../bridge/candidates.js';
+import { placementRefusalText } from '../bridge/shape.js';
 import { RETRY, sleep, withRetries } from '../store/ddb/retry.js';
 import { log } from '../observability/log.js';
 

@@ -11,8 +11,8 @@ import { IronicError, Err } from '../core/baremetal/errors.js';
 import type { NodeRecord } from '../core/baremetal/records.js';
 import { config } from '../config.js';
 import { type RETRY, RetriesExhausted, withRetries } from '../store/ddb/retry.js';
-import { placementRefusalText } from '../core/baremetal/placement.js';
-import type { PlacementRefusal } from '../store/baremetal/placement-link.js';
+import { placementRefusalText } from '../bridge/shape.js';
+import type { PlacementRefusal } from '../bridge/links.js';
 
 /** what the handler passes to re-read (and re-authorize) the object on every attempt */
 export type Load<T> = () => Promise<T>;

@@ -4,7 +4,7 @@
  * with resource_provider_generation, checked (409 placement.concurrent_update) and
  * bumped in one conditional write.
  */
-import { nodeProviderRefusal } from '../core/baremetal/placement.js';
+import { nodeProviderRefusal } from '../bridge/shape.js';
 import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';

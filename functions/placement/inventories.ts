@@ -3,7 +3,7 @@
  * (placement/handlers/inventory.py). Reads are one consistent GetItem of the provider;
  * every write is one generation-guarded transaction (functions/store/placement/inventories.ts).
  */
-import { nodeProviderRefusal } from '../core/baremetal/placement.js';
+import { nodeProviderRefusal } from '../bridge/shape.js';
 import { httpLambda } from '../http/apigw.js';
 import { noContent } from '../http/types.js';
 import type { Inventory, ProviderRecord } from '../core/placement/model.js';

@@ -9,7 +9,7 @@ import { canonicalUuid, newUuid } from '../core/compat/uuid.js';
 import { filterProviders, sharingQuery, type ProviderFilters } from '../core/placement/provider-filters.js';
 import { parseMemberOfParams, parseResources, parseTraitsParams } from '../core/placement/query.js';
 import { bad } from '../core/errors.js';
-import { nodeProviderRefusal } from '../core/baremetal/placement.js';
+import { nodeProviderRefusal } from '../bridge/shape.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-providers.js';
 import { createProvider, deleteProvider, getProvider, providersFor, readSharingProviders, updateProvider } from '../store/placement/providers.js';

@@ -4,7 +4,7 @@
  * with a reference count (functions/store/placement/traits.ts). Provider traits are written with
  * one generation-guarded transaction.
  */
-import { nodeProviderRefusal } from '../core/baremetal/placement.js';
+import { nodeProviderRefusal } from '../bridge/shape.js';
 import { httpLambda } from '../http/apigw.js';
 import { noContent, type HttpResponse } from '../http/types.js';
 import { STANDARD_TRAITS, isStandardTrait, sortTraits } from '../core/placement/standard.js';

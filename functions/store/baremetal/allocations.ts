@@ -37,7 +37,7 @@ import type { ProviderRecord } from '../../core/placement/model.js';
 import { readProvider } from '../placement/providers.js';
 import type { ProviderRead } from '../placement/provider-items.js';
 import { getNode } from './nodes.js';
-import { ensureNodeNames, linkFailure, nodeLink, placementMode, reservationLink, withLink, type PlacementRefusal } from './placement-link.js';
+import { ensureNodeNames, linkFailure, nodeLink, placementMode, reservationLink, withLink, type PlacementRefusal } from '../../bridge/links.js';
 import { markAllocationDelete } from './facts.js';
 import { recordFact, type ChangeSpec } from '../../core/feed/change.js';
 

@@ -29,7 +29,7 @@ import { holdsLayout1Items, readLayoutRecord } from '../layout/state.js';
 import { allocationCreateItems, allocationFromItem, createAllocation, getAllocation, type StoredAllocation } from './allocations.js';
 import { BK, BM_TX } from './keys.js';
 import { createNode, getNodes } from './nodes.js';
-import type { PlacementRefusal } from './placement-link.js';
+import type { PlacementRefusal } from '../../bridge/links.js';
 
 const STATE_KEY = K.meta('import-ironic');
 

@@ -11,7 +11,7 @@ import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS, BM_TX, HOLD, HOLD_UNTIL, refuseOversized } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
-import { linkFailure, nodeLink, withLink, type AllocationIdentity, type PlacementRefusal } from './placement-link.js';
+import { linkFailure, nodeLink, withLink, type AllocationIdentity, type PlacementRefusal } from '../../bridge/links.js';
 import { allocationsDeletedBy } from './facts.js';
 import { recordFact, type ChangeSpec } from '../../core/feed/change.js';
 

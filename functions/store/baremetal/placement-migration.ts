@@ -14,19 +14,19 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { config } from '../../config.js';
-import { nodeProviderShape, placementResourceClass } from '../../core/baremetal/placement.js';
+import { nodeProviderShape, placementResourceClass } from '../../bridge/shape.js';
 import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
 import { ddb, tableName } from '../ddb/client.js';
 import { tableKey } from '../ddb/per-table.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr } from '../ddb/expr.js';
-import { ensureCustomNames, nodeProviderItems, readNodeProvider } from '../placement/node-provider.js';
+import { ensureCustomNames, nodeProviderItems, readNodeProvider } from '../../bridge/node-provider.js';
 import { K } from '../placement/keys.js';
 import { getAllocation } from './allocations.js';
 import { BK, BM_TX } from './keys.js';
 import { getNode, queryNodes } from './nodes.js';
-import { consumerOf, placementMode, withLink } from './placement-link.js';
+import { consumerOf, placementMode, withLink } from '../../bridge/links.js';
 
 const STATE_KEY = K.meta('baremetal-scheduler');
 

@@ -51,7 +51,7 @@ import { Expr, newItem } from '../ddb/expr.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { config } from '../../config.js';
 import { writeSeq } from '../../core/placement/order.js';
-import { baremetalConsumerProblem } from '../../core/baremetal/placement.js';
+import { baremetalConsumerProblem } from '../../bridge/shape.js';
 
 /**
  * Which condition guards a claim's provider write:

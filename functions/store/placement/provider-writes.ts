@@ -21,7 +21,7 @@ import { Expr } from '../ddb/expr.js';
 import { K } from './keys.js';
 import { readProvider } from './providers.js';
 import { NODE_ATTR, sharingChanges } from './provider-items.js';
-import { sameInventories, sameSet } from '../../core/baremetal/placement.js';
+import { sameInventories, sameSet } from '../../bridge/shape.js';
 import { refUpdates, type RefChange } from './refs.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { providerView, type ChangeSpec } from '../../core/feed/change.js';

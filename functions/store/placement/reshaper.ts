@@ -11,7 +11,7 @@ import { missingResourceClasses } from './catalog.js';
 import { diffRefs, refUpdates, type RefChange } from './refs.js';
 import { readClaimState, refusedForBaremetal, writePlan, claimStats } from './allocations.js';
 import type { StateRead } from './provider-items.js';
-import { nodeProviderRefusal, sameInventories } from '../../core/baremetal/placement.js';
+import { nodeProviderRefusal, sameInventories } from '../../bridge/shape.js';
 import { withRetries } from '../ddb/retry.js';
 
 /** ref changes of several providers, one per class (a transaction touches an item once) */

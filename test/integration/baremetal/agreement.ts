@@ -23,13 +23,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  nodeProviderShape,
-  placementResourceClass,
-  sameInventories,
-  sameSet,
-  BAREMETAL_CONSUMER_TYPE,
-} from '../../../functions/core/baremetal/placement.js';
+import { nodeProviderShape, placementResourceClass, sameInventories, sameSet, BAREMETAL_CONSUMER_TYPE } from '../../../functions/bridge/shape.js';
 import type { NodeRecord } from '../../../functions/core/baremetal/records.js';
 
 type Item = Record<string, any>;

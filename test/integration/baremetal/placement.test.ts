@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { servePlacementHere, type Api } from '../harness.js';
 import { allocate, allocatingRecord, availableNode, startBaremetal, type BmApi } from './harness.js';
-import { projectAggregate } from '../../../functions/core/baremetal/placement.js';
+import { projectAggregate } from '../../../functions/bridge/shape.js';
 
 let bm: BmApi;
 let pl: Api;

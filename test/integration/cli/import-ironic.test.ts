@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { freePort } from '../../../local/ddb-local.js';
 import { parseFaults, startFaultProxy } from '../../../local/ddb-faults.js';
-import { projectAggregate } from '../../../functions/core/baremetal/placement.js';
+import { projectAggregate } from '../../../functions/bridge/shape.js';
 import { referenceLauncher, startReference, waitForIronic, type ReferenceServer } from '../differential-kit.js';
 import { servePlacementHere, type Api } from '../harness.js';
 import { activeBaremetal, useBaremetalTable } from '../baremetal/harness.js';

@@ -12,12 +12,12 @@
  * Nova's driver does not report: the node's owner and lessee, as one aggregate per
  * project (projectAggregate), so an allocation's candidates come from the forest alone.
  */
-import { capacity, type Inventory, type ProviderRecord } from '../placement/model.js';
-import { uuid5 } from '../compat/uuid.js';
-import type { AllocationRequest, CandidateNode } from './allocations.js';
-import type { ClaimFailure, ConsumerRequest, ConsumerState } from '../placement/claim.js';
-import { isAllocatable, type NodeRecord } from './records.js';
-import { S } from './states.js';
+import { capacity, type Inventory, type ProviderRecord } from '../core/placement/model.js';
+import { uuid5 } from '../core/compat/uuid.js';
+import type { AllocationRequest, CandidateNode } from '../core/baremetal/allocations.js';
+import type { ClaimFailure, ConsumerRequest, ConsumerState } from '../core/placement/claim.js';
+import { isAllocatable, type NodeRecord } from '../core/baremetal/records.js';
+import { S } from '../core/baremetal/states.js';
 
 /** the consumer type of a bare-metal allocation's Placement consumer */
 export const BAREMETAL_CONSUMER_TYPE = 'BAREMETAL';

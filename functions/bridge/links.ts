@@ -11,21 +11,14 @@
  * placement.ts says how a node looks as a provider), reads what the plan needs and turns
  * a failed condition into the caller's outcome.
  */
-import { config } from '../../config.js';
-import {
-  allocationConsumer,
-  nodeInventory,
-  nodeProviderShape,
-  placementResourceClass,
-  sameShape,
-  type NodeProviderShape,
-} from '../../core/baremetal/placement.js';
-import type { NodeRecord } from '../../core/baremetal/records.js';
-import type { ProviderRecord } from '../../core/placement/model.js';
-import type { TxItem, TxOutcome } from '../ddb/tx.js';
-import { ensureCustomNames, nodeProviderItems, readNodeProvider, type NodeClaim } from '../placement/node-provider.js';
-import type { ProviderRead } from '../placement/provider-items.js';
-import type { ChangeSpec, ConsumerFact, ProviderFact } from '../../core/feed/change.js';
+import { config } from '../config.js';
+import { allocationConsumer, nodeInventory, nodeProviderShape, placementResourceClass, sameShape, type NodeProviderShape } from './shape.js';
+import type { NodeRecord } from '../core/baremetal/records.js';
+import type { ProviderRecord } from '../core/placement/model.js';
+import type { TxItem, TxOutcome } from '../store/ddb/tx.js';
+import { ensureCustomNames, nodeProviderItems, readNodeProvider, type NodeClaim } from './node-provider.js';
+import type { ProviderRead } from '../store/placement/provider-items.js';
+import type { ChangeSpec, ConsumerFact, ProviderFact } from '../core/feed/change.js';
 
 /** Does this deployment schedule bare metal through Placement? */
 export const placementMode = (): boolean => config().baremetal.scheduler === 'placement';

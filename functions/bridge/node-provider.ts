@@ -25,23 +25,23 @@
  * writes would be refused for (inventory, traits, aggregates, the mark) bumps the
  * generation, so those writes, which are generation-guarded too, cannot slip between.
  */
-import type { ConsumerRecord, Resources } from '../../core/placement/consumers.js';
-import { type ProviderDelta, type ProviderRecord, providerRecord } from '../../core/placement/model.js';
-import { BAREMETAL_CONSUMER_TYPE, sameInventories, sameSet, type NodeProviderShape } from '../../core/baremetal/placement.js';
-import { Expr, newItem } from '../ddb/expr.js';
-import type { TxItem } from '../ddb/tx.js';
-import { allocationRowItem } from './allocations.js';
-import { missingResourceClasses, missingTraits } from './catalog.js';
-import { logPut, logStamp, stateGuard } from './changelog.js';
-import { consumerToItem, getConsumer } from './consumers.js';
-import { K } from './keys.js';
-import { providerDeleteItems, readProvider } from './providers.js';
-import { NODE_ATTR, defItem, sharingChanges, stateItem, type ProviderRead } from './provider-items.js';
-import { diffRefs, refUpdates } from './refs.js';
-import { createCustomResourceClass } from './resource-classes.js';
-import { createCustomTrait } from './traits.js';
-import { usageUpdates } from './usage.js';
-import { consumerView, providerView, type ConsumerFact, type ProviderFact } from '../../core/feed/change.js';
+import type { ConsumerRecord, Resources } from '../core/placement/consumers.js';
+import { type ProviderDelta, type ProviderRecord, providerRecord } from '../core/placement/model.js';
+import { BAREMETAL_CONSUMER_TYPE, sameInventories, sameSet, type NodeProviderShape } from './shape.js';
+import { Expr, newItem } from '../store/ddb/expr.js';
+import type { TxItem } from '../store/ddb/tx.js';
+import { allocationRowItem } from '../store/placement/allocations.js';
+import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
+import { logPut, logStamp, stateGuard } from '../store/placement/changelog.js';
+import { consumerToItem, getConsumer } from '../store/placement/consumers.js';
+import { K } from '../store/placement/keys.js';
+import { providerDeleteItems, readProvider } from '../store/placement/providers.js';
+import { NODE_ATTR, defItem, sharingChanges, stateItem, type ProviderRead } from '../store/placement/provider-items.js';
+import { diffRefs, refUpdates } from '../store/placement/refs.js';
+import { createCustomResourceClass } from '../store/placement/resource-classes.js';
+import { createCustomTrait } from '../store/placement/traits.js';
+import { usageUpdates } from '../store/placement/usage.js';
+import { consumerView, providerView, type ConsumerFact, type ProviderFact } from '../core/feed/change.js';
 
 /** A node's provider as read, and the consumer a write releases or claims with (if asked). */
 export interface NodeProviderRead {

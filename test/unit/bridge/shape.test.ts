@@ -17,7 +17,7 @@ import {
   projectAggregate,
   providerCandidates,
   sameShape,
-} from '../../../functions/core/baremetal/placement.js';
+} from '../../../functions/bridge/shape.js';
 import { chooseCandidates } from '../../../functions/core/baremetal/allocations.js';
 import type { NodeRecord } from '../../../functions/core/baremetal/records.js';
 import { newProviderRecord, type ProviderRecord, providerRecord } from '../../../functions/core/placement/model.js';
