@@ -26,7 +26,11 @@ import { K } from '../placement/keys.js';
 import { getAllocation } from './allocations.js';
 import { BK, BM_TX } from './keys.js';
 import { getNode, queryNodes } from './nodes.js';
-import { consumerOf, placementMode, withLink } from '../../bridge/links.js';
+import { consumerOf } from '../../bridge/links.js';
+import { withLink } from './links.js';
+
+/** Does this deployment schedule bare metal through Placement? */
+const placementMode = (): boolean => config().baremetal.scheduler === 'placement';
 
 const STATE_KEY = K.meta('baremetal-scheduler');
 

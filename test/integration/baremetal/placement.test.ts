@@ -140,7 +140,7 @@ describe('every allocation is a Placement consumer, written with the reservation
     const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
     const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { K } = await import('../../../functions/store/placement/keys.js');
-    const { NODE_ATTR } = await import('../../../functions/store/placement/provider-items.js');
+    const { MANAGED_BY: NODE_ATTR } = await import('../../../functions/store/placement/provider-items.js');
     await ddb().send(
       new UpdateCommand({
         TableName: tableName(),
