@@ -219,7 +219,7 @@ export async function importIronic(opts: ImportOptions): Promise<number> {
   }
 
   // ---- which scheduler the table runs, and what it holds already
-  const { readSchedulerState } = await import('../../functions/store/baremetal/placement-migration.js');
+  const { readSchedulerState } = await import('../../functions/store/baremetal/scheduler-state.js');
   const { tableName } = await import('../../functions/store/ddb/client.js');
   const table = tableName();
   const tableMode = (await readSchedulerState()).mode;

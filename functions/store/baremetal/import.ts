@@ -23,7 +23,7 @@ import { batchGet } from '../ddb/batch.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact } from '../ddb/tx.js';
 import { Expr } from '../ddb/expr.js';
-import { K } from '../placement/keys.js';
+import { metaKey } from '../ddb/keys.js';
 import { unrecordedState, verdict } from '../../core/layout.js';
 import { holdsLayout1Items, readLayoutRecord } from '../layout/state.js';
 import { allocationCreateItems, allocationFromItem, createAllocation, getAllocation, type StoredAllocation } from './allocations.js';
@@ -31,7 +31,7 @@ import { BK, BM_TX } from './keys.js';
 import { createNode, getNodes } from './nodes.js';
 import type { LinkRefusal, NodeLinks } from './links.js';
 
-const STATE_KEY = K.meta('import-ironic');
+const STATE_KEY = metaKey('import-ironic');
 
 /** What `META` / `import-ironic` says about the import into this table. */
 export interface IronicImportState {
