@@ -14,7 +14,7 @@ import { config, type Config } from '../config.js';
 import { DATABASE_SCHEDULER, NODE_INDEX, type CandidateSource, type Scheduler } from '../store/baremetal/scheduler.js';
 import { forestProvider, freeNodeProviders } from './candidates.js';
 import { PLACEMENT_LINKS, reserveThroughPlacement } from './links.js';
-import { candidatesFromForest } from '../store/baremetal/placement-migration.js';
+import { candidatesFromForest } from './migration.js';
 
 /** before the switch completed: the node index (a node may have no provider yet), reservations through Placement */
 const INDEX_THROUGH_PLACEMENT: CandidateSource = { ...NODE_INDEX, commit: reserveThroughPlacement() };

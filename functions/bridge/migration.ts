@@ -12,20 +12,20 @@
  * a process still running the old configuration may have no provider yet; reserving
  * one creates its provider in the same transaction); from then on, from the forest.
  */
-import { config } from '../../config.js';
-import { nodeProviderShape, placementResourceClass } from '../../bridge/shape.js';
-import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
-import { tableKey } from '../ddb/per-table.js';
-import { RETRY, withRetries } from '../ddb/retry.js';
-import { transact, type TxItem } from '../ddb/tx.js';
-import { Expr } from '../ddb/expr.js';
-import { ensureCustomNames, nodeProviderItems, readNodeProvider } from '../../bridge/node-provider.js';
-import { getAllocation } from './allocations.js';
-import { BK, BM_TX } from './keys.js';
-import { readSchedulerState, writeSchedulerState, type SchedulerState } from './scheduler-state.js';
-import { getNode, queryNodes } from './nodes.js';
-import { consumerOf } from '../../bridge/links.js';
-import { withLink } from './links.js';
+import { config } from '../config.js';
+import { nodeProviderShape, placementResourceClass } from './shape.js';
+import { ALLOCATION_STATES } from '../core/baremetal/allocations.js';
+import { tableKey } from '../store/ddb/per-table.js';
+import { RETRY, withRetries } from '../store/ddb/retry.js';
+import { transact, type TxItem } from '../store/ddb/tx.js';
+import { Expr } from '../store/ddb/expr.js';
+import { ensureCustomNames, nodeProviderItems, readNodeProvider } from './node-provider.js';
+import { getAllocation } from '../store/baremetal/allocations.js';
+import { BK, BM_TX } from '../store/baremetal/keys.js';
+import { readSchedulerState, writeSchedulerState, type SchedulerState } from '../store/baremetal/scheduler-state.js';
+import { getNode, queryNodes } from '../store/baremetal/nodes.js';
+import { consumerOf } from './links.js';
+import { withLink } from '../store/baremetal/links.js';
 
 /** Does this deployment schedule bare metal through Placement? */
 const placementMode = (): boolean => config().baremetal.scheduler === 'placement';
