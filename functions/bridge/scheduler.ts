@@ -12,6 +12,7 @@
  */
 import { config, type Config } from '../config.js';
 import { DATABASE_SCHEDULER, NODE_INDEX, type CandidateSource, type Scheduler } from '../store/baremetal/scheduler.js';
+import { prewarm } from '../store/placement/snapshot.js';
 import { forestProvider, freeNodeProviders } from './candidates.js';
 import { PLACEMENT_LINKS, reserveThroughPlacement } from './links.js';
 import { candidatesFromForest } from './migration.js';
@@ -30,6 +31,8 @@ export const PLACEMENT_SCHEDULER: Scheduler = {
   name: 'placement',
   links: PLACEMENT_LINKS,
   source: async () => ((await candidatesFromForest()) ? FOREST : INDEX_THROUGH_PLACEMENT),
+  // cdk/ sets SNAPSHOT_PREWARM on the steps with this scheduler
+  prewarm: () => prewarm(),
 };
 
 let chosen: { for: Config; scheduler: Scheduler } | undefined;

@@ -133,6 +133,11 @@ async function lookForNodes(source: CandidateSource, req: AllocationSpec, again 
   }
 }
 
+/** What the scheduler's sources read, loaded while a step Lambda initialises (the placement scheduler: the forest). */
+export function prewarmScheduler(): Promise<void> {
+  return scheduler().prewarm();
+}
+
 /** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */
 export async function findCandidates(input: AllocationStepInput): Promise<AllocationStepOutput> {
   reserveStats.find++;

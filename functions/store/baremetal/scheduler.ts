@@ -28,10 +28,12 @@ export interface Scheduler {
   readonly links: NodeLinks;
   /** the source of one step (looked up once per step: the placement scheduler's depends on its migration) */
   source(): Promise<CandidateSource>;
+  /** load what the sources read while a step Lambda initialises (the placement scheduler: the provider forest) */
+  prewarm(): Promise<void>;
 }
 
 /** the node index, and the reservation alone */
 export const NODE_INDEX: CandidateSource = { from: 'index', look: (req) => allocatableNodes(req.resource_class), commit: reserveAlone };
 
 /** Ironic's own: allocations from the node index, nodes that nothing else follows. */
-export const DATABASE_SCHEDULER: Scheduler = { name: 'database', links: NO_LINKS, source: async () => NODE_INDEX };
+export const DATABASE_SCHEDULER: Scheduler = { name: 'database', links: NO_LINKS, source: async () => NODE_INDEX, prewarm: async () => {} };
