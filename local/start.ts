@@ -291,7 +291,7 @@ export async function startStack(o: Options): Promise<RunningStack> {
     // a table switched to the placement scheduler is migrated before anything is served
     // (as the maintenance task or `npx berth migrate-baremetal` does it in AWS)
     if (process.env.BAREMETAL_SCHEDULER === 'placement') {
-      const { migrateNodesToPlacement } = await import('../functions/store/baremetal/placement-migration.js');
+      const { migrateNodesToPlacement } = await import('../functions/bridge/migration.js');
       await migrateNodesToPlacement({ deadline: Number.POSITIVE_INFINITY });
     }
     const servers: Server[] = [];

@@ -3,14 +3,20 @@
  * The import rule (docs/design.md, "Layers"): imports point one way,
  *
  *   handlers (functions/{placement,baremetal,maintenance,authorizer})
- *     -> conductor (bare metal's workflows) -> store -> core
+ *     -> use cases (Placement's, functions/usecases/) | conductor (bare metal's workflows)
+ *     -> bridge (functions/bridge/: bare metal through Placement) -> store -> core
  *   every layer may use http/ (handlers only), observability/ and config.ts;
- *   core imports nothing but core (and zod / node built-ins);
+ *   core imports nothing but core (and zod / node built-ins), and neither does the
+ *   bridge's pure part (functions/bridge/shape.ts);
+ *   across the two APIs (WINGS): Placement's modules import nothing of bare metal's
+ *   nor of the bridge, bare metal's only the bridge; the bridge is the one wing that
+ *   imports both;
  *   the AWS SDK is imported only by the store, the executor and the authorizer;
  *   nothing under functions/ imports local/, scripts/, test/, bench/ or cdk/;
  *   the dashboard (dashboard/, served as it is to a browser) imports only its own
  *   modules, by relative URL;
- *   the modules of bench/ and of the dashboard import each other in no circle (ACYCLIC).
+ *   the modules of bench/, of the dashboard and of functions/ import each other in no
+ *   circle (ACYCLIC; dynamic imports count).
  *
  * `node scripts/check-layers.mjs` prints every violation and exits 1 if there is one.
  * `npm test` runs it before anything else. The rules are data (LAYERS, RULES) so a
@@ -25,6 +31,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** The layer a repository path belongs to (first matching prefix). */
 export const LAYERS = [
   ['functions/core/', 'core'],
+  ['functions/bridge/shape.ts', 'bridge-core'],
+  ['functions/bridge/', 'bridge'],
+  ['functions/usecases/', 'usecases'],
   ['functions/store/', 'store'],
   ['functions/conductor/', 'conductor'],
   ['functions/http/', 'http'],
@@ -50,29 +59,71 @@ export const RULES = {
   config: [],
   observability: ['config'],
   store: ['core', 'observability', 'config'],
-  conductor: ['store', 'core', 'observability', 'config'],
+  'bridge-core': ['core'],
+  bridge: ['store', 'core', 'bridge-core', 'observability', 'config'],
+  usecases: ['store', 'core', 'observability', 'config'],
+  conductor: ['bridge', 'store', 'core', 'observability', 'config'],
   http: ['core', 'observability', 'config'],
   schemas: ['core'],
-  placement: ['store', 'core', 'http', 'observability', 'config', 'schemas'],
+  placement: ['usecases', 'store', 'core', 'http', 'observability', 'config', 'schemas'],
   baremetal: ['conductor', 'store', 'core', 'http', 'observability', 'config', 'schemas'],
-  maintenance: ['conductor', 'store', 'core', 'observability', 'config'],
+  maintenance: ['conductor', 'bridge', 'usecases', 'store', 'core', 'observability', 'config'],
   feed: ['store', 'core', 'observability', 'config'],
   authorizer: ['core', 'http', 'observability', 'config'],
   dashboard: [],
 };
 
 /**
- * Directories whose modules may not import each other in a circle (relative imports,
- * `import type` included: a scenario taking its types from the entry point that lists
- * the scenarios is a circle to a reader even when the compiler erases it).
+ * The wing of the two APIs a path belongs to (first matching prefix; shared modules —
+ * config, http, observability, the ddb plumbing, layouts, the change feed, the other
+ * Lambdas — are in none).
  */
-export const ACYCLIC = ['bench/', 'dashboard/'];
+export const WINGS = [
+  ['functions/bridge/', 'bridge'],
+  ['functions/placement/', 'placement'],
+  ['functions/usecases/placement/', 'placement'],
+  ['functions/store/placement/', 'placement'],
+  ['functions/core/placement/', 'placement'],
+  ['schemas/placement/', 'placement'],
+  ['functions/baremetal/', 'baremetal'],
+  ['functions/conductor/', 'baremetal'],
+  ['functions/store/baremetal/', 'baremetal'],
+  ['functions/core/baremetal/', 'baremetal'],
+  ['schemas/baremetal/', 'baremetal'],
+];
+
+/**
+ * wing -> the other wings it may import: Placement knows nothing of bare metal (a
+ * provider or consumer "managed elsewhere" is its own notion); bare metal reaches
+ * Placement only through the bridge (the scheduler strategy); the bridge joins both.
+ */
+export const WING_RULES = {
+  placement: [],
+  baremetal: ['bridge'],
+  bridge: ['placement', 'baremetal'],
+};
+
+/**
+ * Directories whose modules may not import each other in a circle (relative imports,
+ * `import type` and dynamic imports included: a scenario taking its types from the entry
+ * point that lists the scenarios is a circle to a reader even when the compiler erases
+ * it). An entry [dir, ...left out] checks `dir` without the directories after it:
+ * functions/store/ddb/ still has one circle — client.ts loads intents.ts when a read
+ * meets an intent's lock, and intents.ts reads through client.ts — and imports nothing
+ * outside the plumbing, so leaving it out hides no other circle.
+ */
+export const ACYCLIC = ['bench/', 'dashboard/', ['functions/', 'functions/store/ddb/']];
 
 /** the only places that may import the AWS SDK (@aws-sdk/*) */
 export const AWS_SDK_ALLOWED = ['functions/store/', 'functions/conductor/executor.ts', 'functions/authorizer/', 'functions/feed/eventbridge.ts'];
 
 export function layerOf(path) {
   const hit = LAYERS.find(([prefix]) => path === prefix || path.startsWith(prefix));
+  return hit?.[1];
+}
+
+export function wingOf(path) {
+  const hit = WINGS.find(([prefix]) => path === prefix || path.startsWith(prefix));
   return hit?.[1];
 }
 
@@ -104,6 +155,15 @@ export function checkFile(file, text) {
     const to = layerOf(target);
     if (file.startsWith('functions/') && !target.startsWith('functions/') && to !== 'schemas') {
       problems.push({ file, spec, why: `functions/ must not import ${target.split('/')[0]}/` });
+      continue;
+    }
+    const [fromWing, toWing] = [wingOf(file), wingOf(target)];
+    if (fromWing && toWing && fromWing !== toWing && !WING_RULES[fromWing].includes(toWing)) {
+      problems.push({
+        file,
+        spec,
+        why: `${fromWing} must not import ${toWing}: only functions/bridge/ joins the two APIs${fromWing === 'baremetal' ? ' (bare metal reaches Placement through the bridge)' : ''}`,
+      });
       continue;
     }
     if (!from || !(from in RULES) || !to || to === from) continue;
@@ -173,7 +233,11 @@ const read = (f) => readFileSync(join(ROOT, f), 'utf8');
 export function checkRepository() {
   const problems = [];
   for (const dir of ['functions', 'schemas', 'dashboard']) for (const f of walk(dir)) problems.push(...checkFile(f, read(f)));
-  for (const dir of ACYCLIC) problems.push(...circles(Object.fromEntries(walk(dir.replace(/\/$/, '')).map((f) => [f, read(f)]))));
+  for (const entry of ACYCLIC) {
+    const [dir, ...left] = Array.isArray(entry) ? entry : [entry];
+    const files = walk(dir.replace(/\/$/, '')).filter((f) => !left.some((l) => f.startsWith(l)));
+    problems.push(...circles(Object.fromEntries(files.map((f) => [f, read(f)]))));
+  }
   return problems;
 }
 

@@ -24,11 +24,9 @@ import {
 import type { AllocationRecord } from '../core/baremetal/records.js';
 import { internalErrorText } from '../core/errors.js';
 import { config } from '../config.js';
-import { allocatableNodes } from '../store/baremetal/nodes.js';
 import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';
-import { candidatesFromForest } from '../store/baremetal/placement-migration.js';
-import { forestProvider, freeNodeProviders } from '../store/baremetal/placement-candidates.js';
-import { placementRefusalText } from '../core/baremetal/placement.js';
+import type { CandidateSource } from '../store/baremetal/scheduler.js';
+import { scheduler } from '../bridge/scheduler.js';
 import { RETRY, sleep, withRetries } from '../store/ddb/retry.js';
 import { log } from '../observability/log.js';
 
@@ -120,20 +118,24 @@ function findRetries(): number {
 }
 
 /**
- * The nodes an allocation could take: the allocatable nodes of its class from the node
- * index, or (BAREMETAL_SCHEDULER=placement, migrated) the providers of the forest with a
- * free unit of its class. Either is only a list to try: the reservation re-checks
- * everything in its own conditions.
+ * The nodes an allocation could take, from the scheduler's source: the allocatable nodes
+ * of its class from the node index, or (BAREMETAL_SCHEDULER=placement, migrated) the
+ * providers of the forest with a free unit of its class. Either is only a list to try:
+ * the reservation re-checks everything in its own conditions.
  */
-async function lookForNodes(req: AllocationSpec, fromForest: boolean, again = false) {
+async function lookForNodes(source: CandidateSource, req: AllocationSpec, again = false) {
   const t0 = performance.now();
   try {
-    if (!fromForest) return await allocatableNodes(req.resource_class);
-    reserveStats.fromForest++;
-    return await freeNodeProviders(req, { nameFirst: !again });
+    if (source.from === 'forest') reserveStats.fromForest++;
+    return await source.look(req, again);
   } finally {
     reserveStats.lookMs += performance.now() - t0;
   }
+}
+
+/** What the scheduler's sources read, loaded while a step Lambda initialises (the placement scheduler: the forest). */
+export function prewarmScheduler(): Promise<void> {
+  return scheduler().prewarm();
 }
 
 /** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */
@@ -141,7 +143,7 @@ export async function findCandidates(input: AllocationStepInput): Promise<Alloca
   reserveStats.find++;
   const req = input.spec;
   // the index is eventually consistent; the reservation re-checks every condition
-  const nodes = await lookForNodes(req, await candidatesFromForest());
+  const nodes = await lookForNodes(await scheduler().source(), req);
   try {
     const chosen = chooseCandidates(nodes, req);
     const candidates = chosen.slice(0, MAX_CANDIDATES).map((n) => [n.uuid, n.seq] as Candidate);
@@ -173,7 +175,7 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
   let busy: Candidate[] = [];
   const lost = new Set<string>();
   const tried = new Set<string>();
-  const fromForest = await candidatesFromForest();
+  const source = await scheduler().source();
   for (let pass = 0; pass < RESERVE_ATTEMPTS && pending.length; pass++) {
     busy = [];
     let queue = pending.filter(([u]) => !lost.has(u));
@@ -181,7 +183,7 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
       const [uuid, seq] = queue.shift()!;
       tried.add(uuid);
       const t0 = performance.now();
-      const out = await reserveNode(req, input.execution, { uuid, seq }, fromForest ? forestProvider(uuid) : undefined);
+      const out = await reserveNode(req, input.execution, { uuid, seq }, source.commit);
       reserveStats.reserveMs += performance.now() - t0;
       reserveStats.attempts++;
       if ('ok' in out) {
@@ -198,10 +200,7 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
         const text = `Instance ${req.uuid} is already associated with a node, it cannot be associated with this other node ${uuid}`;
         return { ...input, outcome: 'failed', reason: unexpectedFailureText(text) };
       }
-      if (out.error === 'consumer_exists') {
-        const text = placementRefusalText({ reason: 'consumer_exists', node: uuid, consumer: req.uuid });
-        return { ...input, outcome: 'failed', reason: unexpectedFailureText(text) };
-      }
+      if (out.error === 'consumer_exists') return { ...input, outcome: 'failed', reason: unexpectedFailureText(out.detail) };
       if (out.error === 'busy' || out.error === 'held') {
         // another transaction touched the node, or another execution holds it (Ironic's NodeLocked): later
         if (out.error === 'held') reserveStats.held++;
@@ -214,7 +213,7 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
       lost.add(uuid);
       if (queue.length || input.more) {
         reserveStats.refreshes++;
-        const fresh = await lookForNodes(req, fromForest, true);
+        const fresh = await lookForNodes(source, req, true);
         const still = new Set(fresh.filter((n) => stillSuitable(n, req)).map((n) => n.uuid));
         queue = queue.filter(([u]) => still.has(u) && !lost.has(u));
         if (input.more) queue.push(...topUp(fresh, req, queue, tried));

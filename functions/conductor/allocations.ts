@@ -27,7 +27,8 @@ import { getNode, getNodes, nodeUuidsByNames } from '../store/baremetal/nodes.js
 import { RETRY } from '../store/ddb/retry.js';
 import { executionInput } from './allocate.js';
 import { executionName, executor } from './executor.js';
-import { nodeBusy, refusedByPlacement, refuseLocked, retrying, type Load } from './retries.js';
+import { nodeBusy, refusedByLink, refuseLocked, retrying, type Load } from './retries.js';
+import { scheduler } from '../bridge/scheduler.js';
 
 /**
  * dbapi.check_node_list: names and UUIDs -> UUIDs, within the nodes `project` owns or
@@ -120,7 +121,7 @@ async function backfill(rec: StoredAllocation, first: NodeRecord): Promise<Store
       if (node.instance_uuid && node.instance_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.instance_uuid);
       if (node.allocation_uuid && node.allocation_uuid !== rec.uuid) throw Err.nodeAssociated(node.uuid, node.allocation_uuid);
       const done: StoredAllocation = { ...rec, state: ALLOCATION_STATES.ACTIVE, node_uuid: node.uuid, updated_at: isoNow() };
-      const out = refusedByPlacement(await backfillAllocation(done, node));
+      const out = refusedByLink(await backfillAllocation(done, node, scheduler().links));
       if ('ok' in out) return done;
       if (out.error === 'stale') return RETRY;
       throw conflictFor(rec, out, node.uuid);
@@ -171,7 +172,7 @@ export async function destroyAllocation(load: Load<StoredAllocation>): Promise<v
         verifyNodeForDeallocation(node, a);
       }
     }
-    const out = refusedByPlacement(await deleteAllocation(a, node));
-    return out === true ? true : RETRY;
+    const out = refusedByLink(await deleteAllocation(a, node, scheduler().links));
+    return 'ok' in out ? true : RETRY;
   });
 }

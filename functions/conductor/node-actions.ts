@@ -15,7 +15,8 @@ import { allocationDeleteActions, getAllocation } from '../store/baremetal/alloc
 import { log } from '../observability/log.js';
 import { driverFor, FAKE_HARDWARE, type HardwareDriver } from './driver.js';
 import { executionName, executor } from './executor.js';
-import { refusedByPlacement } from './retries.js';
+import { refusedByLink } from './retries.js';
+import { scheduler } from '../bridge/scheduler.js';
 
 export interface NodeActionInput {
   node: string;
@@ -49,7 +50,7 @@ export async function launchNodeAction(
 ): Promise<{ ok: true; node: NodeRecord } | { error: 'stale' }> {
   const execution = executionName('n', cur.uuid);
   const locked: NodeRecord = { ...next, lock: execution, lock_action: { action, target, from: cur.provision_state, at: Date.now() } };
-  const saved = refusedByPlacement(await saveNode(cur, locked));
+  const saved = refusedByLink(await saveNode(cur, locked, scheduler().links));
   if (!('ok' in saved)) return { error: 'stale' };
   const input: NodeActionInput = { node: cur.uuid, execution, action, target, from: cur.provision_state };
   try {
@@ -87,7 +88,7 @@ async function writeLocked(
     const cur = await getNode(uuid);
     if (!cur || cur.lock !== execution) return undefined;
     const { next, extra } = await change(cur);
-    const out = refusedByPlacement(await saveNode(cur, next, extra ?? []));
+    const out = refusedByLink(await saveNode(cur, next, scheduler().links, extra ?? []));
     if ('ok' in out) return out.node;
     await sleep(backoffMs(attempt));
   }
@@ -171,7 +172,7 @@ export async function failNodeAction(input: NodeActionInput): Promise<NodeAction
       }
       next.last_error = reason;
     }
-    const out = refusedByPlacement(await saveNode(node, next));
+    const out = refusedByLink(await saveNode(node, next, scheduler().links));
     if ('ok' in out) return { node: node.uuid, execution: input.execution, outcome: 'done' };
   }
   throw new Error(`could not record the failure of ${input.execution} on node ${input.node}`);

@@ -27,7 +27,8 @@ import { completeNode, createNode as storeNode, deleteNodeItems, saveNode } from
 import { RETRY } from '../store/ddb/retry.js';
 import { driverFor, type HardwareDriver } from './driver.js';
 import { driverOf, launchNodeAction } from './node-actions.js';
-import { nodeBusy, refusedByPlacement, refuseLocked, retrying, watchNode, type Load } from './retries.js';
+import { nodeBusy, refusedByLink, refuseLocked, retrying, watchNode, type Load } from './retries.js';
+import { scheduler } from '../bridge/scheduler.js';
 
 const MAX_TRAITS_PER_NODE = 50;
 const INTERFACE_FIELDS = INTERFACES.map((i) => `${i}_interface`);
@@ -89,7 +90,7 @@ export async function createNode(n: NewNode): Promise<NodeRecord> {
   // a concurrent transaction on the name or instance item: not stored, try again
   return retrying(
     async () => {
-      const out = refusedByPlacement(await storeNode(stored));
+      const out = refusedByLink(await storeNode(stored, scheduler().links));
       if ('ok' in out) return out.node;
       switch (out.error) {
         case 'duplicate_uuid':
@@ -215,7 +216,7 @@ async function applyNodeUpdate(
     n.allocation_uuid = null;
   }
   n.updated_at = isoNow();
-  const out = refusedByPlacement(await saveNode(cur, n, extra));
+  const out = refusedByLink(await saveNode(cur, n, scheduler().links, extra));
   if ('ok' in out) return out.node;
   switch (out.error) {
     case 'duplicate_name':
@@ -248,8 +249,8 @@ export async function destroyNode(load: Load<NodeRecord>): Promise<void> {
       const alloc = await getAllocation(node.allocation_uuid);
       if (alloc) extra.push(...allocationDeleteActions(alloc, node.uuid));
     }
-    const out = refusedByPlacement(await deleteNodeItems(node, extra));
-    return out === true ? true : RETRY;
+    const out = refusedByLink(await deleteNodeItems(node, scheduler().links, extra));
+    return 'ok' in out ? true : RETRY;
   }, w.exhausted);
 }
 
@@ -268,7 +269,7 @@ export async function changeNodeTraits(load: Load<NodeRecord>, change: (node: No
         `Could not modify traits for node ${node.uuid} as it would exceed the maximum number of traits per node (${traits.length} vs. ${MAX_TRAITS_PER_NODE})`,
       );
     }
-    const out = refusedByPlacement(await saveNode(node, { ...node, traits, updated_at: isoNow() }));
+    const out = refusedByLink(await saveNode(node, { ...node, traits, updated_at: isoNow() }, scheduler().links));
     return 'ok' in out ? out.node : RETRY;
   }, w.exhausted);
 }
@@ -281,7 +282,7 @@ export async function setMaintenance(load: Load<NodeRecord>, on: boolean, reason
     refuseLocked(node);
     const next: NodeRecord = { ...node, maintenance: on, maintenance_reason: on ? (reason ?? null) : null, updated_at: isoNow() };
     if (!on) next.fault = null;
-    const out = refusedByPlacement(await saveNode(node, next));
+    const out = refusedByLink(await saveNode(node, next, scheduler().links));
     return 'ok' in out ? out.node : RETRY;
   }, w.exhausted);
 }
@@ -307,7 +308,7 @@ export async function setTargetRaidConfig(
       if (isUnsupported(node.raid_interface)) throw Err.unsupportedDriverExtension(node.driver, 'raid', 404);
       validate(target);
     }
-    const out = refusedByPlacement(await saveNode(node, { ...node, target_raid_config: target, updated_at: isoNow() }));
+    const out = refusedByLink(await saveNode(node, { ...node, target_raid_config: target, updated_at: isoNow() }, scheduler().links));
     return 'ok' in out ? out.node : RETRY;
   }, w.exhausted);
 }
@@ -325,7 +326,7 @@ export async function attachVif(load: Load<NodeRecord>, vif: { id: string; port_
     if (node.vifs.includes(vif.id)) throw Err.vifAlreadyAttached(vif.id, node.uuid);
     // no port or port group can be named or found
     if ('port_uuid' in vif || 'portgroup_uuid' in vif || node.vifs.length >= MAX_VIFS_PER_NODE) throw Err.noFreePhysicalPorts(vif.id);
-    const out = refusedByPlacement(await saveNode(node, { ...node, vifs: [...node.vifs, vif.id] }));
+    const out = refusedByLink(await saveNode(node, { ...node, vifs: [...node.vifs, vif.id] }, scheduler().links));
     return 'ok' in out ? out.node : RETRY;
   }, w.exhausted);
 }
@@ -337,7 +338,7 @@ export async function detachVif(load: Load<NodeRecord>, vifId: string): Promise<
     const node = await w.load();
     refuseLocked(node);
     if (!node.vifs.includes(vifId)) throw Err.vifNotAttached(vifId, node.uuid);
-    const out = refusedByPlacement(await saveNode(node, { ...node, vifs: node.vifs.filter((v) => v !== vifId) }));
+    const out = refusedByLink(await saveNode(node, { ...node, vifs: node.vifs.filter((v) => v !== vifId) }, scheduler().links));
     return 'ok' in out ? out.node : RETRY;
   }, w.exhausted);
 }
@@ -365,7 +366,9 @@ export async function setPowerState(load: Load<NodeRecord>, target: string, vali
     };
     const driver = driverOf(node);
     if (driver.instantPower()) {
-      const out = refusedByPlacement(await saveNode(node, { ...next, power_state: await driver.setPower(node, target), target_power_state: null }));
+      const out = refusedByLink(
+        await saveNode(node, { ...next, power_state: await driver.setPower(node, target), target_power_state: null }, scheduler().links),
+      );
       return 'ok' in out ? out.node : RETRY;
     }
     const out = await launchNodeAction(node, next, 'power', target);
@@ -417,7 +420,7 @@ export async function setProvisionState(load: Load<NodeRecord>, req: ProvisionRe
     };
     if (configdrive && event === 'deploy') next.instance_info = { ...node.instance_info, configdrive };
     if (!provisionProgram(target, node.provision_state).length) {
-      const out = refusedByPlacement(await saveNode(node, next));
+      const out = refusedByLink(await saveNode(node, next, scheduler().links));
       return 'ok' in out ? out.node : RETRY;
     }
     const out = await launchNodeAction(node, next, 'provision', target);

@@ -11,8 +11,7 @@ import { IronicError, Err } from '../core/baremetal/errors.js';
 import type { NodeRecord } from '../core/baremetal/records.js';
 import { config } from '../config.js';
 import { type RETRY, RetriesExhausted, withRetries } from '../store/ddb/retry.js';
-import { placementRefusalText } from '../core/baremetal/placement.js';
-import type { PlacementRefusal } from '../store/baremetal/placement-link.js';
+import type { LinkRefusal } from '../store/baremetal/links.js';
 
 /** what the handler passes to re-read (and re-authorize) the object on every attempt */
 export type Load<T> = () => Promise<T>;
@@ -60,12 +59,13 @@ export function refuseLocked(node: NodeRecord): void {
 }
 
 /**
- * BAREMETAL_SCHEDULER=placement: a write the node's provider or consumer refuses is
- * answered (409), not retried. Returns `out` narrowed to the store's other outcomes.
+ * A write what follows the node refuses (BAREMETAL_SCHEDULER=placement: the node's provider
+ * or consumer) is answered (409, in the scheduler's words), not retried. Returns `out`
+ * narrowed to the store's other outcomes.
  */
-export function refusedByPlacement<T>(out: T | PlacementRefusal): Exclude<T, PlacementRefusal> {
-  if (typeof out === 'object' && out !== null && (out as { error?: unknown }).error === 'placement') {
-    throw Err.conflict(placementRefusalText(out as PlacementRefusal));
+export function refusedByLink<T>(out: T | LinkRefusal): Exclude<T, LinkRefusal> {
+  if (typeof out === 'object' && out !== null && (out as { error?: unknown }).error === 'refused') {
+    throw Err.conflict((out as LinkRefusal).detail);
   }
-  return out as Exclude<T, PlacementRefusal>;
+  return out as Exclude<T, LinkRefusal>;
 }

@@ -5,7 +5,7 @@
  * (store/baremetal/placement-migration.ts; `npx berth migrate-baremetal` does it at once).
  */
 import { log } from '../observability/log.js';
-import { migrateNodesToPlacement, type MigrationReport } from '../store/baremetal/placement-migration.js';
+import { migrateNodesToPlacement, type MigrationReport } from '../bridge/migration.js';
 
 export async function migrateBaremetalToPlacement(opts: { deadline: number }): Promise<MigrationReport> {
   const report = await migrateNodesToPlacement(opts);

@@ -11,6 +11,7 @@
 import { ALLOCATION_STATES, allocationFailedText, resumeLimitText } from '../core/baremetal/allocations.js';
 import { failAllocation, queryAllocations, takeOverAllocation } from '../store/baremetal/allocations.js';
 import { getNode, queryNodes, saveNode } from '../store/baremetal/nodes.js';
+import { scheduler } from '../bridge/scheduler.js';
 import { executionName, executor, executorConfigured } from '../conductor/executor.js';
 import { executionInput } from '../conductor/allocate.js';
 import { failNodeAction } from '../conductor/node-actions.js';
@@ -126,7 +127,7 @@ export async function recoverStaleNodeActions(opts: { deadline?: number; graceMs
       continue;
     }
     const next = executionName('n', n.uuid);
-    const out = await saveNode(n, { ...n, lock: next, lock_action: { ...n.lock_action, at: Date.now(), resumes: resumes + 1 } });
+    const out = await saveNode(n, { ...n, lock: next, lock_action: { ...n.lock_action, at: Date.now(), resumes: resumes + 1 } }, scheduler().links);
     if (!('ok' in out)) {
       report.lost++;
       continue;

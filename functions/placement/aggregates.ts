@@ -4,7 +4,7 @@
  * with resource_provider_generation, checked (409 placement.concurrent_update) and
  * bumped in one conditional write.
  */
-import { nodeProviderRefusal } from '../core/baremetal/placement.js';
+import { managedProviderRefusal } from '../core/placement/managed.js';
 import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
@@ -66,7 +66,7 @@ async function put(r: PlacementRequest) {
   const res = await setProviderAggregates(uuid, { current: cur, generation, bumpGeneration: withGeneration }, aggregates);
   if ('error' in res) {
     if (res.error === 'not_found') throw providerNotFound(uuid);
-    if (res.error === 'node_provider') throw conflict(nodeProviderRefusal(uuid, res.node, 'change the aggregates of'));
+    if (res.error === 'managed_elsewhere') throw conflict(managedProviderRefusal(uuid, res.by, 'aggregates'));
     throw generationConflict();
   }
   // upstream answers with the list it was sent

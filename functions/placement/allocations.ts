@@ -80,7 +80,7 @@ function claimError(f: ClaimFailure, notFoundPrefix: string): PlacementError {
       return badRequest(`${notFoundPrefix}${f.detail}`);
     case 'invalid_inventory':
       return conflict(`Unable to allocate inventory: ${f.detail}`);
-    case 'baremetal':
+    case 'managed_elsewhere':
       return conflict(f.detail);
   }
 }

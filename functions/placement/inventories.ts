@@ -3,7 +3,7 @@
  * (placement/handlers/inventory.py). Reads are one consistent GetItem of the provider;
  * every write is one generation-guarded transaction (functions/store/placement/inventories.ts).
  */
-import { nodeProviderRefusal } from '../core/baremetal/placement.js';
+import { managedProviderRefusal } from '../core/placement/managed.js';
 import { httpLambda } from '../http/apigw.js';
 import { noContent } from '../http/types.js';
 import type { Inventory, ProviderRecord } from '../core/placement/model.js';
@@ -231,10 +231,10 @@ function escapedNotFound(detail: string) {
 }
 
 /** The failures every write shares: provider gone, generation moved, usage appeared. */
-function writeFailure(res: { error: string; classes?: string[]; node?: string }, uuid: string, prefix = ''): PlacementError {
+function writeFailure(res: { error: string; classes?: string[]; by?: string }, uuid: string, prefix = ''): PlacementError {
   switch (res.error) {
-    case 'node_provider':
-      return conflict(nodeProviderRefusal(uuid, res.node!, 'change the inventory of'));
+    case 'managed_elsewhere':
+      return conflict(managedProviderRefusal(uuid, res.by!, 'inventory'));
     case 'not_found':
       return escapedNotFound(`No resource provider with uuid ${uuid} found`);
     case 'generation':

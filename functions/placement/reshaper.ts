@@ -38,7 +38,7 @@ function reshapeError(f: ReshapeFailure): PlacementError {
       return conflict(`update conflict: ${f.detail}`, ErrorCodes.INVENTORY_INUSE);
     case 'invalid_inventory':
       return conflict(`Unable to allocate inventory: ${f.detail}`);
-    case 'baremetal':
+    case 'managed_elsewhere':
       return conflict(f.detail);
   }
 }

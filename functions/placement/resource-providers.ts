@@ -9,7 +9,7 @@ import { canonicalUuid, newUuid } from '../core/compat/uuid.js';
 import { filterProviders, sharingQuery, type ProviderFilters } from '../core/placement/provider-filters.js';
 import { parseMemberOfParams, parseResources, parseTraitsParams } from '../core/placement/query.js';
 import { bad } from '../core/errors.js';
-import { nodeProviderRefusal } from '../core/baremetal/placement.js';
+import { managedProviderRefusal } from '../core/placement/managed.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/resource-providers.js';
 import { createProvider, deleteProvider, getProvider, providersFor, readSharingProviders, updateProvider } from '../store/placement/providers.js';
@@ -222,8 +222,8 @@ async function remove(r: PlacementRequest) {
         );
       case 'in_use':
         throw conflict(`Unable to delete resource provider ${uuid}: Resource provider has allocations.`, ErrorCodes.PROVIDER_IN_USE);
-      case 'node_provider':
-        throw conflict(nodeProviderRefusal(uuid, res.node, 'delete'));
+      case 'managed_elsewhere':
+        throw conflict(managedProviderRefusal(uuid, res.by, 'existence'));
     }
   }
   return noContent();

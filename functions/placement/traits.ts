@@ -4,7 +4,7 @@
  * with a reference count (functions/store/placement/traits.ts). Provider traits are written with
  * one generation-guarded transaction.
  */
-import { nodeProviderRefusal } from '../core/baremetal/placement.js';
+import { managedProviderRefusal } from '../core/placement/managed.js';
 import { httpLambda } from '../http/apigw.js';
 import { noContent, type HttpResponse } from '../http/types.js';
 import { STANDARD_TRAITS, isStandardTrait, sortTraits } from '../core/placement/standard.js';
@@ -168,8 +168,8 @@ async function setTraits(r: PlacementRequest) {
         throw conflict("Resource provider's generation already changed. Please update the generation and try again.", ErrorCodes.CONCURRENT_UPDATE);
       case 'unknown_traits':
         throw badRequest(`No such trait ${res.names.join(', ')}`);
-      case 'node_provider':
-        throw conflict(nodeProviderRefusal(uuid, res.node, 'change the traits of'));
+      case 'managed_elsewhere':
+        throw conflict(managedProviderRefusal(uuid, res.by, 'traits'));
     }
   }
   // upstream answers with the traits it looked up by name (`name IN (...)`: by name)
@@ -185,7 +185,7 @@ async function deleteTraits(r: PlacementRequest) {
   const res = await setProviderTraits(uuid, { current: cur }, []);
   if ('error' in res) {
     if (res.error === 'not_found') throw providerNotFound(uuid);
-    if (res.error === 'node_provider') throw conflict(nodeProviderRefusal(uuid, res.node, 'change the traits of'));
+    if (res.error === 'managed_elsewhere') throw conflict(managedProviderRefusal(uuid, res.by, 'traits'));
     throw conflict('Another thread concurrently updated the resource provider data. Please retry your update', ErrorCodes.CONCURRENT_UPDATE);
   }
   return noContent();

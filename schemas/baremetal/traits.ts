@@ -1,7 +1,7 @@
 /** Ironic's trait schema (api_utils.TRAITS_SCHEMA): a custom trait or an os-traits name. */
 import * as z from 'zod';
 import { exact } from '../json-schema.js';
-import { STANDARD_TRAITS } from '../../functions/core/placement/standard.js';
+import { STANDARD_TRAITS } from '../../functions/core/os-traits.js';
 
 export const CUSTOM_TRAIT_PATTERN = '^CUSTOM_[A-Z0-9_]+$';
 

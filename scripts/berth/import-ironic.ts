@@ -212,7 +212,7 @@ export async function importIronic(opts: ImportOptions): Promise<number> {
   }
 
   // ---- which scheduler the table runs, and what it holds already
-  const { readSchedulerState } = await import('../../functions/store/baremetal/placement-migration.js');
+  const { readSchedulerState } = await import('../../functions/store/baremetal/scheduler-state.js');
   const { tableName } = await import('../../functions/store/ddb/client.js');
   const table = tableName();
   const tableMode = (await readSchedulerState()).mode;
@@ -297,12 +297,14 @@ export async function importIronic(opts: ImportOptions): Promise<number> {
   let done = 0;
   bar.update(0, total);
   const failures: string[] = [];
-  const explain = (w: Exclude<Awaited<ReturnType<typeof imp.importNode>>, 'written'>) =>
+  const explain = (w: Exclude<Awaited<ReturnType<typeof imp.importNode>>, { ok: true }>) =>
     'reason' in w ? `Placement refused it (${w.reason})` : `${w.error.replace(/_/g, ' ')}: somebody else wrote it meanwhile`;
+  // what follows each node: the scheduler chosen above (the placement scheduler: its provider and consumer)
+  const { links } = (await import('../../functions/bridge/scheduler.js')).scheduler();
   const w0 = performance.now();
   await pool(todoNodes, concurrency, async (n) => {
-    const w = await imp.importNode(n, plan.bound.get(n.uuid));
-    if (w !== 'written') failures.push(`node ${n.uuid}: ${explain(w)}`);
+    const w = await imp.importNode(n, links, plan.bound.get(n.uuid));
+    if ('error' in w) failures.push(`node ${n.uuid}: ${explain(w)}`);
     bar.update(++done, total);
     opts.onWritten?.(done);
   });
@@ -310,7 +312,7 @@ export async function importIronic(opts: ImportOptions): Promise<number> {
   const a0 = performance.now();
   await pool(todoLoose, concurrency, async (a) => {
     const w = await imp.importAllocation(a);
-    if (w !== 'written') failures.push(`allocation ${a.uuid}: ${explain(w)}`);
+    if ('error' in w) failures.push(`allocation ${a.uuid}: ${explain(w)}`);
     bar.update(++done, total);
     opts.onWritten?.(done);
   });

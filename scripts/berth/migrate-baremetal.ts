@@ -27,7 +27,8 @@ export async function migrateBaremetalCommand(argv: string[]): Promise<number> {
   process.env.BAREMETAL_SCHEDULER = 'placement';
   const { resetConfig } = await import('../../functions/config.js');
   resetConfig();
-  const { migrateNodesToPlacement, readSchedulerState, settleMs } = await import('../../functions/store/baremetal/placement-migration.js');
+  const { migrateNodesToPlacement, settleMs } = await import('../../functions/bridge/migration.js');
+  const { readSchedulerState } = await import('../../functions/store/baremetal/scheduler-state.js');
   const out = (s: string) => process.stdout.write(`${s}\n`);
   const t0 = Date.now();
   out(`[migrate-baremetal] table ${process.env.TABLE_NAME ?? 'berth'}${process.env.DDB_ENDPOINT ? ` at ${process.env.DDB_ENDPOINT}` : ''}`);

@@ -19,6 +19,65 @@ describe('the import rule (scripts/check-layers.mjs)', () => {
     expect(whys('functions/baremetal/x.ts', "import { h } from '../../test/integration/harness.js';")).toEqual(['functions/ must not import test/']);
   });
 
+  it('joins the two APIs in the bridge alone: Placement imports nothing of bare metal, bare metal only the bridge', () => {
+    const whys = (file: string, text: string) => checkFile(file, text).map((p: { why: string }) => p.why);
+    const only = 'only functions/bridge/ joins the two APIs';
+    expect(whys('functions/store/placement/x.ts', "import { S } from '../../core/baremetal/states.js';")).toEqual([
+      `placement must not import baremetal: ${only}`,
+    ]);
+    expect(whys('functions/core/placement/x.ts', "import { s } from '../baremetal/records.js';")).toEqual([
+      `placement must not import baremetal: ${only}`,
+    ]);
+    expect(whys('functions/usecases/placement/x.ts', "import type { N } from '../../store/baremetal/nodes.js';")).toEqual([
+      `placement must not import baremetal: ${only}`,
+    ]);
+    expect(whys('functions/placement/x.ts', "import { scheduler } from '../bridge/scheduler.js';")).toEqual([
+      `placement must not import bridge: ${only}`,
+    ]);
+    expect(whys('functions/conductor/x.ts', "import { snapshot } from '../store/placement/snapshot.js';")).toEqual([
+      `baremetal must not import placement: ${only} (bare metal reaches Placement through the bridge)`,
+    ]);
+    expect(whys('schemas/baremetal/x.ts', "import { T } from '../../functions/core/placement/standard.js';")).toEqual([
+      `baremetal must not import placement: ${only} (bare metal reaches Placement through the bridge)`,
+    ]);
+    // the bridge: both APIs' stores and cores; the conductor reaches it; its pure part stays pure
+    expect(
+      whys('functions/bridge/x.ts', "import { K } from '../store/placement/keys.js';\nimport { BK } from '../store/baremetal/keys.js';"),
+    ).toEqual([]);
+    expect(whys('functions/conductor/x.ts', "import { scheduler } from '../bridge/scheduler.js';")).toEqual([]);
+    expect(whys('functions/bridge/shape.ts', "import { K } from '../store/placement/keys.js';")).toEqual(['bridge-core must not import store']);
+    expect(whys('functions/store/baremetal/x.ts', "const { s } = await import('../../bridge/scheduler.js');")).toEqual([
+      'store must not import bridge',
+    ]);
+    // shared modules (no wing) are anyone's
+    expect(
+      whys(
+        'functions/store/baremetal/x.ts',
+        "import { metaKey } from '../ddb/keys.js';\nimport type { ChangeSpec } from '../../core/feed/change.js';",
+      ),
+    ).toEqual([]);
+  });
+
+  it("keeps Placement's use cases between its handlers and its store", () => {
+    const whys = (file: string, text: string) => checkFile(file, text).map((p: { why: string }) => p.why);
+    expect(whys('functions/placement/allocations.ts', "import { claim } from '../usecases/placement/claim.js';")).toEqual([]);
+    expect(
+      whys(
+        'functions/usecases/placement/claim.ts',
+        "import { readClaimState } from '../../store/placement/claims.js';\nimport { planAllocations } from '../../core/placement/claim.js';",
+      ),
+    ).toEqual([]);
+    expect(whys('functions/usecases/placement/claim.ts', "import { conflict } from '../../placement/framework/errors.js';")).toEqual([
+      'usecases must not import placement',
+    ]);
+    expect(whys('functions/store/placement/x.ts', "import { claim } from '../../usecases/placement/claim.js';")).toEqual([
+      'store must not import usecases',
+    ]);
+    expect(whys('functions/core/placement/x.ts', "import { claim } from '../../usecases/placement/claim.js';")).toEqual([
+      'core must not import usecases',
+    ]);
+  });
+
   it('keeps the AWS SDK in the store, the executor and the authorizer', () => {
     const sdk = "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';";
     expect(checkFile('functions/store/ddb/client.ts', sdk)).toEqual([]);

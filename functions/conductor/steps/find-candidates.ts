@@ -1,10 +1,9 @@
 /** Step Lambda of the bare-metal state machines: findCandidates (see ../allocate.ts). */
-import { findCandidates } from '../allocate.js';
+import { findCandidates, prewarmScheduler } from '../allocate.js';
 import { withMetrics } from '../../observability/powertools.js';
-import { prewarm } from '../../store/placement/snapshot.js';
 
 export const handler = withMetrics(findCandidates);
 
 // BAREMETAL_SCHEDULER=placement: candidates come from the provider forest, loaded while
 // the Lambda initialises (cdk/ sets SNAPSHOT_PREWARM on this step in that mode only)
-await prewarm();
+await prewarmScheduler();

@@ -26,6 +26,7 @@
  * as upstream.
  */
 import { capacity, type Inventory, type ProviderState } from './model.js';
+import type { ManagedRefusal } from './managed.js';
 import { compareResourceClasses, isStandardResourceClass } from './standard.js';
 import {
   consumerGenerationConflict,
@@ -63,8 +64,8 @@ export type ClaimFailure =
   | { error: 'class_missing'; resourceClass: string; detail: string }
   /** 409 (exception.InvalidInventory and its capacity / constraint subclasses) */
   | { error: 'invalid_inventory'; detail: string }
-  /** 409: a bare-metal allocation's consumer or a bare-metal node's inventory (BAREMETAL_SCHEDULER=placement) */
-  | { error: 'baremetal'; detail: string };
+  /** 409: a consumer or a provider's inventory managed elsewhere (managed.ts) */
+  | ManagedRefusal;
 
 export interface ProviderChange {
   uuid: string;

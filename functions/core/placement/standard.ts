@@ -13,16 +13,15 @@
  * as a CustomOrder. Every view that lists classes or traits orders them with
  * compareResourceClasses / compareTraits; nothing else decides their order.
  */
-import traits from './data/standard-traits.json' with { type: 'json' };
 import classes from './data/standard-resource-classes.json' with { type: 'json' };
+import { STANDARD_TRAIT_INDEX as traitIndex } from '../os-traits.js';
 
-export const STANDARD_TRAITS: readonly string[] = traits as string[];
+// os-traits is both APIs' (core/os-traits.ts); Placement orders and lists it as its own
+export { isStandardTrait, STANDARD_TRAITS } from '../os-traits.js';
 export const STANDARD_RESOURCE_CLASSES: readonly string[] = classes as string[];
 
-const traitIndex = new Map(STANDARD_TRAITS.map((n, i) => [n, i]));
 const rcIndex = new Map(STANDARD_RESOURCE_CLASSES.map((n, i) => [n, i]));
 
-export const isStandardTrait = (n: string) => traitIndex.has(n);
 export const isStandardResourceClass = (n: string) => rcIndex.has(n);
 
 export const CUSTOM_PREFIX = 'CUSTOM_';

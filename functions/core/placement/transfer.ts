@@ -27,7 +27,7 @@
 import type { ConsumerRecord } from './consumers.js';
 import { type Inventory, type ProviderRecord, providerRecord } from './model.js';
 import { isStandardResourceClass, isStandardTrait } from './standard.js';
-import { sameInventories } from '../baremetal/placement.js';
+import { sameInventories } from './managed.js';
 
 /** A provider as GET /resource_providers lists it. */
 export interface ListedProvider {

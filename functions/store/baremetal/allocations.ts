@@ -11,7 +11,8 @@
  * so a node can never be reserved twice, and an execution that lost its allocation
  * (deleted, or taken over by orphan recovery) can never reserve anything.
  *
- * (BAREMETAL_SCHEDULER=placement adds the allocation's Placement claim to it: eight items.)
+ * (BAREMETAL_SCHEDULER=placement adds the allocation's Placement claim to it: eight items,
+ * committed by the scheduler's ReservationCommit, functions/bridge/links.ts.)
  * Before it, the node is held with one conditional write (holdNode: the node's
  * conditions, and no live hold of another execution), as Ironic's allocation takes the
  * node's lock: of many allocations racing for one node, the losers lose on that write,
@@ -33,11 +34,7 @@ import { BK, BM_INDEX_SHARDS, BM_TX, HOLD, HOLD_UNTIL, refuseOversized } from '.
 import { atVersion, instanceRelease, nodeUuidForInstance } from './nodes.js';
 import { transact, type TxItem, type TxOutcome } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
-import type { ProviderRecord } from '../../core/placement/model.js';
-import { readProvider } from '../placement/providers.js';
-import type { ProviderRead } from '../placement/provider-items.js';
-import { getNode } from './nodes.js';
-import { ensureNodeNames, linkFailure, nodeLink, placementMode, reservationLink, withLink, type PlacementRefusal } from './placement-link.js';
+import { linkFailure, withLink, type LinkRefusal, type NodeLinks } from './links.js';
 import { markAllocationDelete } from './facts.js';
 import { recordFact, type ChangeSpec } from '../../core/feed/change.js';
 
@@ -195,20 +192,24 @@ export function allocationDeleteActions(a: AllocationRecord, nodeUuid: string | 
  * destroy_allocation: delete the allocation and release its node (instance_uuid and
  * allocation_uuid cleared) in one transaction, provided neither changed since read.
  */
-export async function deleteAllocation(a: AllocationRecord, node: NodeRecord | undefined): Promise<true | { error: 'stale' } | PlacementRefusal> {
+export async function deleteAllocation(
+  a: AllocationRecord,
+  node: NodeRecord | undefined,
+  links: NodeLinks,
+): Promise<{ ok: true } | { error: 'stale' } | LinkRefusal> {
   const items = allocationDeleteActions(a, node ? node.uuid : null);
   let change: ChangeSpec = { op: 'allocation.delete', allocations: [recordFact(a.uuid, a, undefined)] };
   if (node) {
     items.push(...releaseNodeActions(node, a.uuid));
     const released = { ...node, instance_uuid: null, allocation_uuid: null, ver: node.ver + 1 };
     // its consumer gives the node's unit back, and the unit follows the node (BAREMETAL_SCHEDULER=placement)
-    const link = await nodeLink({ before: node, after: { ...node, instance_uuid: null, allocation_uuid: null }, release: a.uuid });
+    const link = await links.plan({ before: node, after: { ...node, instance_uuid: null, allocation_uuid: null }, release: a.uuid });
     if ('error' in link) return link;
     items.push(...link.items);
     change = withLink({ ...change, nodes: [recordFact(node.uuid, node, released)] }, link);
   }
   const out = await transact(items, { ...BM_TX, change });
-  return out.ok ? true : { error: 'stale' };
+  return out.ok ? { ok: true } : { error: 'stale' };
 }
 
 /** Clear a node's instance_uuid/allocation_uuid (version-checked) and drop the instance item. */
@@ -241,8 +242,8 @@ export type ReserveOutcome =
   | { error: 'gone' }
   /** the allocation UUID is some other node's instance_uuid */
   | { error: 'instance_associated'; node?: string }
-  /** BAREMETAL_SCHEDULER=placement: a Placement consumer with the allocation's UUID exists and holds something else */
-  | { error: 'consumer_exists' };
+  /** BAREMETAL_SCHEDULER=placement: a Placement consumer with the allocation's UUID exists and holds something else (the text says so) */
+  | { error: 'consumer_exists'; detail: string };
 
 /** what a reservation needs to know about its allocation */
 export interface ReservationRequest {
@@ -256,17 +257,22 @@ export interface ReservationRequest {
   consumer_user?: string | null;
 }
 
+/**
+ * How a reservation's own items — the node (0), its instance (1), the allocation (2) —
+ * are committed, with whatever follows the node (the scheduler's: reserveAlone, or
+ * through Placement in one transaction with the allocation's claim, functions/bridge/).
+ */
+export type ReservationCommit = (a: ReservationRequest, node: { uuid: string }, own: TxItem[]) => Promise<ReserveOutcome>;
+
 export async function reserveNode(
   a: ReservationRequest,
   exec: string,
   node: { uuid: string; seq: number },
-  /** BAREMETAL_SCHEDULER=placement: the node's provider as the forest holds it (saves a read; a stale one is read again) */
-  provider?: ProviderRecord,
+  commit: ReservationCommit,
 ): Promise<ReserveOutcome> {
   const held = await holdNode(a, exec, node.uuid);
   if (held !== 'ok') return { error: held };
-  const items = reservationItems(a, exec, node);
-  const out = placementMode() ? await reserveThroughPlacement(a, node, items, provider) : await reserveAlone(a, items, node);
+  const out = await commit(a, node, reservationItems(a, exec, node));
   if (!('ok' in out)) await releaseHold(node.uuid, exec);
   return out;
 }
@@ -275,7 +281,7 @@ export async function reserveNode(
  * A reservation's change: the allocation becomes active on the node, which takes its
  * instance (the fields the reservation knows: it writes them with update expressions).
  */
-function reserveChange(a: ReservationRequest, node: { uuid: string }): ChangeSpec {
+export function reserveChange(a: ReservationRequest, node: { uuid: string }): ChangeSpec {
   const now = isoNow();
   return {
     op: 'allocation.reserve',
@@ -305,10 +311,11 @@ function reserveChange(a: ReservationRequest, node: { uuid: string }): ChangeSpe
   };
 }
 
-async function reserveAlone(a: ReservationRequest, items: TxItem[], node: { uuid: string }): Promise<ReserveOutcome> {
-  const out = await transact(items, { ...BM_TX, change: reserveChange(a, node) });
+/** The database scheduler's commit: the reservation's own items alone. */
+export const reserveAlone: ReservationCommit = async (a, node, own) => {
+  const out = await transact(own, { ...BM_TX, change: reserveChange(a, node) });
   return out.ok ? { ok: true } : reserveFailure(out, a);
-}
+};
 
 /** The reservation's own items: node (0), instance (1), allocation (2). */
 function reservationItems(a: ReservationRequest, exec: string, node: { uuid: string; seq: number }): TxItem[] {
@@ -388,51 +395,12 @@ async function releaseHold(node: string, exec: string): Promise<void> {
   }
 }
 
-async function reserveFailure(out: Extract<TxOutcome, { ok: false }>, a: ReservationRequest): Promise<ReserveOutcome> {
+/** What a failed reservation transaction means, from its own items' conditions (a link's are the scheduler's to read). */
+export async function reserveFailure(out: Extract<TxOutcome, { ok: false }>, a: ReservationRequest): Promise<ReserveOutcome> {
   if (out.conflict) return { error: 'busy' };
   if (out.failed.includes(2)) return { error: 'gone' };
   if (out.failed.includes(0)) return { error: 'taken' };
   if (out.failed.includes(1)) return { error: 'instance_associated', node: await nodeUuidForInstance(a.uuid) };
-  return { error: 'busy' };
-}
-
-/** how many times a reservation reads the node's provider again after it changed under the plan */
-const PROVIDER_REREADS = 3;
-
-/**
- * The reservation and the allocation's Placement claim in ONE transaction
- * (placement-link.ts reservationLink): the node's conditions as always, and its
- * provider's generation as read — so a Placement client that claimed the node's unit
- * first, or a stale forest record, fails it. A provider that changed is read again
- * (consistently): held by a consumer now, the node is taken; otherwise the
- * reservation is planned again on what was read.
- */
-async function reserveThroughPlacement(a: ReservationRequest, node: { uuid: string }, own: TxItem[], hint?: ProviderRecord): Promise<ReserveOutcome> {
-  // the forest's record of a node's provider: marked with its node, as every node's provider is
-  // (node-provider.ts: the state item's condition checks it, and a provider not marked yet is read again)
-  let read: ProviderRead | undefined = hint ? { record: hint, node: node.uuid } : await readProvider(node.uuid, { convert: true });
-  for (let attempt = 0; attempt < PROVIDER_REREADS; attempt++) {
-    let full: NodeRecord | undefined;
-    if (!read) {
-      // a node without a provider yet (the deployment is still migrating): created with the reservation
-      full = await getNode(node.uuid);
-      if (!full) return { error: 'taken' };
-      await ensureNodeNames({ ...full, instance_uuid: a.uuid, allocation_uuid: a.uuid });
-    }
-    const link = reservationLink(a, { uuid: node.uuid, resource_class: a.resource_class }, read, full);
-    if (!link) {
-      // no Placement class (no resource class: nothing an allocation asks for): the reservation alone
-      const out = await transact(own, { ...BM_TX, change: reserveChange(a, node) });
-      return out.ok ? { ok: true } : reserveFailure(out, a);
-    }
-    if ('error' in link) return link.reason === 'consumer_exists' ? { error: 'consumer_exists' } : { error: 'taken' };
-    const out = await transact([...own, ...link.items], { ...BM_TX, change: withLink(reserveChange(a, node), link) });
-    if (out.ok) return { ok: true };
-    if (out.conflict || out.failed.some((i) => i < own.length)) return reserveFailure(out, a);
-    if (linkFailure(out, link, own.length, node.uuid)) return { error: 'taken' };
-    if (link.index.consumer !== undefined && out.failed.includes(own.length + link.index.consumer)) return { error: 'consumer_exists' };
-    read = await readProvider(node.uuid, { convert: true });
-  }
   return { error: 'busy' };
 }
 
@@ -477,13 +445,13 @@ export async function takeOverAllocation(a: AllocationRecord, from: string | nul
   });
 }
 
-export type BackfillOutcome = { ok: true } | AllocationWriteFailure | PlacementRefusal;
+export type BackfillOutcome = { ok: true } | AllocationWriteFailure | LinkRefusal;
 
 /**
  * Backfill: create an active allocation for an already deployed node and bind it, in
  * one transaction conditioned on the node version that was validated.
  */
-export async function backfillAllocation(a: StoredAllocation, node: NodeRecord): Promise<BackfillOutcome> {
+export async function backfillAllocation(a: StoredAllocation, node: NodeRecord, links: NodeLinks): Promise<BackfillOutcome> {
   const { items, nameIdx } = allocationCreateItems(a);
   const nodeIdx = items.length;
   const bind = atVersion(node.ver)
@@ -499,7 +467,7 @@ export async function backfillAllocation(a: StoredAllocation, node: NodeRecord):
     items.push(newItem({ ...BK.nodeInstance(a.uuid), node: node.uuid }));
   }
   // the allocation's consumer takes the node's unit (BAREMETAL_SCHEDULER=placement)
-  const link = await nodeLink({ before: node, after: { ...node, instance_uuid: a.uuid, allocation_uuid: a.uuid }, claim: a });
+  const link = await links.plan({ before: node, after: { ...node, instance_uuid: a.uuid, allocation_uuid: a.uuid }, claim: a });
   if ('error' in link) return link;
   const base = items.length;
   items.push(...link.items);
@@ -510,7 +478,7 @@ export async function backfillAllocation(a: StoredAllocation, node: NodeRecord):
   );
   const out = await transact(items, { ...BM_TX, change });
   if (out.ok) return { ok: true };
-  const refused = linkFailure(out, link, base, node.uuid);
+  const refused = linkFailure(out, link, base);
   if (refused) return refused;
   if (out.failed.includes(0)) return { error: 'duplicate_uuid' };
   if (out.failed.includes(nameIdx)) return { error: 'duplicate_name' };

@@ -5,7 +5,7 @@
  * Each node is ONE transaction — the node with its name and instance items, its active
  * allocation with that allocation's name and, with the placement scheduler, the node's
  * resource provider and the allocation's Placement consumer — built by the API's own
- * writers (nodes.ts createNode, allocations.ts allocationCreateItems, placement-link.ts
+ * writers (nodes.ts createNode, allocations.ts allocationCreateItems, the scheduler's links
  * through createNode), so an imported node is exactly what Berth's own would be: the
  * same items, conditions and change-log entry. An allocation bound to no node (an error
  * one) is its own transaction, as createAllocation writes it. Every item is written only
@@ -23,15 +23,15 @@ import { batchGet } from '../ddb/batch.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact } from '../ddb/tx.js';
 import { Expr } from '../ddb/expr.js';
-import { K } from '../placement/keys.js';
+import { metaKey } from '../ddb/keys.js';
 import { unrecordedState, verdict } from '../../core/layout.js';
 import { holdsLayout1Items, readLayoutRecord } from '../layout/state.js';
 import { allocationCreateItems, allocationFromItem, createAllocation, getAllocation, type StoredAllocation } from './allocations.js';
 import { BK, BM_TX } from './keys.js';
 import { createNode, getNodes } from './nodes.js';
-import type { PlacementRefusal } from './placement-link.js';
+import type { LinkRefusal, NodeLinks } from './links.js';
 
-const STATE_KEY = K.meta('import-ironic');
+const STATE_KEY = metaKey('import-ironic');
 
 /** What `META` / `import-ironic` says about the import into this table. */
 export interface IronicImportState {
@@ -138,19 +138,19 @@ export async function storedRecords(nodes: Iterable<string>, allocations: Iterab
   return { nodes: n, allocations: allocs };
 }
 
-export type ImportWrite = 'written' | { error: 'duplicate_uuid' | 'duplicate_name' | 'instance_associated' | 'allocation_exists' } | PlacementRefusal;
+export type ImportWrite = { ok: true } | { error: 'duplicate_uuid' | 'duplicate_name' | 'instance_associated' | 'allocation_exists' } | LinkRefusal;
 
 /**
  * Write one node and its active allocation (if any), in one transaction, each item only
  * if absent; with the placement scheduler the node's provider and the allocation's
  * consumer too. Lost races (a concurrent transaction) are tried again.
  */
-export async function importNode(node: NodeRecord, allocation?: StoredAllocation): Promise<ImportWrite> {
+export async function importNode(node: NodeRecord, links: NodeLinks, allocation?: StoredAllocation): Promise<ImportWrite> {
   const extra = allocation ? allocationCreateItems(allocation).items : [];
   return withRetries<ImportWrite>(async () => {
-    const out = await createNode(node, { extra, claim: allocation });
-    if ('ok' in out) return 'written';
-    if (out.error === 'placement') return out;
+    const out = await createNode(node, links, { extra, claim: allocation });
+    if ('ok' in out) return { ok: true };
+    if (out.error === 'refused') return out;
     if (out.error !== 'stale') return { error: out.error };
     // the allocation's own items are among createNode's "anything else": one that exists is not a race
     if (allocation && (await getAllocation(allocation.uuid))) return { error: 'allocation_exists' };
@@ -162,7 +162,7 @@ export async function importNode(node: NodeRecord, allocation?: StoredAllocation
 export async function importAllocation(a: StoredAllocation): Promise<ImportWrite> {
   return withRetries<ImportWrite>(async () => {
     const out = await createAllocation(a);
-    if ('ok' in out) return 'written';
+    if ('ok' in out) return { ok: true };
     if (out.error === 'stale') return RETRY;
     return out.error === 'duplicate_uuid' ? { error: 'allocation_exists' } : { error: out.error };
   });

@@ -11,7 +11,7 @@ import { ddb, tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS, BM_TX, HOLD, HOLD_UNTIL, refuseOversized } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
-import { linkFailure, nodeLink, withLink, type AllocationIdentity, type PlacementRefusal } from './placement-link.js';
+import { linkFailure, withLink, type AllocationIdentity, type LinkRefusal, type NodeLinks } from './links.js';
 import { allocationsDeletedBy } from './facts.js';
 import { recordFact, type ChangeSpec } from '../../core/feed/change.js';
 
@@ -268,8 +268,8 @@ export type NodeWriteFailure =
   | { error: 'duplicate_uuid' }
   | { error: 'duplicate_name'; name: string }
   | { error: 'instance_associated'; instance: string; node?: string }
-  /** BAREMETAL_SCHEDULER=placement: the node's provider or consumer refuses the change */
-  | PlacementRefusal;
+  /** what follows the node refuses the change (BAREMETAL_SCHEDULER=placement: its provider or consumer) */
+  | LinkRefusal;
 
 export type NodeWrite = { ok: true; node: NodeRecord } | NodeWriteFailure;
 
@@ -318,21 +318,21 @@ export interface NodeCreation {
   claim?: AllocationIdentity;
 }
 
-export async function createNode(n: NodeRecord, opts: NodeCreation = {}): Promise<NodeWrite> {
+export async function createNode(n: NodeRecord, links: NodeLinks, opts: NodeCreation = {}): Promise<NodeWrite> {
   const item = nodeToItem(n);
   refuseOversized(item, 'node', n.uuid);
   const items: TxItem[] = [newItem(item)];
   const u = uniqueness(undefined, n, 1);
   items.push(...u.actions, ...(opts.extra ?? []));
   // its resource provider is created with it, and the claim's consumer (BAREMETAL_SCHEDULER=placement)
-  const link = await nodeLink({ after: n, claim: opts.claim });
+  const link = await links.plan({ after: n, claim: opts.claim });
   if ('error' in link) return link;
   const base = items.length;
   items.push(...link.items);
   const out = await transact(items, { ...BM_TX, change: withLink({ op: 'node.create', nodes: [recordFact(n.uuid, undefined, n)] }, link) });
   if (out.ok) return { ok: true, node: n };
   if (out.conflict) return { error: 'stale' };
-  const refused = linkFailure(out, link, base, n.uuid);
+  const refused = linkFailure(out, link, base);
   if (refused) return refused;
   // both taken: Ironic (its database's constraint order) names the name
   if (u.nameIdx !== undefined && out.failed.includes(u.nameIdx)) return { error: 'duplicate_name', name: n.name! };
@@ -348,7 +348,7 @@ export async function createNode(n: NodeRecord, opts: NodeCreation = {}): Promis
  * (`ver` unchanged). `extra` actions (an allocation deleted alongside) commit in the
  * same transaction. 'stale' asks the caller to re-read and re-apply.
  */
-export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[] = []): Promise<NodeWrite> {
+export async function saveNode(cur: NodeRecord, next: NodeRecord, links: NodeLinks, extra: TxItem[] = []): Promise<NodeWrite> {
   const rec: NodeRecord = { ...next, ver: cur.ver + 1 };
   const item = nodeToItem(rec);
   refuseOversized(item, 'node', rec.uuid);
@@ -357,13 +357,13 @@ export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[
   items.push(...u.actions, ...extra);
   // its provider follows it, and an allocation deleted with `extra` gives its unit back (BAREMETAL_SCHEDULER=placement)
   const release = cur.allocation_uuid && cur.allocation_uuid !== rec.allocation_uuid ? cur.allocation_uuid : undefined;
-  const link = await nodeLink({ before: cur, after: rec, release });
+  const link = await links.plan({ before: cur, after: rec, release });
   if ('error' in link) return link;
   const base = items.length;
   items.push(...link.items);
   const out = await transact(items, { ...BM_TX, change: withLink(nodeChange('node.update', cur, rec, extra), link) });
   if (out.ok) return { ok: true, node: rec };
-  const refused = linkFailure(out, link, base, rec.uuid);
+  const refused = linkFailure(out, link, base);
   if (refused) return refused;
   if (out.conflict || out.failed.includes(0)) return { error: 'stale' };
   if (u.nameIdx !== undefined && out.failed.includes(u.nameIdx)) return { error: 'duplicate_name', name: rec.name! };
@@ -378,13 +378,17 @@ export async function saveNode(cur: NodeRecord, next: NodeRecord, extra: TxItem[
  * its provider goes with it, and its allocation's consumer (BAREMETAL_SCHEDULER=placement:
  * refused while other consumers hold allocations on the provider).
  */
-export async function deleteNodeItems(cur: NodeRecord, extra: TxItem[] = []): Promise<true | { error: 'stale' } | PlacementRefusal> {
+export async function deleteNodeItems(
+  cur: NodeRecord,
+  links: NodeLinks,
+  extra: TxItem[] = [],
+): Promise<{ ok: true } | { error: 'stale' } | LinkRefusal> {
   const items: TxItem[] = [atVersion(cur.ver).deleteItem(BK.node(cur.uuid)), ...uniqueness(cur, undefined, 1).actions, ...extra];
-  const link = await nodeLink({ before: cur, release: cur.allocation_uuid ?? undefined });
+  const link = await links.plan({ before: cur, release: cur.allocation_uuid ?? undefined });
   if ('error' in link) return link;
   items.push(...link.items);
   const out = await transact(items, { ...BM_TX, change: withLink(nodeChange('node.delete', cur, undefined, extra), link) });
-  return out.ok ? true : { error: 'stale' };
+  return out.ok ? { ok: true } : { error: 'stale' };
 }
 
 /** A node write's change: the node before and after, and an allocation its `extra` actions delete. */

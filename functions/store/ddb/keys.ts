@@ -5,6 +5,9 @@
  */
 import { createHash } from 'node:crypto';
 
+/** a table-wide setting or progress record (`META` / <name>): the layout record, migrations, imports */
+export const metaKey = (name: string) => ({ pk: 'META', sk: name });
+
 /** stable small hash of a string, for shard selection */
 export function shardOf(s: string, n: number): number {
   const h = createHash('md5').update(s).digest();

@@ -51,7 +51,7 @@ import { Expr, newItem } from '../ddb/expr.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { config } from '../../config.js';
 import { writeSeq } from '../../core/placement/order.js';
-import { baremetalConsumerProblem } from '../../core/baremetal/placement.js';
+import { managedConsumerProblem } from '../../core/placement/managed.js';
 
 /**
  * Which condition guards a claim's provider write:
@@ -248,9 +248,9 @@ export async function writePlan(plan: ClaimPlan, opts: PlanWriteOptions): Promis
   return RETRY;
 }
 
-/** A bare-metal allocation's consumer is the bare-metal API's to write (BAREMETAL_SCHEDULER=placement). */
+/** A consumer managed elsewhere is its manager's to write while the manager runs (BAREMETAL_SCHEDULER=placement). */
 export function refusedForBaremetal(requests: ConsumerRequest[], states: ReadonlyMap<string, ConsumerState>): ClaimFailure | undefined {
-  return config().baremetal.scheduler === 'placement' ? baremetalConsumerProblem(requests, states) : undefined;
+  return config().baremetal.scheduler === 'placement' ? managedConsumerProblem(requests, states) : undefined;
 }
 
 /** Replace the allocations of the requested consumers (one transaction). */

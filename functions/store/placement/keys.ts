@@ -2,7 +2,7 @@
  * Key builders for every item type in the table (docs/design.md has the full list).
  * Nothing else in the code base spells a key.
  */
-import { shardOf } from '../ddb/keys.js';
+import { metaKey, shardOf } from '../ddb/keys.js';
 
 export const PROVIDER_SHARDS = 16;
 /** partitions of the sparse index of legacy allocation rows (the consumer migration reads them) */
@@ -57,7 +57,7 @@ export const K = {
   usage: (project: string, shard: number, user: string) => ({ pk: `USAGE#${project}#${shard}`, sk: `U#${user}` }),
   usagePk: (project: string, shard: number) => `USAGE#${project}#${shard}`,
   changeLog: (shard: number) => `LOG#${shard}`,
-  meta: (name: string) => ({ pk: 'META', sk: name }),
+  meta: metaKey,
   /** the current forest image's manifest (its own partition: readers of it need no other META item) */
   imageManifest: { pk: 'FOREST', sk: 'image' },
   /**

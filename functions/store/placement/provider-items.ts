@@ -68,22 +68,22 @@ export function toItems(p: ProviderRecord, last: string): Record<string, unknown
 }
 
 /**
- * The attribute of a state item that names the bare-metal node the provider is
- * (BAREMETAL_SCHEDULER=placement, node-provider.ts): such a provider follows its node,
- * and Placement writes that would change its inventory, traits or aggregates, or delete
- * it, are refused (provider-writes.ts, deleteProvider, reshaper.ts).
+ * The attribute of a state item that names the object managing the provider elsewhere
+ * (core/placement/managed.ts; a bare-metal node, written by functions/bridge/): such a
+ * provider follows that object, and Placement writes that would change its inventory,
+ * traits or aggregates, or delete it, are refused. Stored as `bm` (layout 2).
  */
-export const NODE_ATTR = 'bm';
+export const MANAGED_BY = 'bm';
 
 export type StateRead = ProviderState & {
   last?: string;
-  /** the bare-metal node this provider is (NODE_ATTR), if any */
-  node?: string;
+  /** the object managing this provider elsewhere (MANAGED_BY), if any */
+  managedBy?: string;
 };
 
 export function stateFromItem(it: Item): StateRead {
   return {
-    ...(it[NODE_ATTR] !== undefined ? { node: String(it[NODE_ATTR]) } : {}),
+    ...(it[MANAGED_BY] !== undefined ? { managedBy: String(it[MANAGED_BY]) } : {}),
     uuid: String(it.pk).slice(3),
     generation: Number(it.gen ?? 0),
     inventories: it.inv ?? {},
@@ -122,14 +122,14 @@ export function fromItems(def: Item, state: Item | undefined): ProviderRecord {
 export interface ProviderRead {
   record: ProviderRecord;
   last?: string;
-  /** the bare-metal node this provider is (its state item's NODE_ATTR), if any */
-  node?: string;
+  /** the object managing this provider elsewhere (its state item's MANAGED_BY), if any */
+  managedBy?: string;
 }
 
 /** A provider read from its definition and state items. */
 export function readOf(def: Item, state: Item | undefined): ProviderRead {
-  const node = state?.[NODE_ATTR] !== undefined ? { node: String(state[NODE_ATTR]) } : {};
-  return { record: fromItems(def, state), last: state?.last, ...node };
+  const managed = state?.[MANAGED_BY] !== undefined ? { managedBy: String(state[MANAGED_BY]) } : {};
+  return { record: fromItems(def, state), last: state?.last, ...managed };
 }
 
 // ------------------------------------------------------------------ sharing providers

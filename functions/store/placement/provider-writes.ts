@@ -20,8 +20,8 @@ import { logPut, logStamp, stateGuard } from './changelog.js';
 import { Expr } from '../ddb/expr.js';
 import { K } from './keys.js';
 import { readProvider } from './providers.js';
-import { NODE_ATTR, sharingChanges } from './provider-items.js';
-import { sameInventories, sameSet } from '../../core/baremetal/placement.js';
+import { MANAGED_BY, sharingChanges } from './provider-items.js';
+import { changedAspect, type ManagedAspect } from '../../core/placement/managed.js';
 import { refUpdates, type RefChange } from './refs.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { providerView, type ChangeSpec } from '../../core/feed/change.js';
@@ -31,8 +31,8 @@ export type GuardedWriteFailure =
   | { error: 'not_found' }
   /** the client's generation is not the provider's */
   | { error: 'generation' }
-  /** the provider is a bare-metal node's (NODE_ATTR) and the write would change what follows the node */
-  | { error: 'node_provider'; node: string; what: 'inventory' | 'traits' | 'aggregates' };
+  /** the provider is managed elsewhere (MANAGED_BY: core/placement/managed.ts) and the write would change what follows its manager */
+  | { error: 'managed_elsewhere'; by: string; what: ManagedAspect };
 
 /** the attributes a patch may SET, and which of the provider's two items holds each (providers.ts) */
 const ITEM_OF = { inv: 'state', traits: 'def', aggs: 'def' } as const;
@@ -71,7 +71,7 @@ export async function guardedProviderWrite<F extends { error: string }>(
   opts: GuardedWriteOptions,
   plan: (cur: ProviderRecord) => Promise<ProviderPatch | F | null>,
 ): Promise<ProviderRecord | F | GuardedWriteFailure> {
-  let first: { record: ProviderRecord; last?: string; node?: string } | undefined = opts.current && { record: opts.current };
+  let first: { record: ProviderRecord; last?: string; managedBy?: string } | undefined = opts.current && { record: opts.current };
   return withRetries<ProviderRecord | F | GuardedWriteFailure>(async () => {
     const read = first ?? (await readProvider(uuid, { convert: true }));
     first = undefined;
@@ -81,19 +81,19 @@ export async function guardedProviderWrite<F extends { error: string }>(
     const patch = await plan(cur);
     if (patch === null) return cur;
     if ('error' in patch) return patch;
-    // a bare-metal node's provider follows its node: a write that changes its inventory,
+    // a provider managed elsewhere follows its manager: a write that changes its inventory,
     // traits or aggregates is refused (one that changes nothing goes through, as usual)
-    const followed = changesNodeProvider(cur, patch);
-    if (followed && read.node) return { error: 'node_provider', node: read.node, what: followed } as const;
+    const followed = changedAspect(cur, aspectsOf(patch));
+    if (followed && read.managedBy) return { error: 'managed_elsewhere', by: read.managedBy, what: followed } as const;
 
     const now = new Date().toISOString();
     const stamp = logStamp(undefined, [read.last]);
     const state = new Expr();
     state.when(state.exists('pk')).when(state.eq('gen', cur.generation));
     stateGuard(stamp, state);
-    // (a record the caller read does not say whether a node owns the provider: the
-    // condition does, and a fresh read after it failed says which node)
-    if (followed) state.when(state.absent(NODE_ATTR));
+    // (a record the caller read does not say whether the provider is managed elsewhere:
+    // the condition does, and a fresh read after it failed says by what)
+    if (followed) state.when(state.absent(MANAGED_BY));
     patch.condition?.(state);
     const def = new Expr();
     for (const [attr, value] of Object.entries(patch.set) as Array<[keyof typeof ITEM_OF, unknown]>)
@@ -132,11 +132,8 @@ function patchChange(uuid: string, cur: ProviderRecord, patch: ProviderPatch): C
   return { op, providers: [{ uuid, before: providerView(cur, [field]), after: providerView(after, [field]) }] };
 }
 
-/** What of a provider that follows a bare-metal node the patch would change (undefined: nothing). */
-function changesNodeProvider(cur: ProviderRecord, patch: ProviderPatch): 'inventory' | 'traits' | 'aggregates' | undefined {
+/** the inventory, traits or aggregates a patch sets */
+function aspectsOf(patch: ProviderPatch): Parameters<typeof changedAspect>[1] {
   const set = patch.set as { inv?: ProviderRecord['inventories']; traits?: string[]; aggs?: string[] };
-  if (set.inv !== undefined && !sameInventories(cur.inventories, set.inv)) return 'inventory';
-  if (set.traits !== undefined && !sameSet(cur.traits, set.traits)) return 'traits';
-  if (set.aggs !== undefined && !sameSet(cur.aggregates, set.aggs)) return 'aggregates';
-  return undefined;
+  return { inventories: set.inv, traits: set.traits, aggregates: set.aggs };
 }

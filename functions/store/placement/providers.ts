@@ -403,7 +403,7 @@ export async function updateProvider(
 
 // ------------------------------------------------------------------ delete
 
-export type DeleteFailure = { error: 'not_found' } | { error: 'has_children' } | { error: 'in_use' } | { error: 'node_provider'; node: string };
+export type DeleteFailure = { error: 'not_found' } | { error: 'has_children' } | { error: 'in_use' } | { error: 'managed_elsewhere'; by: string };
 
 /**
  * The actions that delete provider `cur` (as read): its two items and its name, the
@@ -433,8 +433,8 @@ export async function deleteProvider(uuid: string): Promise<true | DeleteFailure
     const read = await readProvider(uuid, { convert: true });
     if (!read) return { error: 'not_found' } as const;
     const cur = read.record;
-    // a bare-metal node's provider goes with its node (NODE_ATTR)
-    if (read.node) return { error: 'node_provider', node: read.node } as const;
+    // a provider managed elsewhere goes with its manager (core/placement/managed.ts)
+    if (read.managedBy) return { error: 'managed_elsewhere', by: read.managedBy } as const;
     if (cur.children > 0) return { error: 'has_children' } as const;
     if (cur.allocationCount > 0) return { error: 'in_use' } as const;
     const items = providerDeleteItems(cur, (state) =>

@@ -10,8 +10,7 @@ import type { ConsumerRequest } from '../../core/placement/claim.js';
 import { missingResourceClasses } from './catalog.js';
 import { diffRefs, refUpdates, type RefChange } from './refs.js';
 import { readClaimState, refusedForBaremetal, writePlan, claimStats } from './allocations.js';
-import type { StateRead } from './provider-items.js';
-import { nodeProviderRefusal, sameInventories } from '../../core/baremetal/placement.js';
+import { managedInventoryProblem } from '../../core/placement/managed.js';
 import { withRetries } from '../ddb/retry.js';
 
 /** ref changes of several providers, one per class (a transaction touches an item once) */
@@ -35,7 +34,7 @@ export async function reshape(replacements: InventoryReplacement[], requests: Co
     const early =
       refusedForBaremetal(requests, states) ??
       checkReshape(replacements, requests, states, providers) ??
-      nodeInventoryChange(replacements, providers);
+      managedInventoryProblem(replacements, providers);
     if (early) return early;
     const missingClasses = new Set(await missingResourceClasses(reshapeClassesToLookUp(replacements, requests, states, providers)));
     const now = new Date().toISOString();
@@ -61,15 +60,4 @@ export async function reshape(replacements: InventoryReplacement[], requests: Co
       }),
     });
   });
-}
-
-/** a reshape may not change the inventory of a bare-metal node's provider (it follows the node) */
-function nodeInventoryChange(replacements: InventoryReplacement[], providers: Map<string, StateRead>): ReshapeFailure | undefined {
-  for (const r of replacements) {
-    const p = providers.get(r.provider);
-    if (p?.node && !sameInventories(p.inventories, r.inventories)) {
-      return { error: 'baremetal', detail: nodeProviderRefusal(r.provider, p.node, 'change the inventory of') };
-    }
-  }
-  return undefined;
 }

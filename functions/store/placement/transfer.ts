@@ -39,7 +39,7 @@ import { customNameFromItem, customNameItem } from './catalog.js';
 import { announceLate, entryTime, logItemNaming, logStamp, readLogSince } from './changelog.js';
 import { consumerFromItem, consumerToItem } from './consumers.js';
 import { K } from './keys.js';
-import { defItem, fromItems, NODE_ATTR, sharingItems, stateItem, treeItems } from './provider-items.js';
+import { defItem, fromItems, MANAGED_BY, sharingItems, stateItem, treeItems } from './provider-items.js';
 import { usageShardOf } from './usage.js';
 
 export const IMPORT_META = 'import-placement';
@@ -239,9 +239,9 @@ export async function readTable(opts: { segments?: number; onProgress?: (items: 
         placementItems++;
         digests.set(keyId({ pk, sk }), itemDigest(it));
         // who wrote it: anything after the import's last pass is someone else's
-        if (end !== undefined && (writtenAt(it) > end || it[NODE_ATTR] !== undefined)) {
+        if (end !== undefined && (writtenAt(it) > end || it[MANAGED_BY] !== undefined)) {
           foreignCount++;
-          if (foreign.length < 5) foreign.push(`${pk} / ${sk}${it[NODE_ATTR] !== undefined ? " (a bare-metal node's provider)" : ''}`);
+          if (foreign.length < 5) foreign.push(`${pk} / ${sk}${it[MANAGED_BY] !== undefined ? " (a bare-metal node's provider)" : ''}`);
         }
         if (pk.startsWith('RP#')) {
           const uuid = pk.slice(3);

@@ -3,7 +3,7 @@
  * after each test of a file that started the bare-metal harness): a node, its
  * resource provider and its allocations agree. It reads the table itself (a Scan of
  * the test's table on DynamoDB Local, past any fault injector) and derives nothing from
- * the code under test except how a node looks as a provider (core/baremetal/placement.ts,
+ * the code under test except how a node looks as a provider (functions/bridge/shape.ts,
  * itself unit-tested against Nova's rules).
  *
  * Both schedulers:
@@ -23,13 +23,8 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import {
-  nodeProviderShape,
-  placementResourceClass,
-  sameInventories,
-  sameSet,
-  BAREMETAL_CONSUMER_TYPE,
-} from '../../../functions/core/baremetal/placement.js';
+import { nodeProviderShape, placementResourceClass } from '../../../functions/bridge/shape.js';
+import { MANAGED_CONSUMER_TYPE as BAREMETAL_CONSUMER_TYPE, sameInventories, sameSet } from '../../../functions/core/placement/managed.js';
 import type { NodeRecord } from '../../../functions/core/baremetal/records.js';
 
 type Item = Record<string, any>;

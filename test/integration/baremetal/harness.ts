@@ -49,7 +49,7 @@ export const activeBaremetal: { api?: BmApi; table?: string } = {};
  */
 export async function useBaremetalTable(env: Record<string, string> = {}): Promise<string> {
   const table = await useTable({ BAREMETAL_INDEX_RETRIES: '0', ...env });
-  const { forgetSchedulerState, migrateNodesToPlacement } = await import('../../../functions/store/baremetal/placement-migration.js');
+  const { forgetSchedulerState, migrateNodesToPlacement } = await import('../../../functions/bridge/migration.js');
   forgetSchedulerState();
   await migrateNodesToPlacement({ deadline: Number.POSITIVE_INFINITY });
   activeBaremetal.table = table;

@@ -80,11 +80,18 @@ describe('a reservation holds its node first', () => {
     const n = await availableNode(api, { resource_class: 'hold-back' });
     const { reserveNode } = await import('../../../functions/store/baremetal/allocations.js');
     const { getNode } = await import('../../../functions/store/baremetal/nodes.js');
+    const { scheduler } = await import('../../../functions/bridge/scheduler.js');
     const seq = (await getNode(n.uuid))!.seq;
-    const out = await reserveNode({ uuid: crypto.randomUUID(), seq: 1, resource_class: 'hold-back', traits: [] }, 'no-such-execution', {
-      uuid: n.uuid,
-      seq,
-    });
+    const { commit } = await scheduler().source();
+    const out = await reserveNode(
+      { uuid: crypto.randomUUID(), seq: 1, resource_class: 'hold-back', traits: [] },
+      'no-such-execution',
+      {
+        uuid: n.uuid,
+        seq,
+      },
+      commit,
+    );
     expect(out).toEqual({ error: 'gone' });
     expect(await holdOf(n.uuid)).toEqual({ hold: undefined, until: undefined });
     expect((await allocate(api, { resource_class: 'hold-back' })).state).toBe('active');
@@ -96,9 +103,11 @@ describe('a reservation holds its node first', () => {
     const { createAllocation, getAllocation, reserveNode } = await import('../../../functions/store/baremetal/allocations.js');
     const { getNode } = await import('../../../functions/store/baremetal/nodes.js');
     const { allocatingRecord } = await import('./harness.js');
+    const { scheduler } = await import('../../../functions/bridge/scheduler.js');
     const rec = { ...(await allocatingRecord('hold-own')), exec: 'exec-E' };
     expect(await createAllocation(rec)).toEqual({ ok: true });
-    expect(await reserveNode(rec, 'exec-E', { uuid: n.uuid, seq: (await getNode(n.uuid))!.seq })).toEqual({ ok: true });
+    const { commit } = await scheduler().source();
+    expect(await reserveNode(rec, 'exec-E', { uuid: n.uuid, seq: (await getNode(n.uuid))!.seq }, commit)).toEqual({ ok: true });
     expect((await getAllocation(rec.uuid))?.node_uuid).toBe(n.uuid);
     expect(await holdOf(n.uuid)).toEqual({ hold: undefined, until: undefined });
   });

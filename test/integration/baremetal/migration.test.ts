@@ -20,7 +20,7 @@ async function scheduler(mode: 'database' | 'placement', env: Record<string, str
   process.env.BAREMETAL_SCHEDULER = mode;
   Object.assign(process.env, env);
   (await import('../../../functions/config.js')).resetConfig();
-  (await import('../../../functions/store/baremetal/placement-migration.js')).forgetSchedulerState();
+  (await import('../../../functions/bridge/migration.js')).forgetSchedulerState();
 }
 
 /** A provider somebody made for a node through Placement before the switch (Nova's driver, say): the node's uuid and name, its own inventory of `rc`. */
@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 it('gives every node its provider and every active allocation its consumer, resumably and idempotently', async () => {
-  const m = await import('../../../functions/store/baremetal/placement-migration.js');
+  const m = await import('../../../functions/bridge/migration.js');
   // a deployment running the database scheduler: nodes in every state, allocations
   const free = await availableNode(bm, { resource_class: 'mig-gold' }, { traits: ['CUSTOM_MIG'] });
   const held = await availableNode(bm, { resource_class: 'mig-gold' });
@@ -104,7 +104,7 @@ it('gives every node its provider and every active allocation its consumer, resu
 });
 
 it('completes only once the switch has settled; meanwhile allocations still work (and create what they need)', async () => {
-  const m = await import('../../../functions/store/baremetal/placement-migration.js');
+  const m = await import('../../../functions/bridge/migration.js');
   await scheduler('database');
   const n = await availableNode(bm, { resource_class: 'mig-settle' });
   const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import { servePlacementHere, type Api } from '../harness.js';
 import { allocate, allocatingRecord, availableNode, startBaremetal, type BmApi } from './harness.js';
-import { projectAggregate } from '../../../functions/core/baremetal/placement.js';
+import { projectAggregate } from '../../../functions/bridge/shape.js';
 
 let bm: BmApi;
 let pl: Api;
@@ -140,7 +140,7 @@ describe('every allocation is a Placement consumer, written with the reservation
     const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
     const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { K } = await import('../../../functions/store/placement/keys.js');
-    const { NODE_ATTR } = await import('../../../functions/store/placement/provider-items.js');
+    const { MANAGED_BY: NODE_ATTR } = await import('../../../functions/store/placement/provider-items.js');
     await ddb().send(
       new UpdateCommand({
         TableName: tableName(),

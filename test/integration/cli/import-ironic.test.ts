@@ -25,7 +25,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, inject, it } from 'vitest';
 import { freePort } from '../../../local/ddb-local.js';
 import { parseFaults, startFaultProxy } from '../../../local/ddb-faults.js';
-import { projectAggregate } from '../../../functions/core/baremetal/placement.js';
+import { projectAggregate } from '../../../functions/bridge/shape.js';
 import { referenceLauncher, startReference, waitForIronic, type ReferenceServer } from '../differential-kit.js';
 import { servePlacementHere, type Api } from '../harness.js';
 import { activeBaremetal, useBaremetalTable } from '../baremetal/harness.js';
@@ -267,8 +267,9 @@ ironicPkg.describe('berth import-ironic / verify-ironic against Ironic 21.4', ()
   it('verify-ironic prints every difference, field by field, and exits 1', async () => {
     // the table this file imported into, changed behind the import's back
     const { getNode, saveNode } = await import('../../../functions/store/baremetal/nodes.js');
+    const { scheduler } = await import('../../../functions/bridge/scheduler.js');
     const cur = (await getNode(nodes['n-free']!))!;
-    expect('ok' in (await saveNode(cur, { ...cur, extra: { moved: true }, traits: ['CUSTOM_GPU'] }))).toBe(true);
+    expect('ok' in (await saveNode(cur, { ...cur, extra: { moved: true }, traits: ['CUSTOM_GPU'] }, scheduler().links))).toBe(true);
     const v = await berth(['verify-ironic', '--from', url]);
     expect(v.code).toBe(1);
     expect(v.stdout).toContain(`node ${nodes['n-free']} (n-free): extra: Ironic {}, Berth {"moved":true}`);
@@ -314,8 +315,9 @@ ironicPkg.describe('berth import-ironic / verify-ironic against Ironic 21.4', ()
     // a table somebody else wrote to is not moved into
     await useBaremetalTable({ BAREMETAL_SCHEDULER: 'database' });
     const { createNode, completeNode } = await import('../../../functions/store/baremetal/nodes.js');
+    const { scheduler } = await import('../../../functions/bridge/scheduler.js');
     const own = completeNode({ uuid: randomUUID(), driver: 'fake-hardware', created_at: new Date().toISOString(), seq: 1 });
-    expect('ok' in (await createNode(own))).toBe(true);
+    expect('ok' in (await createNode(own, scheduler().links))).toBe(true);
     const refused = await berth(['import-ironic', '--from', url]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/holds bare metal already \(1 nodes, 0 allocations, 0 other bare-metal items\) and no earlier import/);

@@ -160,7 +160,7 @@ describe(`the fault suite: both APIs at a ${RATE * 100} % DynamoDB fault rate`, 
 describe(`the fault suite: bare metal through Placement at ${RATE * 100} % faults`, () => {
   beforeAll(async () => {
     await setup(250, { BAREMETAL_SCHEDULER: 'placement' });
-    const { forgetSchedulerState, migrateNodesToPlacement } = await import('../../../functions/store/baremetal/placement-migration.js');
+    const { forgetSchedulerState, migrateNodesToPlacement } = await import('../../../functions/bridge/migration.js');
     forgetSchedulerState();
     await migrateNodesToPlacement({ deadline: Number.POSITIVE_INFINITY });
     // the shared check after each test reads this table too

@@ -121,7 +121,7 @@ it('a node and allocation life, the placement scheduler: every request within it
   const old = await node(`${rc}-old`);
   process.env.BAREMETAL_SCHEDULER = 'placement';
   resetConfig();
-  const { forgetSchedulerState } = await import('../../../functions/store/baremetal/placement-migration.js');
+  const { forgetSchedulerState } = await import('../../../functions/bridge/migration.js');
   const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
   const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
   await ddb().send(new DeleteCommand({ TableName: tableName(), Key: { pk: 'META', sk: 'baremetal-scheduler' } }));

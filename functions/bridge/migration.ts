@@ -12,55 +12,23 @@
  * a process still running the old configuration may have no provider yet; reserving
  * one creates its provider in the same transaction); from then on, from the forest.
  */
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { config } from '../../config.js';
-import { nodeProviderShape, placementResourceClass } from '../../core/baremetal/placement.js';
-import { ALLOCATION_STATES } from '../../core/baremetal/allocations.js';
-import { ddb, tableName } from '../ddb/client.js';
-import { tableKey } from '../ddb/per-table.js';
-import { RETRY, withRetries } from '../ddb/retry.js';
-import { transact, type TxItem } from '../ddb/tx.js';
-import { Expr } from '../ddb/expr.js';
-import { ensureCustomNames, nodeProviderItems, readNodeProvider } from '../placement/node-provider.js';
-import { K } from '../placement/keys.js';
-import { getAllocation } from './allocations.js';
-import { BK, BM_TX } from './keys.js';
-import { getNode, queryNodes } from './nodes.js';
-import { consumerOf, placementMode, withLink } from './placement-link.js';
+import { config } from '../config.js';
+import { nodeProviderShape, placementResourceClass } from './shape.js';
+import { ALLOCATION_STATES } from '../core/baremetal/allocations.js';
+import { tableKey } from '../store/ddb/per-table.js';
+import { RETRY, withRetries } from '../store/ddb/retry.js';
+import { transact, type TxItem } from '../store/ddb/tx.js';
+import { Expr } from '../store/ddb/expr.js';
+import { ensureCustomNames, nodeProviderItems, readNodeProvider } from './node-provider.js';
+import { getAllocation } from '../store/baremetal/allocations.js';
+import { BK, BM_TX } from '../store/baremetal/keys.js';
+import { readSchedulerState, writeSchedulerState, type SchedulerState } from '../store/baremetal/scheduler-state.js';
+import { getNode, queryNodes } from '../store/baremetal/nodes.js';
+import { consumerOf } from './links.js';
+import { withLink } from '../store/baremetal/links.js';
 
-const STATE_KEY = K.meta('baremetal-scheduler');
-
-/** What the META item says about the switch. */
-export interface SchedulerState {
-  /** the scheduler the last pass migrated to */
-  mode?: string;
-  /** when a process first saw the placement scheduler (ms epoch) */
-  switchedAt?: number;
-  /** a pass found every node in agreement (and started SETTLE after switchedAt) */
-  complete?: boolean;
-  /** the creation sequence of the last node the current pass finished */
-  cursor?: number;
-  /** nodes given (or corrected) a provider or consumer, in all passes */
-  synced?: number;
-  /** nodes whose active allocation could not get its consumer: another consumer holds the provider */
-  conflicts?: string[];
-  /** when the last pass began (ms epoch) */
-  passStartedAt?: number;
-  completedAt?: string;
-}
-
-export async function readSchedulerState(): Promise<SchedulerState> {
-  const r = await ddb().send(new GetCommand({ TableName: tableName(), Key: STATE_KEY, ConsistentRead: true }));
-  return (r.Item ?? {}) as SchedulerState;
-}
-
-async function writeSchedulerState(s: SchedulerState): Promise<void> {
-  // a one-item transaction (its outcome is known); concurrent passes write the same facts
-  await transact([new Expr().putItem({ ...STATE_KEY, ...s })], {
-    ...BM_TX,
-    change: { op: 'internal', note: 'bare-metal scheduler migration progress' },
-  });
-}
+/** Does this deployment schedule bare metal through Placement? */
+const placementMode = (): boolean => config().baremetal.scheduler === 'placement';
 
 /** how long after the switch a pass must begin to complete the migration (ms): in-flight work of the old configuration ends before */
 export function settleMs(): number {

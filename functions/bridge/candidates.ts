@@ -7,11 +7,11 @@
  * any forest-served answer. No node is read; the node named like the allocation is
  * looked up by name when the allocation has a name (nodes.ts nodeUuidByNameShared).
  */
-import type { AllocationRequest } from '../../core/baremetal/allocations.js';
-import { placementResourceClass, providerCandidates, type ProviderCandidate } from '../../core/baremetal/placement.js';
-import type { ProviderRecord } from '../../core/placement/model.js';
-import { snapshot } from '../placement/snapshot.js';
-import { nodeUuidByNameShared } from './nodes.js';
+import type { AllocationRequest } from '../core/baremetal/allocations.js';
+import { placementResourceClass, providerCandidates, type ProviderCandidate } from './shape.js';
+import type { ProviderRecord } from '../core/placement/model.js';
+import { snapshot } from '../store/placement/snapshot.js';
+import { nodeUuidByNameShared } from '../store/baremetal/nodes.js';
 
 /**
  * The forest's providers an allocation could take, fresh (every write acknowledged before

@@ -12,15 +12,12 @@
  * Nova's driver does not report: the node's owner and lessee, as one aggregate per
  * project (projectAggregate), so an allocation's candidates come from the forest alone.
  */
-import { capacity, type Inventory, type ProviderRecord } from '../placement/model.js';
-import { uuid5 } from '../compat/uuid.js';
-import type { AllocationRequest, CandidateNode } from './allocations.js';
-import type { ClaimFailure, ConsumerRequest, ConsumerState } from '../placement/claim.js';
-import { isAllocatable, type NodeRecord } from './records.js';
-import { S } from './states.js';
-
-/** the consumer type of a bare-metal allocation's Placement consumer */
-export const BAREMETAL_CONSUMER_TYPE = 'BAREMETAL';
+import { capacity, type Inventory, type ProviderRecord } from '../core/placement/model.js';
+import { sameInventories, sameSet } from '../core/placement/managed.js';
+import { uuid5 } from '../core/compat/uuid.js';
+import type { AllocationRequest, CandidateNode } from '../core/baremetal/allocations.js';
+import { isAllocatable, type NodeRecord } from '../core/baremetal/records.js';
+import { S } from '../core/baremetal/states.js';
 
 /**
  * nova.utils.normalize_rc_name: CUSTOM_ + the name with every run of characters other
@@ -117,30 +114,6 @@ export function sameShape(a: NodeProviderShape, b: NodeProviderShape): boolean {
   return sameInventories(a.inventories, b.inventories) && sameSet(a.traits, b.traits) && sameSet(a.aggregates, b.aggregates);
 }
 
-export function sameInventories(a: Readonly<Record<string, Inventory>>, b: Readonly<Record<string, Inventory>>): boolean {
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((rc) => {
-    const x = a[rc]!;
-    const y = b[rc];
-    return (
-      !!y &&
-      x.total === y.total &&
-      x.reserved === y.reserved &&
-      x.min_unit === y.min_unit &&
-      x.max_unit === y.max_unit &&
-      x.step_size === y.step_size &&
-      x.allocation_ratio === y.allocation_ratio
-    );
-  });
-}
-
-export function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  const sa = new Set(a);
-  const sb = new Set(b);
-  return sa.size === sb.size && [...sa].every((x) => sb.has(x));
-}
-
 /** The project and user of an allocation's consumer. */
 export interface ConsumerIdentity {
   project: string;
@@ -196,39 +169,7 @@ export function providerCandidates(records: Iterable<ProviderRecord>, req: Alloc
   return out;
 }
 
-/**
- * Placement's 409 detail for a write a bare-metal node's provider refuses: the
- * provider follows its node (its inventory, traits and aggregates, its existence) and
- * only claims against it come through Placement.
- */
-export function nodeProviderRefusal(
-  rp: string,
-  node: string,
-  action: 'delete' | 'change the inventory of' | 'change the traits of' | 'change the aggregates of',
-): string {
-  return `Unable to ${action} resource provider ${rp}: it is bare-metal node ${node}, whose provider follows the node (inventory, traits, aggregates, existence). Change the node through the bare-metal API.`;
-}
-
-/** Placement's 409 detail for a write to a bare-metal allocation's consumer. */
-export function baremetalConsumerRefusal(consumer: string): string {
-  return `Unable to change the allocations of consumer ${consumer}: it is a bare-metal allocation (consumer type ${BAREMETAL_CONSUMER_TYPE}). Release it through the bare-metal API.`;
-}
-
-/**
- * A Placement write naming a bare-metal allocation's consumer, or giving a consumer
- * its type, is refused: the bare-metal API writes those consumers, in the same
- * transactions as their nodes (only while BAREMETAL_SCHEDULER=placement; the caller asks).
- */
-export function baremetalConsumerProblem(requests: ConsumerRequest[], states: ReadonlyMap<string, ConsumerState>): ClaimFailure | undefined {
-  for (const r of requests) {
-    if (states.get(r.uuid)?.record?.type === BAREMETAL_CONSUMER_TYPE || r.type === BAREMETAL_CONSUMER_TYPE) {
-      return { error: 'baremetal', detail: baremetalConsumerRefusal(r.uuid) };
-    }
-  }
-  return undefined;
-}
-
-/** Why Placement refuses a node write (the store's PlacementRefusal). */
+/** Why Placement refuses a node write. */
 export interface PlacementRefusalInfo {
   reason: 'in_use' | 'consumer_exists' | 'name_taken';
   node: string;

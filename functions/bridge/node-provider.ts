@@ -2,10 +2,11 @@
  * The provider of a bare-metal node, and the consumers of its allocations
  * (BAREMETAL_SCHEDULER=placement; docs/design.md, "Bare metal through Placement"): the
  * transaction items a node write adds so that the node, its provider and its
- * allocation's consumer change in ONE transaction. The bare-metal store
- * (store/baremetal/placement-link.ts) puts them next to its own items.
+ * allocation's consumer change in ONE transaction, built from Placement's own item
+ * mappings (store/placement/); the bare-metal store puts them next to its own items
+ * (links.ts plans them, store/baremetal/links.ts carries them).
  *
- *   provider  create: Put RP, Put RPU (marked with the node: NODE_ATTR), Put RPNAME
+ *   provider  create: Put RP, Put RPU (managed by the node: MANAGED_BY), Put RPNAME
  *                     (each IF absent), refs +1
  *             change: Update RPU  SET inv, updated, last [, bm] [, used.<rc> ± 1]
  *                                 ADD gen [, invVer] [, allocs ± 1]
@@ -25,23 +26,24 @@
  * writes would be refused for (inventory, traits, aggregates, the mark) bumps the
  * generation, so those writes, which are generation-guarded too, cannot slip between.
  */
-import type { ConsumerRecord, Resources } from '../../core/placement/consumers.js';
-import { type ProviderDelta, type ProviderRecord, providerRecord } from '../../core/placement/model.js';
-import { BAREMETAL_CONSUMER_TYPE, sameInventories, sameSet, type NodeProviderShape } from '../../core/baremetal/placement.js';
-import { Expr, newItem } from '../ddb/expr.js';
-import type { TxItem } from '../ddb/tx.js';
-import { allocationRowItem } from './allocations.js';
-import { missingResourceClasses, missingTraits } from './catalog.js';
-import { logPut, logStamp, stateGuard } from './changelog.js';
-import { consumerToItem, getConsumer } from './consumers.js';
-import { K } from './keys.js';
-import { providerDeleteItems, readProvider } from './providers.js';
-import { NODE_ATTR, defItem, sharingChanges, stateItem, type ProviderRead } from './provider-items.js';
-import { diffRefs, refUpdates } from './refs.js';
-import { createCustomResourceClass } from './resource-classes.js';
-import { createCustomTrait } from './traits.js';
-import { usageUpdates } from './usage.js';
-import { consumerView, providerView, type ConsumerFact, type ProviderFact } from '../../core/feed/change.js';
+import type { ConsumerRecord, Resources } from '../core/placement/consumers.js';
+import { type ProviderDelta, type ProviderRecord, providerRecord } from '../core/placement/model.js';
+import { MANAGED_CONSUMER_TYPE, sameInventories, sameSet } from '../core/placement/managed.js';
+import type { NodeProviderShape } from './shape.js';
+import { Expr, newItem } from '../store/ddb/expr.js';
+import type { TxItem } from '../store/ddb/tx.js';
+import { allocationRowItem } from '../store/placement/allocations.js';
+import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
+import { logPut, logStamp, stateGuard } from '../store/placement/changelog.js';
+import { consumerToItem, getConsumer } from '../store/placement/consumers.js';
+import { K } from '../store/placement/keys.js';
+import { providerDeleteItems, readProvider } from '../store/placement/providers.js';
+import { MANAGED_BY, defItem, sharingChanges, stateItem, type ProviderRead } from '../store/placement/provider-items.js';
+import { diffRefs, refUpdates } from '../store/placement/refs.js';
+import { createCustomResourceClass } from '../store/placement/resource-classes.js';
+import { createCustomTrait } from '../store/placement/traits.js';
+import { usageUpdates } from '../store/placement/usage.js';
+import { consumerView, providerView, type ConsumerFact, type ProviderFact } from '../core/feed/change.js';
 
 /** A node's provider as read, and the consumer a write releases or claims with (if asked). */
 export interface NodeProviderRead {
@@ -137,7 +139,7 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
         uuid: c.consumer,
         project: c.project,
         user: c.user,
-        type: BAREMETAL_CONSUMER_TYPE,
+        type: MANAGED_CONSUMER_TYPE,
         generation: 1,
         allocations: { [ch.node]: res },
         createdAt: now,
@@ -196,7 +198,7 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
     facts.providers.push({ uuid: rec.uuid, before: null, after: providerView(rec, [...FIELDS]) });
     items.push(newItem(defItem(rec)));
     index.state = items.length;
-    items.push(newItem({ ...stateItem(rec, stamp.sk), [NODE_ATTR]: ch.node }));
+    items.push(newItem({ ...stateItem(rec, stamp.sk), [MANAGED_BY]: ch.node }));
     index.name = items.length;
     items.push(newItem({ ...K.providerName(want.name), uuid: want.uuid }));
     items.push(...sharingChanges(rec.uuid, undefined, rec));
@@ -204,7 +206,7 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
   } else {
     const invChanged = !sameInventories(cur.inventories, want.inventories);
     const defChanged = !sameSet(cur.traits, want.traits) || !sameSet(cur.aggregates, want.aggregates);
-    const marked = ch.read?.node === ch.node;
+    const marked = ch.read?.managedBy === ch.node;
     const usedDeltas = Object.entries(used).filter(([, n]) => n !== 0);
     if (invChanged || defChanged || !marked || usedDeltas.length || allocs) {
       const state = new Expr();
@@ -212,8 +214,8 @@ export function nodeProviderItems(ch: NodeProviderChange): NodeProviderPlan {
       stateGuard(stamp, state).set('updated', at);
       // marked as read (or as the caller knows it: a reservation planned on the forest's record): the
       // condition holds the plan to it, else the write marks the provider
-      if (marked) state.when(state.eq(NODE_ATTR, ch.node));
-      else state.set(NODE_ATTR, ch.node);
+      if (marked) state.when(state.eq(MANAGED_BY, ch.node));
+      else state.set(MANAGED_BY, ch.node);
       // what Placement's own writes are refused for moves the generation; so does a claim (a release does not, as DELETE)
       const bump = invChanged || defChanged || !marked || claimed ? 1 : 0;
       // a claim or a release alone: the entry carries the usage change (changelog.ts), no reader reads the provider again

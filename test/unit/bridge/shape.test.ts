@@ -1,6 +1,6 @@
 /**
  * How a node looks as a resource provider and an allocation as a Placement consumer
- * (functions/core/baremetal/placement.ts): the class name as Nova's ironic driver
+ * (functions/bridge/shape.ts): the class name as Nova's ironic driver
  * normalises it (checked against Nova's own function on random names), the reserved
  * unit, traits, the project aggregates, the consumer's project, the forest's providers
  * as candidates.
@@ -10,14 +10,13 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import {
   allocationConsumer,
-  baremetalConsumerProblem,
   nodeProviderShape,
   nodeUnitReserved,
   placementResourceClass,
   projectAggregate,
   providerCandidates,
   sameShape,
-} from '../../../functions/core/baremetal/placement.js';
+} from '../../../functions/bridge/shape.js';
 import { chooseCandidates } from '../../../functions/core/baremetal/allocations.js';
 import type { NodeRecord } from '../../../functions/core/baremetal/records.js';
 import { newProviderRecord, type ProviderRecord, providerRecord } from '../../../functions/core/placement/model.js';
@@ -134,16 +133,6 @@ describe("an allocation's consumer", () => {
     expect(allocationConsumer({ owner: 'o', consumer_project: 'c', consumer_user: 'u' }, incomplete)).toEqual({ project: 'o', user: 'u' });
     expect(allocationConsumer({ owner: null, consumer_project: 'c', consumer_user: 'u' }, incomplete)).toEqual({ project: 'c', user: 'u' });
     expect(allocationConsumer({ owner: null }, incomplete)).toEqual(incomplete);
-  });
-
-  it('is refused to Placement writers: a BAREMETAL consumer, or a request giving a consumer that type', () => {
-    const req = (type?: string) => ({ uuid: 'c1', allocations: {}, project: 'p', user: 'u', type, generation: { check: false as const } });
-    const rec = (type: string | null) => ({
-      record: { uuid: 'c1', project: 'p', user: 'u', type, generation: 1, allocations: {}, createdAt: '', updatedAt: '' },
-    });
-    expect(baremetalConsumerProblem([req()], new Map([['c1', rec('BAREMETAL')]]))?.error).toBe('baremetal');
-    expect(baremetalConsumerProblem([req('BAREMETAL')], new Map())?.error).toBe('baremetal');
-    expect(baremetalConsumerProblem([req('INSTANCE')], new Map([['c1', rec('INSTANCE')]]))).toBeUndefined();
   });
 });
 
