@@ -14,7 +14,7 @@
  * Items travel in DynamoDB's wire format (attribute-value maps). Key conditions and
  * filters are evaluated for the forms Berth uses (=, <, <=, >, >=, BETWEEN,
  * begins_with, attribute_exists / attribute_not_exists, joined by AND); a lagging read
- * with another form only has its recent items removed (counted in `unsupported`).
+ * with another form shows its recent items as they were, unfiltered (counted in `unsupported`).
  */
 import { GSIS, TABLE_KEYS } from '../functions/store/ddb/table.js';
 
@@ -189,9 +189,21 @@ export class LagView {
     return out;
   }
 
+  /** the key's newest image the injector recorded (undefined: none recorded) */
+  private latest(id: string): WireItem | null | undefined {
+    const list = this.versions.get(id);
+    return list?.length ? list[list.length - 1]!.image : undefined;
+  }
+
   /**
    * Correct the answer of a Query or Scan (of an index, or an eventually consistent
-   * one of the table) so it shows no write younger than the lag.
+   * one of the table) so it shows no write younger than the lag: each recent item of the
+   * page is replaced where it stands by its image as of the cutoff (or taken out when
+   * that image does not belong in the answer: absent, not in the index, not matching);
+   * an image that belongs but whose item no longer does (deleted, moved out of the key
+   * range or the filter) appears in no page of DynamoDB's answer, so it is put back on
+   * the last page (of segment 0 in a parallel scan). An item that existed before the
+   * window is never lost from a paged answer, however long its pages take.
    */
   correctList(
     table: string,
@@ -203,45 +215,64 @@ export class LagView {
       ExpressionAttributeNames?: Record<string, string>;
       ExpressionAttributeValues?: WireItem;
       Select?: string;
+      Segment?: number;
     },
     output: { Items?: WireItem[]; Count?: number; ScannedCount?: number; LastEvaluatedKey?: WireItem },
   ): void {
     const recent = this.recent(Date.now(), table);
     if (!recent.size) return;
     const items = output.Items ?? [];
-    const before = items.length;
-    const kept = items.filter((it) => !recent.has(keyId(table, it)));
+    const names = input.ExpressionAttributeNames ?? {};
+    const values = input.ExpressionAttributeValues ?? {};
+    const keyCond = predicate(input.KeyConditionExpression, names, values);
+    const filter = predicate(input.FilterExpression, names, values);
+    const project = projection(input.ProjectionExpression, names);
+    const understood =
+      keyCond && filter && project && (!input.Select || input.Select === 'ALL_ATTRIBUTES' || input.Select === 'ALL_PROJECTED_ATTRIBUTES')
+        ? { keyCond, filter, project }
+        : undefined;
+    if (!understood) this.stats.unsupported++;
+    const index = input.IndexName ? GSIS.find((g) => g.name === input.IndexName) : undefined;
+    const inIndex = (it: WireItem) => !index || (it[index.pk] !== undefined && it[index.sk] !== undefined);
+    // (an expression not understood: the item as it was, in its place, or nothing when it did not exist)
+    const belongs = (it: WireItem | null | undefined): it is WireItem =>
+      !!it && inIndex(it) && (!understood || (understood.keyCond(it) && understood.filter(it)));
+    const shown = (it: WireItem) => (understood ? understood.project(it) : it);
+    let hidden = 0;
     let restored = 0;
-    // images go back on the last page only (an answer in several pages gets them once)
-    if (!output.LastEvaluatedKey) {
-      const names = input.ExpressionAttributeNames ?? {};
-      const values = input.ExpressionAttributeValues ?? {};
-      const keyCond = predicate(input.KeyConditionExpression, names, values);
-      const filter = predicate(input.FilterExpression, names, values);
-      const project = projection(input.ProjectionExpression, names);
-      if (!keyCond || !filter || !project || (input.Select && input.Select !== 'ALL_ATTRIBUTES' && input.Select !== 'ALL_PROJECTED_ATTRIBUTES')) {
-        this.stats.unsupported++;
-      } else {
-        const index = input.IndexName ? GSIS.find((g) => g.name === input.IndexName) : undefined;
-        const inIndex = (it: WireItem) => !index || (it[index.pk] !== undefined && it[index.sk] !== undefined);
-        for (const image of recent.values()) {
-          if (!image || !inIndex(image) || !keyCond(image) || !filter(image)) continue;
-          kept.push(project(image));
-          restored++;
-        }
-        if (restored) {
-          const skName = index ? index.sk : TABLE_KEYS.sk;
-          kept.sort(
-            (a, b) =>
-              (compare(a[skName], b[skName]) ?? 0) ||
-              (compare(a[TABLE_KEYS.pk], b[TABLE_KEYS.pk]) ?? 0) ||
-              (compare(a[TABLE_KEYS.sk], b[TABLE_KEYS.sk]) ?? 0),
-          );
-        }
+    const seen = new Set<string>();
+    const kept: WireItem[] = [];
+    for (const it of items) {
+      const id = keyId(table, it);
+      if (!recent.has(id)) {
+        kept.push(it);
+        continue;
+      }
+      seen.add(id);
+      hidden++;
+      const image = recent.get(id);
+      if (belongs(image)) {
+        kept.push(shown(image));
+        restored++;
       }
     }
-    const hidden = before - (kept.length - restored);
+    if (!output.LastEvaluatedKey && !input.Segment && understood) {
+      for (const [id, image] of recent) {
+        if (seen.has(id) || !belongs(image) || belongs(this.latest(id))) continue;
+        kept.push(shown(image));
+        restored++;
+      }
+    }
     if (!hidden && !restored) return;
+    if (restored && input.KeyConditionExpression) {
+      const skName = index ? index.sk : TABLE_KEYS.sk;
+      kept.sort(
+        (a, b) =>
+          (compare(a[skName], b[skName]) ?? 0) ||
+          (compare(a[TABLE_KEYS.pk], b[TABLE_KEYS.pk]) ?? 0) ||
+          (compare(a[TABLE_KEYS.sk], b[TABLE_KEYS.sk]) ?? 0),
+      );
+    }
     this.stats.corrected++;
     this.stats.hidden += hidden;
     this.stats.restored += restored;
