@@ -67,9 +67,9 @@ export async function startLocalStack(
   const endpoint = inject('ddbEndpoint');
   const table = opts.table ?? `t_${randomUUID().replace(/-/g, '')}`;
   // the change feed's replay of these tests (test/integration/feed/): every stack's events to
-  // <dir>/<table>.jsonl, optionally through the fault injector; the stream only then
+  // <dir>/<table>.jsonl, optionally through the fault injector; the stream only then (or with an events file)
   const eventsDir = process.env.BERTH_TEST_EVENTS_DIR;
-  await ensureTable(endpoint, table, 'local', { stream: !!eventsDir });
+  await ensureTable(endpoint, table, 'local', { stream: !!eventsDir || !!options.eventsFile });
   await opts.before?.();
   const { startStack } = await import('../../local/start.js');
   const feed = eventsDir

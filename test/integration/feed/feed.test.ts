@@ -22,8 +22,7 @@ import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, describe, expect, inject, it } from 'vitest';
-import { ensureTable } from '../../../local/ddb-local.js';
-import { client } from '../harness.js';
+import { client, startLocalStack } from '../harness.js';
 import { needs } from '../../optional.js';
 import { sharedDir } from '../../../scripts/optional-packages.mjs';
 import { canon, checkFeed, scanTable, type FeedReport } from './check.js';
@@ -103,25 +102,9 @@ async function historyAt(table: string, t: number): Promise<Map<string, string>>
 describe('a workload through 2 processes and the fault injector', () => {
   it('one event per committed change, in order, valid; the history gives back every snapshot', { timeout: 600_000 }, async () => {
     const table = `feed_${run}_workload`;
-    await ensureTable(endpoint(), table);
     const { parseFaults } = await import('../../../local/ddb-faults.js');
-    const { startStack } = await import('../../../local/start.js');
     const eventsFile = join(dir, `${table}.jsonl`);
-    const stack = await startStack({
-      fresh: false,
-      ddbEndpoint: endpoint(),
-      tableName: table,
-      containers: 2,
-      placementPort: 0,
-      baremetalPort: 0,
-      host: '127.0.0.1',
-      maintenanceInterval: 0,
-      dataDir: '',
-      dashboardPort: null,
-      quietContainers: true,
-      ddbFaults: parseFaults(FAULTS),
-      eventsFile,
-    });
+    const stack = await startLocalStack({ containers: 2, ddbFaults: parseFaults(FAULTS), eventsFile }, { table });
     const api = client(stack.placementUrl, async () => undefined);
     const snapshots: Array<{ t: number; held: Map<string, string> }> = [];
     try {

@@ -37,6 +37,20 @@ export async function ask(urls: Urls, a: Pick<Answer, 'api' | 'path' | 'version'
   return { status: r.status, body: (await r.text()).split(base).join('http://BERTH'), headers: r.headers };
 }
 
+/** A Placement request as the admin, at `version` (the body as JSON). */
+export function placementCall(base: string, method: string, path: string, body?: unknown, version = '1.39'): Promise<Response> {
+  return fetch(base + path, {
+    method,
+    headers: {
+      'x-auth-token': 'admin',
+      'openstack-api-version': `placement ${version}`,
+      'content-type': 'application/json',
+      accept: 'application/json',
+    },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+}
+
 /**
  * An answer with the generations of `touched` providers taken out (writes during a test
  * move them; everything else must stay as recorded), and error bodies' request ids.

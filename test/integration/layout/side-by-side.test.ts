@@ -12,6 +12,7 @@ import { freePort } from '../../../local/ddb-local.js';
 import type { RunningStack } from '../../../local/start.js';
 import { oldCheckout, type OldRelease, startOldRelease } from '../../fixtures/layout-v1/old-release.js';
 import { startLocalStack } from '../harness.js';
+import { placementCall } from './fixture.js';
 
 let old: OldRelease | undefined;
 let stack: RunningStack | undefined;
@@ -36,16 +37,7 @@ afterAll(async () => {
 });
 
 const call = async (base: string, method: string, path: string, body?: unknown, version = '1.39') => {
-  const r = await fetch(base + path, {
-    method,
-    headers: {
-      'x-auth-token': 'admin',
-      'openstack-api-version': `placement ${version}`,
-      'content-type': 'application/json',
-      accept: 'application/json',
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const r = await placementCall(base, method, path, body, version);
   const text = await r.text();
   return { status: r.status, json: text ? JSON.parse(text) : undefined, retry: r.headers.get('retry-after') };
 };

@@ -9,7 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startLocalStack } from '../harness.js';
 import type { RunningStack } from '../../../local/start.js';
-import { ask, differences, fixtureAnswers, importFixture, type Urls } from './fixture.js';
+import { ask, differences, fixtureAnswers, importFixture, placementCall, type Urls } from './fixture.js';
 
 const answers = fixtureAnswers();
 let stack: RunningStack;
@@ -135,17 +135,7 @@ describe('a layout-1 table migrating while clients write, through the fault inje
     // its first step (custom classes and traits; requests wait a few seconds for it)
     await migrateLayout({ deadline: Date.now() });
     expect((await readLayoutRecord())?.phase).toBe('migrating');
-    const pl = (method: string, path: string, body?: unknown, version = '1.39') =>
-      fetch(urls.placement + path, {
-        method,
-        headers: {
-          'x-auth-token': 'admin',
-          'openstack-api-version': `placement ${version}`,
-          'content-type': 'application/json',
-          accept: 'application/json',
-        },
-        body: body === undefined ? undefined : JSON.stringify(body),
-      });
+    const pl = (method: string, path: string, body?: unknown, version = '1.39') => placementCall(urls.placement, method, path, body, version);
     let stop = false;
     const problems: string[] = [];
     // writers: claims of new consumers on layout-1 hosts, read back, then removed; a child
