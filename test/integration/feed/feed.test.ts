@@ -7,8 +7,8 @@
  *    and the fault injector (lost answers, conflicts, throttling, in-progress, 5xx), with
  *    snapshots of every consumer taken at quiet moments during it: `npx berth history
  *    --at T` must give each snapshot back, from the history alone;
- *  - Placement's visible conformance files, replayed against `npm start` servers (a subset
- *    plain, through the fault injector, and through 2 processes with faults);
+ *  - Placement's visible conformance files, replayed against `npm start` servers (plain;
+ *    then a subset through the fault injector, and through 2 processes with faults);
  *  - the osc-placement and Nova report-client tests, replayed with their stacks' events on.
  *
  * After each: every committed change has exactly one event and every event a committed
@@ -184,10 +184,7 @@ describe('a workload through 2 processes and the fault injector', () => {
 });
 
 const gabbi = needs('gabbi', 'conformance-suite');
-/**
- * the conformance files replayed in every mode (all with FEED_FULL): the ones that commit
- * the most kinds of change (npm test's conformance stage runs every file already)
- */
+/** the conformance files replayed under faults and through 2 processes (all with FEED_FULL) */
 const SUBSET = [
   'allocations.yaml',
   'allocations-post.yaml',
@@ -235,11 +232,11 @@ async function checkDir(d: string): Promise<FeedReport[]> {
 }
 
 gabbi.describe("Placement's conformance files, replayed with the events file on", () => {
-  it('plain', { timeout: 1_200_000 }, async () => {
-    const reports = await conformance('plain', FULL ? 'all' : SUBSET, '');
+  it('plain: every file', { timeout: 1_200_000 }, async () => {
+    const reports = await conformance('plain', 'all', '');
     // one table per file's server; files that only read commit nothing
     for (const r of reports) if (r.committed) expectClean(r);
-    expect(reports.filter((r) => r.committed).length).toBeGreaterThanOrEqual(FULL ? 15 : SUBSET.length);
+    expect(reports.filter((r) => r.committed).length).toBeGreaterThanOrEqual(15);
   });
 
   it('through the fault injector', { timeout: 1_200_000 }, async () => {
