@@ -1,7 +1,7 @@
 /**
  * Allocations: claims (PUT/POST /allocations), DELETE, reads, and the legacy import.
  *
- * A claim is ONE TransactWriteItems (docs/design.md, "Which condition guards which
+ * A claim is ONE TransactWriteItems (docs/consistency.md, "Which condition guards which
  * write"), planned by functions/core/placement/claim.ts from strongly consistent reads
  * of the consumers and the providers' state items (one BatchGetItem):
  *   per provider  Update RPU: used.<rc> += delta, gen += n, allocs += d, updated, last

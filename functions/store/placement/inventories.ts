@@ -1,5 +1,5 @@
 /**
- * Inventory writes (docs/design.md, "Which condition guards which write"): one
+ * Inventory writes (docs/consistency.md, "Which condition guards which write"): one
  * generation-guarded transaction (provider-writes.ts) that SETs the provider's whole
  * inventory map and bumps gen and invVer, with
  *   - for every class whose inventory goes away: used.<rc> absent or 0 (inventory that
