@@ -45,7 +45,7 @@ async function main() {
       dashboardPort: null,
       // scenarios measure the solver on answers of any size; coldstart runs its own processes with AWS's limit
       noResponseLimit: true,
-      // the bare-metal race in either mode (docs/design.md, "Bare metal through Placement")
+      // the bare-metal race in either mode (docs/baremetal.md, "Bare metal through Placement")
       baremetalScheduler: args['baremetal-scheduler'] === 'placement' ? 'placement' : undefined,
     });
     const ctx: BenchContext = {

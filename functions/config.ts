@@ -33,7 +33,7 @@ export interface KeystoneSettings {
   /**
    * upper bound for the authorizer's own cache of a validation (s). In AWS the CDK sets
    * 0: API Gateway's authorizer cache is then the only window a revoked token keeps
-   * working in (docs/design.md, Security).
+   * working in (docs/security.md, "Authorizer windows").
    */
   cacheTtlS: number;
   timeoutMs: number;
@@ -69,7 +69,7 @@ export interface BaremetalSettings {
    * BAREMETAL_SCHEDULER: where allocations find and reserve nodes. 'database' (default):
    * the node items and their index alone. 'placement': every node is also a resource
    * provider and every allocation a Placement consumer, written in the same transactions
-   * (docs/design.md, "Bare metal through Placement"). `npm start` and `cdk synth` refuse
+   * (docs/baremetal.md, "Bare metal through Placement"). `npm start` and `cdk synth` refuse
    * any other value before anything starts; here it reads as the default.
    */
   scheduler: BaremetalScheduler;
@@ -112,7 +112,7 @@ export interface ObservabilitySettings {
   logFormat: 'json' | 'text' | 'auto';
 }
 
-/** the change feed and the allocation history (docs/design.md, "The change feed") */
+/** the change feed and the allocation history (docs/consistency.md, "The change feed") */
 export interface FeedSettings {
   /** CHANGE_FEED: every transaction records its change (store/ddb/feed.ts); on unless "false" */
   enabled: boolean;
@@ -203,7 +203,7 @@ export interface Config {
   /**
    * LAYOUT_SETTLE_S: after a deploy opens a table's layout migration, how long it waits
    * before converting anything (requests the previous release's functions had begun end
-   * first): 120 s in Lambda, 0 elsewhere (docs/design.md, "Layout versions and upgrades")
+   * first): 120 s in Lambda, 0 elsewhere (docs/items.md, "Layout versions and upgrades")
    */
   layoutSettleS: number;
   /**
@@ -215,7 +215,7 @@ export interface Config {
   rateLimit?: RateLimit;
   /** RATE_LIMIT_EXEMPT_ROLES: callers with any of these roles are not counted */
   rateLimitExemptRoles: string[];
-  /** claim guard: 'generation' only exists to repeat the measurement in docs/design.md */
+  /** claim guard: 'generation' only exists to repeat the measurement in docs/consistency.md */
   claimGuard: 'capacity' | 'generation';
   baremetal: BaremetalSettings;
   keystone: KeystoneSettings;

@@ -2,7 +2,7 @@
  * The DynamoDB fault and lag injector: an HTTP proxy that sits between Berth's store
  * (the AWS SDK, pointed at it as its endpoint) and a DynamoDB endpoint (DynamoDB Local,
  * LocalStack), so the real handlers, the SDK's own retries and the store's outcome
- * resolution all meet the failures AWS has and DynamoDB Local has not (docs/design.md,
+ * resolution all meet the failures AWS has and DynamoDB Local has not (docs/consistency.md,
  * "Simulating AWS"):
  *
  *   throttle    answered at once, not forwarded: ThrottlingException /

@@ -1,5 +1,5 @@
 /**
- * `npm start` and a table written by an earlier release (docs/design.md, "Layout versions
+ * `npm start` and a table written by an earlier release (docs/items.md, "Layout versions
  * and upgrades"). Locally no function of that release serves the table, so its layout
  * migration opens at once and runs in the background while the APIs serve it, as the
  * maintenance function runs it in AWS after a deploy. A table of a layout this release

@@ -30,7 +30,7 @@ commands:
                                   (resumable, idempotent; after the previous release is gone)
   migrate-baremetal [--settle S]  switch bare metal to the placement scheduler: every node
                                   its resource provider, every allocation its consumer
-                                  (resumable, idempotent; docs/design.md)
+                                  (resumable, idempotent; docs/baremetal.md)
   import-placement --from URL [--token T] [--final] [--concurrency N] [--accept-losses]
                                   a running Placement's state into this table through its
                                   API, in passes: each copies what changed (by generation);
@@ -78,7 +78,7 @@ export async function main(argv: string[]): Promise<number> {
   process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
   process.env.LOG_LEVEL ??= 'WARN';
   // commands that work on Placement's items through the store need a table in a layout
-  // this release serves (recorded first if it has no record: docs/design.md, "Layout versions")
+  // this release serves (recorded first if it has no record: docs/items.md, "Layout versions")
   if (cmd && LAYOUT_BOUND.has(cmd)) await requireServedLayout();
   switch (cmd) {
     case 'tree':

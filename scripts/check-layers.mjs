@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The import rule (docs/design.md, "Layers"): imports point one way,
+ * The import rule (docs/architecture.md, "Layers"): imports point one way,
  *
  *   handlers (functions/{placement,baremetal,maintenance,authorizer})
  *     -> use cases (Placement's, functions/usecases/) | conductor (bare metal's workflows)

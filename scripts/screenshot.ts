@@ -1,6 +1,6 @@
 /**
  * `npm run screenshot`: regenerates docs/dashboard.png (and docs/dashboard-baremetal.png)
- * for the README — a fresh local stack (DynamoDB Local in memory, free ports), a
+ * for docs/operating.md — a fresh local stack (DynamoDB Local in memory, free ports), a
  * realistic small cloud built through the public APIs (compute hosts with NUMA
  * children, a shared storage pool in an aggregate, GPUs, consumers of three projects,
  * bare-metal nodes with allocations), then the dashboard in Debian's headless Chromium.

@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- --scenario layout-upgrade [--providers N] [--allocations M]`: the
- * online migration of a layout-1 table (a cloud written by release aea5993; docs/design.md,
+ * online migration of a layout-1 table (a cloud written by release aea5993; docs/items.md,
  * "Layout versions and upgrades") at a size. The stack's table is filled with layout-1
  * items shaped as aea5993 wrote them (test/fixtures/layout-v1 has the real thing, small):
  * N compute hosts with inventory, traits and an aggregate, M instances (consumers with one

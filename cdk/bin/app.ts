@@ -8,10 +8,10 @@
  *   -c identity=insecure-none-tests-only   (no authentication at all: throwaway test stacks, with -c nag=false)
  *   -c nag=false   (cdk-nag AwsSolutions checks run by default)
  *   -c forestMemoryMb=3008 -c provisionedConcurrency=N   (functions that hold the provider forest)
- *   -c logLevel=WARN -c logSampleRate=0.01 -c sourceMaps=false   (every function; README, "Operating in AWS")
+ *   -c logLevel=WARN -c logSampleRate=0.01 -c sourceMaps=false   (every function; docs/operating.md, "Operating in AWS")
  *   -c alarmEmail=ops@example.com[,…] -c alarmTopicArn=arn:aws:sns:… | -c alarms=off   (where the alarms notify)
  *   -c dashboard=true -c insights=true|throttled   (CloudWatch dashboard; DynamoDB Contributor Insights, with the dashboard)
- *   -c baremetalScheduler=database|placement   (bare metal through Placement: docs/design.md; switching runs a migration)
+ *   -c baremetalScheduler=database|placement   (bare metal through Placement: docs/baremetal.md; switching runs a migration)
  *   -c vpc=create | -c vpcId=vpc-… -c vpcSubnetIds=… [-c vpcRouteTableIds=…] [-c vpcEndpoints=none] [-c keystoneCidr=…]
  *   -c throttle=RATE:BURST -c routeThrottle='{"placement:/allocation_candidates":"100:200"}' -c publicThrottle=RATE:BURST
  *   -c projectRateLimit=RATE[:BURST] [-c rateLimitExemptRoles=service]   (per-project limit: cdk/lib/limits.ts)

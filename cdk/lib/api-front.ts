@@ -14,7 +14,7 @@
  * traffic that did not come through CloudFront without a custom domain of its own), so
  * API Gateway's throttles and the per-project limit remain the limits that hold for every
  * path; links and Location headers the APIs build name the execute-api domain
- * (docs/design.md, Security: the APIs never trust X-Forwarded-Host).
+ * (docs/security.md, "Errors and links": the APIs never trust X-Forwarded-Host).
  */
 import { Aws, CfnOutput, Stack, Validations } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';

@@ -55,13 +55,13 @@ export interface BerthStackProps extends StackProps {
   apiFront?: ApiFrontOptions;
   /** retain the table on stack deletion (default true) */
   retainData?: boolean;
-  /** alarm notifications, dashboard, Contributor Insights (README, "Operating in AWS"); the alarms exist either way */
+  /** alarm notifications, dashboard, Contributor Insights (docs/operating.md, "Operating in AWS"); the alarms exist either way */
   operations?: Partial<OperationsOptions>;
   /** deployment-wide function settings (log level, sampling); unset ones: FUNCTION_DEFAULTS (cdk/lib/function.ts) */
   functions?: Partial<FunctionSettings>;
-  /** where bare-metal allocations find and reserve nodes (-c baremetalScheduler; docs/design.md, "Bare metal through Placement") */
+  /** where bare-metal allocations find and reserve nodes (-c baremetalScheduler; docs/baremetal.md, "Bare metal through Placement") */
   baremetalScheduler?: string;
-  /** the functions that keep the provider forest in memory (docs/design.md, "Memory") */
+  /** the functions that keep the provider forest in memory (docs/consistency.md, "Memory at a million providers") */
   forest?: {
     /** MB of memory (default 3008: a million providers need ~1.5 GB of heap, and CPU grows with memory) */
     memoryMb?: number;
@@ -261,7 +261,7 @@ export class BerthStack extends Stack {
     grantTableAccess(maintenance.fn, this.table, MAINTENANCE_ACCESS);
     baremetal.grantOrphanRecovery(maintenance.fn);
     // the scheduled events of runs that failed (timeout, crash, a failed init) or could not
-    // start in time, kept two weeks for the operator (README, "Operating in AWS")
+    // start in time, kept two weeks for the operator (docs/operating.md, "Operating in AWS")
     this.maintenanceFailures = new sqs.Queue(this, 'MaintenanceFailures', {
       encryption: sqs.QueueEncryption.SQS_MANAGED,
       enforceSSL: true,

@@ -4,7 +4,7 @@
  * stops the synth with the reason, instead of failing at deploy time or being ignored.
  * Each construct's own validate*() checks the meaning (identity.ts, network.ts,
  * limits.ts, operations.ts, dashboard.ts, function.ts); here each string becomes its
- * type. README ("Deploying to AWS", "Operating in AWS") lists them all; a test pairs the
+ * type. README ("Deploying to AWS") and docs/operating.md ("Operating in AWS") list them all; a test pairs the
  * two lists.
  */
 import type { BerthStackProps } from './berth-stack.js';

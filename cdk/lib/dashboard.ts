@@ -158,7 +158,7 @@ export class Dashboard extends Construct {
       acknowledge(this.distribution, [
         [
           'AwsSolutions-CFR4',
-          'The distribution uses its default *.cloudfront.net certificate, on which CloudFront keeps TLSv1 whatever is set; -c dashboardDomain with -c dashboardCertificateArn enforces TLSv1.2_2021 (README, "Deploying to AWS").',
+          'The distribution uses its default *.cloudfront.net certificate, on which CloudFront keeps TLSv1 whatever is set; -c dashboardDomain with -c dashboardCertificateArn enforces TLSv1.2_2021 (docs/operating.md, "Limits per client, and the dashboard on your domain").',
         ],
       ]);
     }

@@ -1,5 +1,5 @@
 /**
- * The deploy's last step (docs/design.md, "Layout versions and upgrades"): once every
+ * The deploy's last step (docs/items.md, "Layout versions and upgrades"): once every
  * function of the stack is the new release, the maintenance function is told so
  * (`{"berth":"deployed"}`, functions/maintenance/handler.ts): it records an unrecorded
  * table's layout and opens the migration of a table still at the previous release's

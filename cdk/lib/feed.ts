@@ -1,5 +1,5 @@
 /**
- * The change feed in AWS (docs/design.md, "The change feed"; README, "Events and history"):
+ * The change feed in AWS (docs/consistency.md, "The change feed"; docs/operating.md, "Events and history"):
  * the table's stream → the stream processor (functions/feed/handler.ts) → one event per
  * committed change on an EventBridge bus, and the allocation history in the table.
  *
@@ -157,7 +157,7 @@ export class ChangeFeed extends Construct {
         }),
       );
 
-    // the rules example (README, "Events and history"): every allocation change, kept a month
+    // the rules example (docs/operating.md, "Events and history"): every allocation change, kept a month
     const log = new logs.LogGroup(this, 'AllocationChanges', {
       retention: logs.RetentionDays.ONE_MONTH,
       removalPolicy: RemovalPolicy.DESTROY,

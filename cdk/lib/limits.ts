@@ -1,5 +1,5 @@
 /**
- * Limits per client (README, "Operating in AWS"; docs/design.md, Security):
+ * Limits per client (docs/operating.md, "Operating in AWS"; docs/security.md, "Limits per client"):
  *
  *   -c throttle=RATE:BURST        each API stage's default route throttle (API Gateway; 1000:2000)
  *   -c routeThrottle='{"placement:/allocation_candidates":"100:200", …}'

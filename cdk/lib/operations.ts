@@ -3,7 +3,7 @@
  * optionally notifying an SNS topic (a new, KMS-encrypted one with e-mail subscriptions,
  * or an existing one), and on request a CloudWatch dashboard (`-c dashboard=true`) and
  * DynamoDB Contributor Insights on the table and its indexes (`-c insights=true`, which
- * brings the dashboard too). README ("Operating in AWS") says what each alarm means and
+ * brings the dashboard too). docs/operating.md ("Operating in AWS") says what each alarm means and
  * what to do; test/unit/cdk/operations.test.ts holds the template to it.
  *
  * Every threshold is here, with its reason. Metrics that AWS only emits when something
@@ -49,7 +49,7 @@ export interface OperationsOptions {
 
 /** the warning of a deployment whose alarms notify nobody (cdk synth / deploy print it) */
 export const NO_ALARM_DESTINATION_WARNING =
-  'The alarms notify nobody: add -c alarmEmail=ops@example.com or -c alarmTopicArn=arn:aws:sns:…, or -c alarms=off to deploy without alarms knowingly (README, "Operating in AWS").';
+  'The alarms notify nobody: add -c alarmEmail=ops@example.com or -c alarmTopicArn=arn:aws:sns:…, or -c alarms=off to deploy without alarms knowingly (docs/operating.md, "Operating in AWS").';
 
 export class OperationsConfigError extends Error {}
 
@@ -115,7 +115,7 @@ export const TABLE_OPERATIONS = ['GetItem', 'BatchGetItem', 'Query', 'Scan', 'Pu
 
 const FIVE_MINUTES = Duration.minutes(5);
 
-/** the thresholds, each with its reason (README's table repeats them for the operator) */
+/** the thresholds, each with its reason (docs/operating.md's alarm list repeats them for the operator) */
 export const THRESHOLDS = {
   /**
    * any function error in 5 minutes: the APIs answer their own failures as 5xx, so a
@@ -126,7 +126,7 @@ export const THRESHOLDS = {
   functionThrottles: 1,
   /**
    * any throttle event in 5 minutes: on an on-demand table that is a hot partition (or a
-   * table/account maximum), beyond what Berth's key design allows (docs/design.md)
+   * table/account maximum), beyond what Berth's key design allows (docs/items.md, "The partition map")
    */
   tableThrottles: 1,
   /** 5 internal errors in 5 minutes: DynamoDB returns the odd one (the SDK retries it); a run of them is an outage */
@@ -326,7 +326,7 @@ export class Operations extends Construct {
     const d = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: `${this.prefix}-operations`, defaultInterval: Duration.hours(3) });
     d.addWidgets(
       new cloudwatch.TextWidget({
-        markdown: `# ${this.prefix}\nAlarms, then traffic and errors per minute. README, "Operating in AWS", says what each alarm means and what to do.`,
+        markdown: `# ${this.prefix}\nAlarms, then traffic and errors per minute. docs/operating.md, "Operating in AWS", says what each alarm means and what to do.`,
         width: 24,
         height: 2,
       }),

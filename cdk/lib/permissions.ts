@@ -3,7 +3,7 @@
  * is a list of rules "these actions, on items whose partition key matches these
  * patterns" (IAM condition `ForAllValues:StringLike dynamodb:LeadingKeys`), on the
  * table or on one named index. Key prefixes are those of functions/store/placement/keys.ts and
- * functions/store/baremetal/keys.ts (docs/design.md lists the items).
+ * functions/store/baremetal/keys.ts (docs/items.md and docs/baremetal.md list the items).
  *
  * TransactWriteItems is authorised per item as PutItem / UpdateItem / DeleteItem /
  * ConditionCheckItem, BatchGetItem per key, so the same rules cover transactions.
@@ -217,7 +217,7 @@ export const MAINTENANCE_ACCESS: AccessRule[] = [
 ];
 
 /**
- * BAREMETAL_SCHEDULER=placement (docs/design.md, "Bare metal through Placement"): the
+ * BAREMETAL_SCHEDULER=placement (docs/baremetal.md, "Bare metal through Placement"): the
  * Placement items a bare-metal function touches besides its own, granted only in that
  * mode. A node write reads its provider (a Query of its partition) and the consumer it
  * releases or claims, and writes them in its own transaction: the provider's items and

@@ -40,7 +40,7 @@ export async function pollChanges() {
   const got = await latestChanges(last);
   if (got === null) {
     $('changes-note').textContent =
-      'The change feed is read here when Berth runs locally (npm start). Deployed, its events go to the EventBridge bus (README, "Events and history").';
+      'The change feed is read here when Berth runs locally (npm start). Deployed, its events go to the EventBridge bus (docs/operating.md, "Events and history").';
     return false;
   }
   $('changes-note').textContent =

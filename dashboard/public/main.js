@@ -8,7 +8,7 @@
  *   summary.js    the summary by aggregate (bounded whatever the cloud's size)
  *   providers.js, aggregates.js, consumers.js, baremetal.js, changes.js   the tabs
  *   main.js       this: user actions, refresh, start
- * docs/design.md, "The dashboard at cloud size", says what each view costs.
+ * docs/operating.md, "The dashboard at cloud size", says what each view costs.
  */
 /** @import { Actions } from './dom.js' */
 import { renderGroups } from './aggregates.js';

@@ -1,5 +1,5 @@
 /**
- * Bare metal through Placement (BAREMETAL_SCHEDULER=placement; docs/design.md, "Bare
+ * Bare metal through Placement (BAREMETAL_SCHEDULER=placement; docs/baremetal.md, "Bare
  * metal through Placement"): what a node write adds to its own transaction so that the
  * node's resource provider and its allocation's Placement consumer change with it —
  * never in a transaction of their own, so the three always agree and nothing ever needs

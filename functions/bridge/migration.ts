@@ -1,5 +1,5 @@
 /**
- * Switching a deployment to BAREMETAL_SCHEDULER=placement (docs/design.md, "Bare metal
+ * Switching a deployment to BAREMETAL_SCHEDULER=placement (docs/baremetal.md, "Bare metal
  * through Placement"): its nodes get their resource providers and its active
  * allocations their Placement consumers. Resumable and idempotent: one node at a time,
  * each in ONE transaction with a condition on the node's version (a node written

@@ -1,6 +1,6 @@
 /**
  * The provider of a bare-metal node, and the consumers of its allocations
- * (BAREMETAL_SCHEDULER=placement; docs/design.md, "Bare metal through Placement"): the
+ * (BAREMETAL_SCHEDULER=placement; docs/baremetal.md, "Bare metal through Placement"): the
  * transaction items a node write adds so that the node, its provider and its
  * allocation's consumer change in ONE transaction, built from Placement's own item
  * mappings (store/placement/); the bare-metal store puts them next to its own items

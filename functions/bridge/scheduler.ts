@@ -1,5 +1,5 @@
 /**
- * The scheduler of bare-metal allocations (BAREMETAL_SCHEDULER; docs/design.md, "Bare
+ * The scheduler of bare-metal allocations (BAREMETAL_SCHEDULER; docs/baremetal.md, "Bare
  * metal through Placement"), chosen once per configuration — once per process in a
  * Lambda, again only when tests or the local runtime change the settings. The database
  * scheduler is the bare-metal store's own (store/baremetal/scheduler.ts); the placement

@@ -1,5 +1,5 @@
 /**
- * Bare metal through Placement (BAREMETAL_SCHEDULER=placement; docs/design.md, "Bare
+ * Bare metal through Placement (BAREMETAL_SCHEDULER=placement; docs/baremetal.md, "Bare
  * metal through Placement"), pure: how a node looks as a resource provider and an
  * allocation as a Placement consumer, and how the providers of the forest become the
  * candidates of an allocation.

@@ -1,6 +1,6 @@
 /**
  * The table's item layout: which one this release writes, which older one it migrates
- * online, and whether it may serve a table in a given state (docs/design.md, "Layout
+ * online, and whether it may serve a table in a given state (docs/items.md, "Layout
  * versions and upgrades"). Pure: the state comes from the table's `META`/`layout` item
  * (store/layout/state.ts).
  *

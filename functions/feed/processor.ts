@@ -1,5 +1,5 @@
 /**
- * The stream processor (docs/design.md, "The change feed"): the table's stream records,
+ * The stream processor (docs/consistency.md, "The change feed"): the table's stream records,
  * one shard's batch in stream order, become one event per committed change and the
  * allocation history. The same code runs in Lambda (handler.ts, records from the event
  * source mapping) and locally (local/feed.ts, records read from DynamoDB Local's stream).

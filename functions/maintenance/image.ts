@@ -1,5 +1,5 @@
 /**
- * The forest image writer (docs/design.md, "Cold start: the forest image"): keeps the
+ * The forest image writer (docs/consistency.md, "Cold start: the forest image"): keeps the
  * stored image recent so that a new Lambda container loads one document and replays a
  * short stretch of the change log, whatever the size of the cloud.
  *
@@ -10,7 +10,7 @@
  * forest changed and the current image is older than FOREST_IMAGE_INTERVAL_S, or when
  * the current image is half a day old (the change log it needs expires after a day).
  * While few providers differ from the last full image this snapshot wrote (or loaded),
- * it writes a delta of that image (docs/design.md, "Delta images"): a million-provider
+ * it writes a delta of that image (docs/consistency.md, "Delta images"): a million-provider
  * cloud's image costs seconds to encode and store, a delta of a few thousand
  * milliseconds.
  */

@@ -13,7 +13,7 @@ export interface MaintenanceTask {
 }
 
 export const MAINTENANCE_TASKS: MaintenanceTask[] = [
-  // the table's item layout: an online migration from the previous release's (docs/design.md,
+  // the table's item layout: an online migration from the previous release's (docs/items.md,
   // "Layout versions and upgrades"); while the table is not served, the only task that runs
   { name: 'layout', run: async ({ deadline }) => ({ ...(await migrateLayout({ deadline })) }) },
   // changes larger than one transaction whose writer is gone: finished after their commit point, undone before it

@@ -3,7 +3,7 @@
  * Version, accept, policy, query schema -> request parsing and the solver
  * (functions/core/placement/candidates/, pure) over the warm provider snapshot -> body.
  * Nothing here scans providers: the solver walks the snapshot's indexes. Candidates
- * are advisory: a claim re-checks capacity atomically (docs/design.md).
+ * are advisory: a claim re-checks capacity atomically (docs/placement.md).
  */
 import { httpLambda } from '../http/apigw.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';

@@ -103,7 +103,7 @@ function envelope(type: string, view: Schema, more: Record<string, Schema>, requ
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: `https://berth.invalid/schemas/events/v${EVENT_VERSION}/${type}.json`,
     title: type,
-    description: `The detail of a Berth change-feed event of detail-type ${type} (docs/design.md, "The change feed").`,
+    description: `The detail of a Berth change-feed event of detail-type ${type} (docs/consistency.md, "The change feed").`,
     ...obj(
       {
         version: { const: EVENT_VERSION },

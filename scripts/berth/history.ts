@@ -1,5 +1,5 @@
 /**
- * `berth history`: the allocation history (docs/design.md, "The allocation history") —
+ * `berth history`: the allocation history (docs/consistency.md, "The allocation history") —
  * every consumer's allocations over time, as the stream processor wrote them.
  *
  *   berth history (--project P | --consumer C | --provider R | --all) [--from T] [--to T]

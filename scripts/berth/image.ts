@@ -1,5 +1,5 @@
 /**
- * `npx berth image [--every S --for S]`: write a forest image now (docs/design.md, "Cold
+ * `npx berth image [--every S --for S]`: write a forest image now (docs/consistency.md, "Cold
  * start: the forest image"), or one whenever the forest changed, every S seconds for a
  * while: the deploy window of a large cloud (docs/cost.md, "Deploying a large cloud"),
  * so that the containers a deploy starts replay seconds of the change log, not minutes.

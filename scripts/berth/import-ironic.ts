@@ -1,6 +1,6 @@
 /**
  * `berth import-ironic --from URL` and `berth verify-ironic --from URL`: moving in from
- * a running Ironic through its API (README, "Moving in, upgrading, moving out").
+ * a running Ironic through its API (docs/moving.md, "From a running Ironic").
  *
  * import-ironic reads every node (GET /v1/nodes/detail: driver and interfaces, resource
  * class, traits, owner, lessee, properties, extra, provision/power/maintenance state,

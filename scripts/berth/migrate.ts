@@ -1,5 +1,5 @@
 /**
- * `npx berth migrate [--status]`: the table's layout migration (docs/design.md, "Layout
+ * `npx berth migrate [--status]`: the table's layout migration (docs/items.md, "Layout
  * versions and upgrades") at once, instead of a batch per maintenance run. A table
  * waiting at the previous layout is opened first — run it only once no function of the
  * previous release serves the table any more (after the deploy; `cdk deploy` opens it

@@ -1,5 +1,5 @@
 /**
- * A committed change, as its writer describes it (docs/design.md, "The change feed").
+ * A committed change, as its writer describes it (docs/consistency.md, "The change feed").
  *
  * Every write transaction of the store carries ONE description of what it changes,
  * written as an item of its own (`FEED#<shard>` / `<change id>`, store/ddb/feed.ts) in

@@ -1,5 +1,5 @@
 /**
- * One committed change → exactly one event (docs/design.md, "The change feed"; the shapes
+ * One committed change → exactly one event (docs/consistency.md, "The change feed"; the shapes
  * are schemas/events/v1/*.json, checked against every event the tests see).
  *
  * EventBridge's envelope: `source` (berth.placement, berth.baremetal, berth.internal),

@@ -1,5 +1,5 @@
 /**
- * The allocation history (docs/design.md, "The allocation history"): every consumer's
+ * The allocation history (docs/consistency.md, "The allocation history"): every consumer's
  * allocations over time as intervals — what it held (resources per provider, project,
  * user, consumer type, generation) from the change that gave it that, to the change that
  * replaced it. Pure: what a change means for the intervals, and the questions asked of

@@ -1,7 +1,7 @@
 /**
  * The forest image: every provider of a forest in one compact, versioned document, so
  * a new process (a cold Lambda container) rebuilds its forest from one read instead of
- * reading every provider item (docs/design.md, "Cold start: the forest image").
+ * reading every provider item (docs/consistency.md, "Cold start: the forest image").
  *
  * Columnar: one array per field, in creation order, with what providers share written
  * once — inventory definitions, trait and aggregate lists, resource class names and
@@ -12,7 +12,7 @@
  *
  * The same document also carries a delta (encodeDelta): the records of some providers
  * and the uuids of deleted ones, which a reader puts into (and deletes from) the forest
- * of a full image — the base it names in the store (docs/design.md, "Delta images").
+ * of a full image — the base it names in the store (docs/consistency.md, "Delta images").
  */
 import { Forest, Interner } from './forest.js';
 import { type Inventory, type ProviderRecord, providerRecord } from './model.js';

@@ -5,7 +5,7 @@
  * feeds it changes; provider listing and the allocation-candidates solver read it.
  * Pure data structure: no I/O.
  *
- * Sized for a million providers in one Lambda (docs/design.md, "Memory"): records
+ * Sized for a million providers in one Lambda (docs/consistency.md, "Memory at a million providers"): records
  * share what providers have in common — an inventory definition, a trait set, an
  * aggregate set, the uuid strings their parent and root name — through interning
  * (`Interner`), so a record holds little more than its uuid, name, counters and usage;

@@ -1,5 +1,5 @@
 /**
- * Providers and consumers managed elsewhere (docs/design.md, "Bare metal through
+ * Providers and consumers managed elsewhere (docs/baremetal.md, "Bare metal through
  * Placement"), pure: another API of the same table writes them, in the same transactions
  * as its own objects, and Placement's own writes may not change what follows them.
  * Placement knows the mark, these rules and how its answers name the manager; the manager

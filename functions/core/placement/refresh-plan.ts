@@ -1,5 +1,5 @@
 /**
- * The route a provider snapshot's refresh takes (docs/design.md, "Reading at scale" and
+ * The route a provider snapshot's refresh takes (docs/consistency.md, "Reading at scale" and
  * "Cold start: the forest image"): pure decisions over what the snapshot knows of
  * itself, the stored image's manifest, the change log since its last refresh and what
  * this process measured a catch-up to cost. The store asks and executes

@@ -76,7 +76,7 @@ export function identityFromKeystone(body: KeystoneToken): Identity {
  * from `cognito:groups`, the project from `custom:project_id`. The project claim is
  * required: a token without it (an access token, or an ID token of a user without the
  * attribute) is refused, unless the system-scope claim says "all". The operator must make
- * sure users cannot write the claims they are mapped from (README: "Identity").
+ * sure users cannot write the claims they are mapped from (docs/security.md, "Identity: what the operator must configure").
  */
 export interface ClaimMapping {
   user: string;

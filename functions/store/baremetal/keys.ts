@@ -1,5 +1,5 @@
 /**
- * Keys of the bare-metal items (docs/design.md, "Bare metal"): nodes, allocations and
+ * Keys of the bare-metal items (docs/baremetal.md, "Bare metal"): nodes, allocations and
  * the small uniqueness items beside them. Only the bare-metal store modules use them.
  *
  * gsi2 (reserved for bare metal) enumerates nodes and allocations in a few sharded

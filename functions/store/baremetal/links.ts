@@ -1,5 +1,5 @@
 /**
- * What a node write carries for what else follows the node (docs/design.md, "Bare metal
+ * What a node write carries for what else follows the node (docs/baremetal.md, "Bare metal
  * through Placement"): with the placement scheduler the node's resource provider and its
  * allocation's Placement consumer change in the node's own transaction, so the three
  * always agree and nothing needs reconciling. The scheduler (functions/bridge/

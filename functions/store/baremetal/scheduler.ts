@@ -1,6 +1,6 @@
 /**
  * The scheduler of bare-metal allocations, a strategy chosen once per configuration
- * (functions/bridge/scheduler.ts scheduler(); docs/design.md, "Bare metal through
+ * (functions/bridge/scheduler.ts scheduler(); docs/baremetal.md, "Bare metal through
  * Placement"): where an allocation's candidates come from, how a reservation commits,
  * and what every node write carries for what follows the node. The database scheduler
  * is here — the node index, the reservation alone, nothing following a node; the

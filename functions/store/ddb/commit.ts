@@ -12,7 +12,7 @@
  * Between those and success lies "outcome unknown": a lost response, a timeout, a 5xx,
  * TransactionInProgress, or any answer to a retry (the SDK resends a request up to
  * three times) whose earlier attempt may have committed. Such an outcome is resolved
- * here, before anyone answers a client (docs/design.md, "Unknown outcomes"):
+ * here, before anyone answers a client (docs/consistency.md, "Unknown outcomes"):
  *
  *  - every transaction carries a MARKER: a Put of an item whose key belongs to this
  *    one attempt, conditioned on attribute_not_exists — the change-log entry of a

@@ -1,7 +1,7 @@
 /**
  * The feed item: a committed change's description (core/feed/change.ts), written in the
  * change's own transaction (tx.ts) so that it exists exactly when the change committed
- * (docs/design.md, "The change feed"). The table's stream carries it to the stream
+ * (docs/consistency.md, "The change feed"). The table's stream carries it to the stream
  * processor (functions/feed/), which filters on its key prefix: one stream record, one
  * event, whatever number of items the transaction wrote.
  *

@@ -1,6 +1,6 @@
 /**
  * Changes larger than one TransactWriteItems (DynamoDB's 100 actions), all or nothing as
- * every reader and writer sees them: the intent protocol (docs/design.md, "Changes larger
+ * every reader and writer sees them: the intent protocol (docs/consistency.md, "Changes larger
  * than one transaction").
  *
  *  1. INTENT: the change's actions (the very TransactWriteItems actions a single
@@ -57,7 +57,7 @@ const CLOSED_TTL_S = 24 * 3600;
 const OPEN_SHARDS = 4;
 const LOST_RACE_TRIES = 6;
 
-/** the intent protocol's items (docs/design.md "Items") */
+/** the intent protocol's items (docs/items.md, "Items (Placement)") */
 export const INTENT_KEYS = {
   intent: (id: string) => ({ pk: `INTENT#${id}`, sk: 'I' }),
   chunk: (id: string, n: number) => ({ pk: `INTENT#${id}`, sk: `A#${String(n).padStart(5, '0')}` }),

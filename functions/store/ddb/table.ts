@@ -1,5 +1,5 @@
 /**
- * The one DynamoDB table (single-table design, see docs/design.md). This definition is
+ * The one DynamoDB table (single-table design, see docs/items.md). This definition is
  * shared by cdk/ (the deployed table) and local/ (DynamoDB Local), so both always agree.
  */
 export const TABLE_KEYS = { pk: 'pk', sk: 'sk' } as const;
@@ -13,7 +13,7 @@ export const TTL_ATTRIBUTE = 'ttl';
 
 /**
  * The table's stream: every item's new image (the change feed's processor reads the feed
- * items from it; docs/design.md, "The change feed"). NEW_IMAGE: a feed item is only ever
+ * items from it; docs/consistency.md, "The change feed"). NEW_IMAGE: a feed item is only ever
  * inserted, and nothing else is read from the stream.
  */
 export const STREAM_VIEW_TYPE = 'NEW_IMAGE' as const;

@@ -1,5 +1,5 @@
 /**
- * Every write transaction of the store goes through transact() (docs/design.md,
+ * Every write transaction of the store goes through transact() (docs/consistency.md,
  * "Failures AWS has and DynamoDB Local has not" and "Changes larger than one
  * transaction"):
  *  - up to DynamoDB's 100 actions it is ONE TransactWriteItems whose outcome is always
@@ -12,7 +12,7 @@
  *  - every one carries the description of its change (`change`: what the writer did, the
  *    before and after it knows), written as the feed item (feed.ts) in the same
  *    transaction — at the commit point of a larger one — so a committed change has
- *    exactly one, and an attempt that did not commit none (docs/design.md, "The change feed").
+ *    exactly one, and an attempt that did not commit none (docs/consistency.md, "The change feed").
  */
 import { commitTransaction, isMarker, markerChangeId, MAX_TX_ACTIONS, type TxItem, type TxOptions, type TxOutcome } from './commit.js';
 import { LOCK, lockedBy, transactLarge } from './intents.js';

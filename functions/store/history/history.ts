@@ -1,5 +1,5 @@
 /**
- * The allocation history's items (docs/design.md, "Items" and "The allocation history"),
+ * The allocation history's items (docs/items.md, "Items (Placement)"; docs/consistency.md, "The allocation history"),
  * written by the stream processor (functions/feed/) and read by `npx berth history`:
  *
  *   HIST#<consumer>   / <opening change id>              an interval (core/feed/history.ts)

@@ -1,5 +1,5 @@
 /**
- * The online migration from layout 1 to layout 2 (docs/design.md, "Layout versions and
+ * The online migration from layout 1 to layout 2 (docs/items.md, "Layout versions and
  * upgrades"), run in bounded, resumable batches by the maintenance function (task
  * `layout`) or at once by `npx berth migrate`. Its steps, each recorded in the table's
  * layout record (state.ts), so a run that dies anywhere resumes where the last finished

@@ -1,5 +1,5 @@
 /**
- * The table's layout record (`META` / `layout`, docs/design.md "Layout versions and
+ * The table's layout record (`META` / `layout`, docs/items.md "Layout versions and
  * upgrades"): which item layout the table holds, and where its migration is. Every
  * request of both APIs asks layoutRefusal() first (cached per process: one read a minute
  * once the table is complete, every two seconds while it is not), so a release never

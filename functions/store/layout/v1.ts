@@ -1,6 +1,6 @@
 /**
  * Layout 1's items as this release meets them while a table migrates to layout 2
- * (docs/design.md, "Layout versions and upgrades"), and the writes that convert them.
+ * (docs/items.md, "Layout versions and upgrades"), and the writes that convert them.
  * After the migration's gate no release writes layout 1, so a layout-1 item only ever
  * changes by being converted — here, by whoever meets it first:
  *

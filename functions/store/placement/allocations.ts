@@ -1,19 +1,10 @@
 /**
  * Allocations: claims (PUT/POST /allocations), DELETE, reads, and the legacy import.
  *
- * A claim is ONE TransactWriteItems (docs/design.md, "Which condition guards which
- * write"), planned by functions/core/placement/claim.ts from strongly consistent reads
- * of the consumers and the providers' state items (one BatchGetItem):
- *   per provider  Update RPU: used.<rc> += delta, gen += n, allocs += d, updated, last
- *                 IF invVer = :read AND (used.<rc> absent OR used.<rc> <= capacity - delta)
- *                 for every class the request allocates (capacity from the inventory read,
- *                 which invVer pins) AND last < the entry's sort key - claims on one
- *                 provider commute (changelog.ts stateGuard orders them for readers);
- *                 a provider that only loses allocations: IF it exists
- *                 Put / Delete the row RP#<rp> / ALLOC#<consumer>
- *   per consumer  Put / Delete CONS#<c> IF attribute_not_exists (new) / gen = :read
- *   usage         ADD to the user's usage item in the consumer's shard
- *   change log    Put LOG carrying each provider's usage delta
+ * A claim is ONE TransactWriteItems, planned by functions/core/placement/claim.ts from
+ * strongly consistent reads of the consumers and the providers' state items (one
+ * BatchGetItem). Its items and their conditions are written down once, in
+ * docs/consistency.md, "Which condition guards which write" (claim, delete allocations).
  * A cancelled transaction is planned again from fresh reads (full-jitter backoff,
  * bounded): a domain answer (over capacity, generation mismatch) comes from that
  * fresh plan; running out of attempts is a 409 placement.concurrent_update.

@@ -1,6 +1,6 @@
 /**
  * A bulk load ends with a new forest image, so running processes catch up with it and
- * new ones start from it without re-reading every provider it wrote (docs/design.md,
+ * new ones start from it without re-reading every provider it wrote (docs/consistency.md,
  * "Cold start: the forest image"). The loader knows what it wrote: its snapshot takes
  * its own records as they are and marks its own change-log entries as applied, so the
  * refresh that follows re-reads only what others changed meanwhile.

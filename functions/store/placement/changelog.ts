@@ -1,6 +1,6 @@
 /**
  * The change log that keeps every process's provider snapshot current
- * (docs/design.md, "Reading at scale: the provider snapshot").
+ * (docs/consistency.md, "Reading at scale: the provider snapshot").
  *
  * Every transaction that changes what a provider looks like to the candidates solver
  * (inventory, usage, traits, aggregates, parent, name, existence) also Puts one small
@@ -36,7 +36,7 @@ import type { Expr } from '../ddb/expr.js';
  * is announced again before it is answered: a new entry naming the same providers,
  * stamped then (store/ddb/tx.ts LateCommit; the bulk loader and the dump import do the
  * same for their batches, announceLate()). CHANGE_LOG_LATE_MS (functions/config.ts has
- * its values; docs/design.md, "Reading at scale", the late-write window): a transaction
+ * its values; docs/consistency.md, "Reading at scale", the late-write window): a transaction
  * answers in tens of milliseconds; retries, a lost answer resolved by a fence, or a
  * throttled batch take longer, and those are the writes announced again.
  */

@@ -1,5 +1,5 @@
 /**
- * The stored forest image (docs/design.md, "Cold start: the forest image"): a new
+ * The stored forest image (docs/consistency.md, "Cold start: the forest image"): a new
  * process loads one compact document and replays the change log since it was taken,
  * instead of reading every provider item through gsi1.
  *
@@ -7,7 +7,7 @@
  *   FOREST / image              the manifest: which image is current, when it was taken
  *   IMG#<id>#<chunk> / IMG       the JSON of core/placement/forest-image.ts in slices, each
  *                                gzip-compressed on its own to IMAGE_CHUNK_BYTES and stored
- *                                as base64 text, one partition per chunk (docs/design.md,
+ *                                as base64 text, one partition per chunk (docs/consistency.md,
  *                                "Cold start: the forest image", states their size and read)
  * Independent slices let a reader fetch them in parallel (BatchGetItem answers at most
  * 16 MB, so a few chunks per call, many calls in flight) and decompress each as it arrives
@@ -18,7 +18,7 @@
  * chunks. The manifest only ever moves forward (a condition on takenAt), so two writers
  * cannot replace a newer image with an older one.
  *
- * Delta images (docs/design.md, "Delta images"): a manifest may name a `base` — a full
+ * Delta images (docs/consistency.md, "Delta images"): a manifest may name a `base` — a full
  * image written earlier, at most BASE_MAX_AGE_MS before — and its own chunks then hold
  * only the providers whose records differ from the base's (and the uuids of those
  * deleted since). The whole image is the base with the delta put in; a process whose

@@ -1,12 +1,7 @@
 /**
- * Inventory writes (docs/design.md, "Which condition guards which write"): one
- * generation-guarded transaction (provider-writes.ts) that SETs the provider's whole
- * inventory map and bumps gen and invVer, with
- *   - for every class whose inventory goes away: used.<rc> absent or 0 (inventory that
- *     has allocations is never deleted, whatever raced us),
- *   - refs +1 / -1 on custom classes gained / lost (+1 requires the class to exist).
- * `used` and `allocs` (written by claims) are never touched, so they survive. Claims
- * condition on invVer, so a claim racing an inventory change re-reads and re-checks.
+ * Inventory writes: one generation-guarded transaction (provider-writes.ts) that sets the
+ * provider's whole inventory map; its items and conditions are written down once, in
+ * docs/consistency.md, "Which condition guards which write" (provider writes).
  * New capacity below current usage is allowed, as upstream does (it only logs).
  */
 import type { Inventory, ProviderRecord } from '../../core/placement/model.js';

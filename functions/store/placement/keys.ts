@@ -1,5 +1,5 @@
 /**
- * Key builders for every item type in the table (docs/design.md has the full list).
+ * Key builders for every item type in the table (docs/items.md has the full list).
  * Nothing else in the code base spells a key.
  */
 import { metaKey, shardOf } from '../ddb/keys.js';

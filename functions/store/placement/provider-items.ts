@@ -1,5 +1,5 @@
 /**
- * How a resource provider is stored (docs/design.md, "Items"): its two items (`RP`, the
+ * How a resource provider is stored (docs/items.md, "Items (Placement)"): its two items (`RP`, the
  * definition; `RPU`, the state), their mapping to and from the record, the items a
  * provider adds to an aggregate's sharing list and to its root's tree. No I/O: the
  * reads and transactions are providers.ts's, the bulk tools' and the layout migration's.
@@ -25,7 +25,7 @@ export function nextSeq(): number {
 }
 
 /**
- * A provider is two items in its partition (docs/design.md, "Items"): what rarely changes
+ * A provider is two items in its partition (docs/items.md, "Items (Placement)"): what rarely changes
  * (`RP`: name, tree links, traits, aggregates; in gsi1, which enumerates providers) and
  * what claims change (`RPU`: generation, inventory, usage; in no index, and small, so a
  * claim writes one small item). `updated` is on both: the record's is the later one.

@@ -1,5 +1,5 @@
 /**
- * A provider snapshot's forest and the steps that bring it up to date (docs/design.md,
+ * A provider snapshot's forest and the steps that bring it up to date (docs/consistency.md,
  * "Reading at scale"): load a whole image, or every provider through gsi1; take the
  * providers the change log names from a newer image (or from a delta of this forest's
  * own base); read the change log since an instant and apply it — re-read the providers
@@ -71,7 +71,7 @@ export class ForestLoader {
   /** what re-reading a provider and loading an image cost here (refresh-plan.ts COSTS) */
   readonly measured: Measured = { ...UNMEASURED };
   /**
-   * The full image this forest is a known change of (docs/design.md, "Delta images"):
+   * The full image this forest is a known change of (docs/consistency.md, "Delta images"):
    * every provider not in `dirty` is exactly as `base` holds it (or absent from both).
    * Kept by every change to the forest; undefined when the forest came from the index.
    */

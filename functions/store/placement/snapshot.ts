@@ -1,5 +1,5 @@
 /**
- * The warm provider snapshot every process keeps (see docs/design.md, "Reading at
+ * The warm provider snapshot every process keeps (see docs/consistency.md, "Reading at
  * scale"). First use loads the forest image (or every provider through gsi1); after that
  * each refresh reads only the change log since the previous refresh (minus an overlap
  * window) with strongly consistent queries, adds the usage changes entries carry to the

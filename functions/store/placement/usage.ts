@@ -1,5 +1,5 @@
 /**
- * Usage aggregate items (docs/design.md): `USAGE#<project>#<shard>` / `U#<user>`, one
+ * Usage aggregate items (docs/items.md): `USAGE#<project>#<shard>` / `U#<user>`, one
  * user's usage in one shard of a project. Claims add to them in the same transaction that
  * changes the allocations (functions/core/placement/usage.ts computes what to add): one
  * item per consumer changed. A busy project's claims spread over USAGE_SHARDS partitions;

@@ -16,7 +16,7 @@
  * for successes the body without volatile fields (timestamps, hosts, conductor). A round
  * stops at its first mismatch. Exit status 1 on any mismatch.
  *
- * Deliberate differences (docs/design.md) are counted as known, not reported: Ironic's
+ * Deliberate differences (docs/baremetal.md, "Where Berth answers differently from Ironic 21.4") are counted as known, not reported: Ironic's
  * 500s where its API reference gives a 4xx.
  */
 import {

@@ -17,7 +17,7 @@
  * deletes everything so the next round starts empty. Exit status 1 on any mismatch.
  *
  * Known Placement 8.0.0 behaviours Berth does not reproduce (counted as quirks, not
- * mismatches; docs/design.md "Allocation candidates"):
+ * mismatches; docs/placement.md "Allocation candidates"):
  *  - it de-duplicates the unnumbered group's requests across anchors with a Python set,
  *    so when sharing providers alone serve that group, only one (hash-order) anchor
  *    keeps them;

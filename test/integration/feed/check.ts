@@ -1,5 +1,5 @@
 /**
- * What the change feed's tests check after a run (docs/design.md, "The change feed"),
+ * What the change feed's tests check after a run (docs/consistency.md, "The change feed"),
  * from the table itself and the events file, with nothing of the feed's own bookkeeping:
  *
  *  - the committed changes are the table's transaction markers (store/ddb/tx.ts: a marker

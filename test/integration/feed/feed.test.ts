@@ -1,6 +1,6 @@
 /**
- * The change feed and the allocation history end to end (docs/design.md, "The change
- * feed"; README, "Events and history"), with the events file on, against the shared
+ * The change feed and the allocation history end to end (docs/consistency.md, "The change
+ * feed"; docs/operating.md, "Events and history"), with the events file on, against the shared
  * DynamoDB Local's streams:
  *
  *  - a workload of claims, moves, multi-consumer writes and deletes through 2 processes

@@ -1,6 +1,6 @@
 /**
  * A deploy from aea5993 to this release, as CloudFormation does it: for a while both
- * releases serve one table (docs/design.md, "Layout versions and upgrades"). The old
+ * releases serve one table (docs/items.md, "Layout versions and upgrades"). The old
  * release — its own code, a worktree of that commit (test/fixtures/layout-v1/old-release.ts)
  * — keeps writing layout 1; this release waits (503, nothing read or written) and its bare
  * metal serves; once the old release is gone the migration opens and this release serves

@@ -1,5 +1,5 @@
 /**
- * Upgrading a table written by release aea5993 (layout 1) in place (docs/design.md,
+ * Upgrading a table written by release aea5993 (layout 1) in place (docs/items.md,
  * "Layout versions and upgrades"): this release refuses it until its migration opens,
  * then serves it while it migrates — every read that release answered is answered the
  * same before, during and after the migration — and a migration that dies midway is

@@ -15,7 +15,7 @@
  * detail, and the normalised body (no request ids, timestamps or hosts; lists sorted) must
  * match. A round stops at its first mismatch (both states may differ from there on).
  *
- * Deliberate differences (docs/design.md) are counted as known, not reported:
+ * Deliberate differences (docs/running.md, "Side by side with the real services") are counted as known, not reported:
  *  - an empty PUT/POST of allocations for a consumer without record creates no record
  *    (upstream keeps one at generation 0);
  *  - renaming a custom resource class in use (1.2–1.6) is refused with 409.

@@ -21,7 +21,7 @@ import { internalErrorText } from '../../../functions/core/errors.js';
 
 /** Step Functions' cap on an execution's input and on any state's data (UTF-8 bytes) */
 const STEP_FUNCTIONS_CAP = 256 * 1024;
-/** what design.md promises */
+/** what docs/security.md ("Bad input") promises */
 const BOUND = 96 * 1024;
 const bytes = (v: unknown) => Buffer.byteLength(JSON.stringify(v), 'utf8');
 

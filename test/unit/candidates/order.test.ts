@@ -1,6 +1,6 @@
 /**
  * The order of GET /allocation_candidates where the reference Placement's is stable
- * (docs/design.md "Order and number types"; test/integration/candidates/
+ * (docs/placement.md "Order and number types"; test/integration/candidates/
  * differential.ts compares it against the real thing). Cases are the ones the
  * differential run found.
  */

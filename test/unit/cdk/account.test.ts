@@ -1,5 +1,5 @@
 /**
- * The first real account (README, "Deploying to AWS" and "Operating in AWS"): the
+ * The first real account (README, "Deploying to AWS"; docs/operating.md, "Operating in AWS"): the
  * functions in a VPC with the endpoints and security groups they need, a Keystone
  * password secret under a customer-managed KMS key, limits per route and per project,
  * alarms that say when they notify nobody, the newest Node.js runtime, the dashboard on
@@ -336,15 +336,15 @@ describe('alarms that reach someone', () => {
     );
   });
 
-  it('README’s alarm table lists every alarm the stack builds', () => {
+  it('docs/operating.md’s alarm list names every alarm the stack builds', () => {
     const { r } = build({ identity: KEYSTONE, network: { create: true } }, false);
-    const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Alarms'), readme.indexOf('## SAM users'));
+    const operating = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'operating.md'), 'utf8');
+    const section = operating.slice(operating.indexOf('### Alarms'), operating.indexOf('## Operating in AWS: logs, traces, alarms'));
     const names = ofType(r, 'AWS::CloudWatch::Alarm').map(([, a]) => String(a.Properties.AlarmName).replace(/^Acct\d+-/, ''));
     expect(names.length).toBeGreaterThan(60);
-    // each alarm's name matches a row: a function's (its own rows), the table's, an index's, a machine's, an API's, maintenance's
-    // the names in each row's first cell, `<placeholder>` standing for any name part
-    const firstCells = [...section.matchAll(/^\| ([^|]+)\|/gm)].map((m) => m[1]!);
+    // each alarm's name matches an entry: a function's (its own entries), the table's, an index's, a machine's, an API's, maintenance's
+    // the names on each entry's first line (a top-level list item), `<placeholder>` standing for any name part
+    const firstCells = [...section.matchAll(/^- (.+)$/gm)].map((m) => m[1]!);
     const patterns = firstCells.flatMap((cell) =>
       [...cell.matchAll(/`([^`]+)`/g)].map((m) => new RegExp(`^${m[1]!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/<[^>]+>/g, '.+')}$`)),
     );
@@ -427,7 +427,7 @@ describe('the runtime and the inputs', () => {
     }
   });
 
-  it('the app refuses them with the reason before building anything; README names every option', () => {
+  it('the app refuses them with the reason before building anything; README and docs/operating.md name every option', () => {
     const run = (context: Record<string, string>) =>
       spawnSync('node_modules/.bin/tsx', ['cdk/bin/app.ts'], {
         env: { ...process.env, CDK_CONTEXT_JSON: JSON.stringify({ ...context }), CDK_OUTDIR: '/nonexistent-berth-cdk-out' },
@@ -444,8 +444,10 @@ describe('the runtime and the inputs', () => {
     const vpc = run({ ...base, vpcId: 'vpc-0123456789abcdef0' });
     expect(vpc.status).toBe(1);
     expect(vpc.stderr).toContain('vpcSubnetIds is required');
-    const readme = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
-    for (const k of Object.keys(CONTEXT_OPTIONS)) expect(readme, k).toContain(`-c ${k}`);
+    // the identity options are in README's "Deploying to AWS", every other in docs/operating.md
+    const root = join(__dirname, '..', '..', '..');
+    const docs = readFileSync(join(root, 'README.md'), 'utf8') + readFileSync(join(root, 'docs', 'operating.md'), 'utf8');
+    for (const k of Object.keys(CONTEXT_OPTIONS)) expect(docs, k).toContain(`-c ${k}`);
   }, 120_000);
 });
 

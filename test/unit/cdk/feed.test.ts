@@ -1,5 +1,5 @@
 /**
- * The change feed in the template (cdk/lib/feed.ts; README, "Events and history"): the
+ * The change feed in the template (cdk/lib/feed.ts; docs/operating.md, "Events and history"): the
  * table's stream, the processor (its event source mapping, IAM, dead-letter queue, alarms),
  * the bus (new, or an existing one) and the example rule.
  */

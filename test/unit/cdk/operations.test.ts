@@ -1,5 +1,5 @@
 /**
- * Operating Berth in AWS (README, "Operating in AWS"): what the template says about
+ * Operating Berth in AWS (docs/operating.md, "Operating in AWS"): what the template says about
  * logging, bundles, alarms, the maintenance function, the dashboard and Contributor
  * Insights, by default and with each context flag.
  */

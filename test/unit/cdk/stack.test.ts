@@ -111,7 +111,7 @@ describe('the Keystone identity option', () => {
       AuthorizerType: 'REQUEST',
       EnableSimpleResponses: true,
       IdentitySource: ['$request.header.X-Auth-Token'],
-      // the longest a revoked token keeps working (and a denial sticks): docs/design.md
+      // the longest a revoked token keeps working (and a denial sticks): docs/security.md, "Authorizer windows"
       AuthorizerResultTtlInSeconds: 60,
     });
     t.hasResourceProperties('AWS::Lambda::Function', {

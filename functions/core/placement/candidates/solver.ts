@@ -4,7 +4,7 @@
  *
  * Semantics are Placement's (objects/allocation_candidate.py, research_context.py),
  * restated per anchor (the root of the non-sharing tree an allocation request lives
- * in, see docs/design.md "Allocation candidates"):
+ * in, see docs/placement.md "Allocation candidates"):
  *   - a granular group (resources<S>, use_same_provider) is one provider that has
  *     every requested resource itself, has its traits, and is itself in its member_of
  *     aggregates; in_tree<S> restricts that provider's tree. It serves the anchor of
