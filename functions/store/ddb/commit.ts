@@ -37,7 +37,7 @@ import { randomUUID } from 'node:crypto';
 import { PutItemCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ddb, ddbRaw, tableName } from './client.js';
+import { ddbDoc, ddbRaw, tableName } from './client.js';
 import { backoffMs, sleep } from './retry.js';
 import { count } from '../../observability/powertools.js';
 import { log } from '../../observability/log.js';
@@ -249,7 +249,7 @@ async function commit(items: TxItem[], opts: TxOptions): Promise<TxOutcome> {
   const markerKey = { table: String(marker.TableName), pk: String(marker.Item!.pk), sk: String(marker.Item!.sk) };
   txStats.transactions++;
   try {
-    const r = await ddb().send(new TransactWriteCommand({ TransactItems: all, ClientRequestToken: token }));
+    const r = await ddbDoc().send(new TransactWriteCommand({ TransactItems: all, ClientRequestToken: token }));
     txStats.attempts += r.$metadata.attempts ?? 1;
     return { ok: true };
   } catch (e) {

@@ -15,7 +15,8 @@
  *    exactly one, and an attempt that did not commit none (docs/design.md, "The change feed").
  */
 import { commitTransaction, isMarker, markerChangeId, MAX_TX_ACTIONS, type TxItem, type TxOptions, type TxOutcome } from './commit.js';
-import { LOCK, lockedBy, transactLarge } from './intents.js';
+import { LOCK } from './intents/lock.js';
+import { lockedBy, transactLarge } from './intents/protocol.js';
 import { feedEnabled, feedWrite, newChangeId } from './feed.js';
 import { batchPut } from './batch.js';
 import { tableName } from './client.js';

@@ -228,7 +228,7 @@ describe(`the fault suite: changes larger than one transaction at ${RATE * 100} 
     });
     // a writer that failed mid-way left its change to the maintenance function
     await new Promise((r) => setTimeout(r, 2_500));
-    const { recoverIntents } = await import('../../../functions/store/ddb/intents.js');
+    const { recoverIntents } = await import('../../../functions/store/ddb/intents/recovery.js');
     await recoverIntents();
     await run.check();
     expect(rec.violations, `answers by status ${JSON.stringify(byStatus(rec.answers))}`).toEqual([]);
