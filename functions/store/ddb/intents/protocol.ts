@@ -16,8 +16,8 @@
  *     locks (ABORT) and is answered as a single transaction's would be.
  *  3. COMMIT POINT: one transaction sets the intent committed (if still pending) together
  *     with the change-log entry. From then on every reader that meets a lock sees the item
- *     as the change leaves it, written yet or not (reads.ts →
- *     views.ts lockedViews: the locked item cannot change in between), so all readers see it whole.
+ *     as the change leaves it, written yet or not (reads.ts → views.ts lockedViews: the
+ *     locked item cannot change in between), so all readers see it whole.
  *  4. APPLY, in steps: each original action, conditioned on `lk = <id>` instead of its
  *     own condition (checked while locking, kept true by the lock), with `lk` removed.
  *     Idempotent: an action whose lock is gone was applied already.
@@ -26,8 +26,8 @@
  * The intent and its actions as stored: items.ts; what readers see of locked items:
  * views.ts; the lock: lock.ts.
  *
- * Recovery (recovery.ts): the maintenance function walks the open intents every minute: committed, it
- * rolls the change forward; pending with its lease run out (its writer timed out or
+ * Recovery (recovery.ts): the maintenance function walks the open intents every minute:
+ * committed, it rolls the change forward; pending with its lease run out (its writer timed out or
  * crashed), it aborts it — the status moves pending → aborted, or pending → committed,
  * exactly once — and releases the locks. Until then a writer that meets a lock treats it
  * as a lost race (plans again; 409 once its retries run out): each function keeps the
