@@ -10,7 +10,7 @@
  * from here only, so whoever reads through it has loaded this module.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { type BatchGetOptions, batchGetFrom } from './batch.js';
+import { type BatchGetOptions, batchGetFrom, type Key } from './batch.js';
 import { ddbDoc, ddbPlain, filterDocumentReads, type Item } from './client.js';
 import { LOCK } from './intents/lock.js';
 import { lockedViews } from './intents/views.js';
@@ -55,6 +55,6 @@ export function ddb(): DynamoDBDocumentClient {
  * Items by keyId() (batch.ts batchGetFrom), seen whole as ddb() sees them; `raw`: as
  * stored, locks and placeholders of larger changes included (the plain client's).
  */
-export function batchGet(keys: Parameters<typeof batchGetFrom>[1], opts: BatchGetOptions & { raw?: boolean } = {}): Promise<Map<string, Item>> {
+export async function batchGet(keys: Key[], opts: BatchGetOptions & { raw?: boolean } = {}): Promise<Map<string, Item>> {
   return batchGetFrom(opts.raw ? ddbPlain() : ddb(), keys, opts);
 }
