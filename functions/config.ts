@@ -172,7 +172,7 @@ export interface Config {
   changeLogLateMs: number;
   /** how far two processes' clocks may differ (ms): 20 in Lambda (Amazon Time Sync keeps hosts within a millisecond), 1,000 elsewhere */
   clockSkewMs: number;
-  /** how long the writer of a change larger than one transaction may take before anyone may abort it (ms; store/ddb/intents.ts) */
+  /** how long the writer of a change larger than one transaction may take before anyone may abort it (ms; store/ddb/intents/) */
   intentLeaseMs: number;
   /** how long the candidates snapshot may go without re-reading the change log (ms) */
   snapshotMaxStalenessMs: number;

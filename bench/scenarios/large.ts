@@ -1,6 +1,6 @@
 /**
  * `large`: requests Placement accepts that are larger than one DynamoDB transaction
- * (functions/store/ddb/intents.ts), timed on Berth and — side by side, in the same run —
+ * (functions/store/ddb/intents/), timed on Berth and — side by side, in the same run —
  * on the real Placement 8.0.0 (../shared/reference/serve-placement.sh, SQLite), when its
  * Debian package is installed: a compute host's reshape (60 / 300 / 500 instances), new
  * aggregates (150 / 1,000) and custom traits (120 / 300) on one provider, a consumer on

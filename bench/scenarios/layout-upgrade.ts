@@ -142,7 +142,8 @@ async function run(ctx: BenchContext): Promise<void> {
   const m = Number(ctx.args.allocations ?? n * 4);
   const { batchPut, BATCH_WRITE_MAX } = await import('../../functions/store/ddb/batch.js');
   const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { ddb, tableName } = await import('../../functions/store/ddb/client.js');
+  const { tableName } = await import('../../functions/store/ddb/client.js');
+  const { ddb } = await import('../../functions/store/ddb/reads.js');
   const { ensureLayout, forgetLayout, layoutKey, readLayoutRecord } = await import('../../functions/store/layout/state.js');
   const { migrateLayout, openMigration } = await import('../../functions/store/layout/migrate.js');
   // the stack's fresh table becomes one written by aea5993: no record, layout-1 items

@@ -121,7 +121,7 @@ const CLAIM: AccessRule[] = [
 const TABLE_WRITES: DdbAction[] = [PUT, UPDATE, DELETE, CHECK];
 
 /**
- * Changes larger than one transaction (functions/store/ddb/intents.ts). Every reader
+ * Changes larger than one transaction (functions/store/ddb/intents/). Every reader
  * reads intents (what a locked item reads as); a writer writes its own intents and, on
  * the items it may write, the protocol's own steps: lock (UpdateItem), undo (UpdateItem,
  * DeleteItem of a placeholder, after a BatchGetItem). No family finishes another's change:
@@ -192,7 +192,7 @@ const LARGE_CHANGE_ITEMS = ['RP#*', 'RPNAME#*', 'CONS#*', 'USAGE#*', 'RCS#*', 'T
  * BaremetalApi.grantOrphanRecovery.
  */
 export const MAINTENANCE_ACCESS: AccessRule[] = [
-  // changes larger than one transaction nobody finishes (intents.ts recoverIntents)
+  // changes larger than one transaction nobody finishes (intents/recovery.ts recoverIntents)
   { index: 'gsi2', actions: [QUERY], keys: ['INTENTS#*'] },
   { actions: [GET, PUT, UPDATE, BATCH_GET], keys: ['INTENT#*'] },
   { actions: [BATCH_GET, PUT, UPDATE, DELETE, CHECK], keys: LARGE_CHANGE_ITEMS },

@@ -2,7 +2,7 @@
 import { migrateIncompleteConsumers } from './consumers.js';
 import { recoverOrphanAllocations, recoverStaleNodeActions } from './orphans.js';
 import { refreshForestImage } from './image.js';
-import { recoverIntents } from '../store/ddb/intents.js';
+import { recoverIntents } from '../store/ddb/intents/recovery.js';
 import { migrateBaremetalToPlacement } from './baremetal-placement.js';
 import { migrateLayout } from '../store/layout/migrate.js';
 

@@ -15,7 +15,7 @@
  * request under the limit costs one unit and one round trip; docs/cost.md.
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb } from './ddb/client.js';
+import { ddb } from './ddb/reads.js';
 import { Expr } from './ddb/expr.js';
 import { keyFits } from './ddb/keys.js';
 import {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain JavaScript module without declarations
-import { checkFile, checkRepository, circles } from '../../scripts/check-layers.mjs';
+import { ACYCLIC, checkFile, checkRepository, circles } from '../../scripts/check-layers.mjs';
 
 describe('the import rule (scripts/check-layers.mjs)', () => {
   it('holds for the repository', () => {
@@ -130,5 +130,31 @@ describe('the import rule (scripts/check-layers.mjs)', () => {
     expect(circles({ 'dashboard/a.js': "import { b } from './a.js';" })).toEqual([
       { file: 'dashboard/a.js', why: 'in an import circle with itself' },
     ]);
+  });
+
+  it("keeps the store's DynamoDB client a leaf, and counts a lazy import in a circle (issue 36: the lock-aware reads)", () => {
+    // the circle there was: the client's read middleware loading the intent protocol lazily,
+    // the protocol reading through the client
+    const before = {
+      'functions/store/ddb/client.ts': "const { lockedViews } = await import('./intents.js');",
+      'functions/store/ddb/intents.ts': "import { ddbPlain } from './client.js';\nimport { batchGet } from './batch.js';",
+      'functions/store/ddb/batch.ts': "import { ddb } from './client.js';",
+    };
+    expect(ACYCLIC).toContain('functions/');
+    expect(circles(before)).toEqual([
+      { file: 'functions/store/ddb/batch.ts', why: 'in an import circle with functions/store/ddb/client.ts, functions/store/ddb/intents.ts' },
+    ]);
+    expect(checkFile('functions/store/ddb/client.ts', before['functions/store/ddb/client.ts']).map((p: { why: string }) => p.why)).toEqual([
+      'a leaf: it imports nothing else under functions/store/',
+    ]);
+    expect(checkFile('functions/store/ddb/client.ts', "import { config } from '../../config.js';")).toEqual([]);
+    // the reads above the protocol: no circle
+    const after = {
+      'functions/store/ddb/client.ts': "import { config } from '../../config.js';",
+      'functions/store/ddb/intents/views.ts': "import { ddbPlain } from '../client.js';\nimport { batchGetFrom } from '../batch.js';",
+      'functions/store/ddb/batch.ts': "import { ddbDoc } from './client.js';",
+      'functions/store/ddb/reads.ts': "import { filterDocumentReads } from './client.js';\nimport { lockedViews } from './intents/views.js';",
+    };
+    expect(circles(after)).toEqual([]);
   });
 });

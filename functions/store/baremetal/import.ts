@@ -18,8 +18,8 @@
  */
 import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { NodeRecord } from '../../core/baremetal/records.js';
-import { ddb, tableName } from '../ddb/client.js';
-import { batchGet } from '../ddb/batch.js';
+import { tableName } from '../ddb/client.js';
+import { batchGet, ddb } from '../ddb/reads.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact } from '../ddb/tx.js';
 import { Expr } from '../ddb/expr.js';

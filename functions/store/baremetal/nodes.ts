@@ -4,10 +4,11 @@
  * one node (every full write is conditioned on the version it read).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, keyId } from '../ddb/batch.js';
+import { keyId } from '../ddb/batch.js';
+import { batchGet, ddb } from '../ddb/reads.js';
 import { queryPartition } from '../ddb/query.js';
 import { isAllocatable, type NodeRecord } from '../../core/baremetal/records.js';
-import { ddb, tableName } from '../ddb/client.js';
+import { tableName } from '../ddb/client.js';
 import { BK, BM_INDEX_SHARDS, BM_TX, HOLD, HOLD_UNTIL, refuseOversized } from './keys.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';

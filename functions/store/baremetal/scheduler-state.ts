@@ -5,7 +5,8 @@
  * scheduler a table runs).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName } from '../ddb/client.js';
+import { tableName } from '../ddb/client.js';
+import { ddb } from '../ddb/reads.js';
 import { Expr } from '../ddb/expr.js';
 import { metaKey } from '../ddb/keys.js';
 import { transact } from '../ddb/tx.js';

@@ -1,13 +1,15 @@
 /**
  * The one BatchGetItem of the store (strongly consistent unless asked): any keys, chunks of
  * 100 (or fewer) with at most BATCH_PARALLELISM chunks in flight (a snapshot catching up with a bulk load may
- * ask for tens of thousands of providers), unprocessed keys retried with backoff.
+ * ask for tens of thousands of providers), unprocessed keys retried with backoff — through
+ * the client it is given: reads.ts batchGet() reads as every reader sees items, the intent
+ * protocol reads them as stored (intents/).
  * And the one BatchWriteItem (batchPut, batchWrite): the bulk loader's, the dump import's,
  * the forest image's and the Placement import's writes, none of which needs conditions.
  */
 import { BatchWriteItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { BatchGetCommand, BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, ddbPlain, ddbRaw, tableName, type Item } from './client.js';
+import { BatchGetCommand, BatchWriteCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ddbDoc, ddbRaw, tableName, type Item } from './client.js';
 import { keyFits } from './keys.js';
 import { backoffMs, sleep } from './retry.js';
 
@@ -26,12 +28,10 @@ export interface BatchGetOptions {
   keysPerCall?: number;
   /** called with each item as its call answers, before the others are in (e.g. to start decoding it) */
   onItem?: (item: Item) => void;
-  /** items as stored, locks and placeholders of larger changes included (the intent protocol's own reads: intents.ts) */
-  raw?: boolean;
 }
 
-/** Items by keyId(); missing items are absent. */
-export async function batchGet(keys: Key[], opts: BatchGetOptions = {}): Promise<Map<string, Item>> {
+/** Items by keyId(), read through `client`; missing items are absent. */
+export async function batchGetFrom(client: DynamoDBDocumentClient, keys: Key[], opts: BatchGetOptions = {}): Promise<Map<string, Item>> {
   const uniq = [...new Map(keys.filter(keyFits).map((k) => [keyId(k), k])).values()];
   const out = new Map<string, Item>();
   const chunks: Key[][] = [];
@@ -49,7 +49,7 @@ export async function batchGet(keys: Key[], opts: BatchGetOptions = {}): Promise
       const chunk = chunks[next++]!;
       let pending: Record<string, unknown>[] | undefined = chunk.map((k) => ({ pk: k.pk, sk: k.sk }));
       for (let attempt = 0; pending?.length; attempt++) {
-        const r = await (opts.raw ? ddbPlain() : ddb()).send(
+        const r = await client.send(
           new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: pending, ConsistentRead: opts.consistent ?? true, ...projection } } }),
         );
         for (const it of r.Responses?.[tableName()] ?? []) {
@@ -108,7 +108,7 @@ async function sendBatch(requests: WireWrite[], raw: boolean): Promise<number> {
     const RequestItems = { [tableName()]: pending };
     const r = raw
       ? await ddbRaw().send(new BatchWriteItemCommand({ RequestItems } as never))
-      : await ddb().send(new BatchWriteCommand({ RequestItems } as never));
+      : await ddbDoc().send(new BatchWriteCommand({ RequestItems } as never));
     pending = (r.UnprocessedItems?.[tableName()] ?? []) as typeof pending;
     if (pending.length) {
       retries++;

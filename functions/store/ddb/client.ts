@@ -1,6 +1,7 @@
 /**
- * The module-scope DynamoDB document client (one per process / Lambda container).
- * DDB_ENDPOINT points it at DynamoDB Local.
+ * The module-scope DynamoDB clients (one set per process / Lambda container).
+ * DDB_ENDPOINT points them at DynamoDB Local. A leaf of the store: it imports nothing
+ * else of it (what readers see of locked items is reads.ts's, above the intent protocol).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -17,16 +18,27 @@ export type Item = Record<string, any>;
 interface Clients {
   raw: DynamoDBClient;
   doc: DynamoDBDocumentClient;
-  /** reads see items as stored (no lock middleware): the intent protocol's own */
+  /** reads see items as stored (no read filter): the intent protocol's own */
   plain: DynamoDBDocumentClient;
 }
 
 let pick: (() => Clients) | undefined;
 let key = '';
 
-/** the attribute a change larger than one transaction locks items with (intents.ts LOCK) */
-const LOCK = 'lk';
+/** what the answer of every read of the document client passes through (reads.ts installs it) */
+type ReadFilter = (output: Record<string, unknown>) => Promise<void>;
+let readFilter: ReadFilter | undefined;
 const READS = new Set(['GetItemCommand', 'QueryCommand', 'ScanCommand', 'BatchGetItemCommand']);
+
+/**
+ * Have every read of the document client (GetItem, Query, Scan, BatchGetItem) answer
+ * what `filter` makes of its output. reads.ts installs the one filter there is — readers
+ * see changes larger than one transaction whole — when it loads, and ddb() is read
+ * through only from there. This module knows nothing of locks: it is the store's leaf.
+ */
+export function filterDocumentReads(filter: ReadFilter): void {
+  readFilter = filter;
+}
 
 function rawClient() {
   const cfg = config();
@@ -47,48 +59,17 @@ const DOC_OPTIONS = {
   unmarshallOptions: { wrapNumbers: false },
 };
 
-/** every item a read answered with (GetItem, Query, Scan, BatchGetItem) */
-function itemsOf(output: Record<string, unknown>): Item[] {
-  const out: Item[] = [];
-  if (output.Item) out.push(output.Item as Item);
-  if (Array.isArray(output.Items)) out.push(...(output.Items as Item[]));
-  for (const list of Object.values((output.Responses ?? {}) as Record<string, Item[]>)) out.push(...list);
-  return out;
-}
-
-/** replace every locked item of a read's answer by what readers see of it (intents.ts lockedViews); gone ones leave the lists */
-function unlocked(output: Record<string, unknown>, views: Map<Item, Item | undefined>): void {
-  const view = (it: Item) => (views.has(it) ? views.get(it) : it);
-  if (output.Item) {
-    const v = view(output.Item as Item);
-    if (v) output.Item = v;
-    else delete output.Item;
-  }
-  const clean = (list: Item[]) => list.map(view).filter((it): it is Item => it !== undefined);
-  if (Array.isArray(output.Items)) {
-    output.Items = clean(output.Items as Item[]);
-    if (typeof output.Count === 'number') output.Count = (output.Items as Item[]).length;
-  }
-  const responses = output.Responses as Record<string, Item[]> | undefined;
-  if (responses) for (const t of Object.keys(responses)) responses[t] = clean(responses[t]!);
-}
-
 /**
- * Every read of the document client sees changes larger than one transaction all or
- * nothing (intents.ts): an item locked by one that committed reads as the change leaves
- * it, one locked by a change not committed as it was. (The raw client's reads — the table
- * export — and the plain client's see items as stored.)
+ * The read filter's place in the document client's middleware (which is the raw
+ * client's: the two share one stack), set when the client is built, first of those added
+ * at `initialize` — where it always was. (The raw client's reads pass through it too,
+ * their items as attribute values; the plain client's do not.)
  */
-function seeLocksWhole(doc: DynamoDBDocumentClient): DynamoDBDocumentClient {
+function filterReads(doc: DynamoDBDocumentClient): DynamoDBDocumentClient {
   doc.middlewareStack.add(
     (next, context) => async (args) => {
       const out = await next(args);
-      if (!READS.has(String(context.commandName))) return out;
-      const output = out.output as unknown as Record<string, unknown>;
-      const locked = itemsOf(output).filter((it) => typeof it[LOCK] === 'string');
-      if (!locked.length) return out;
-      const { lockedViews } = await import('./intents.js');
-      unlocked(output, await lockedViews(locked));
+      if (readFilter && READS.has(String(context.commandName))) await readFilter(out.output as unknown as Record<string, unknown>);
       return out;
     },
     { step: 'initialize', name: 'berthIntentLocks' },
@@ -106,14 +87,19 @@ function build(): Clients {
     const raw = trace(rawClient());
     return {
       raw,
-      doc: seeLocksWhole(DynamoDBDocumentClient.from(raw, DOC_OPTIONS)),
+      doc: filterReads(DynamoDBDocumentClient.from(raw, DOC_OPTIONS)),
       plain: DynamoDBDocumentClient.from(trace(rawClient()), DOC_OPTIONS),
     };
   });
   return pick();
 }
 
-export function ddb(): DynamoDBDocumentClient {
+/**
+ * The document client, on the raw client's stack. The store reads through it only as
+ * reads.ts ddb(), which sees changes larger than one transaction whole; the layers below
+ * that (commit.ts, batch.ts) write through it here.
+ */
+export function ddbDoc(): DynamoDBDocumentClient {
   return build().doc;
 }
 
@@ -121,7 +107,7 @@ export function ddbRaw(): DynamoDBClient {
   return build().raw;
 }
 
-/** A client whose reads show items as stored, locks and placeholders included: the intent protocol's own (intents.ts). */
+/** A client whose reads show items as stored, locks and placeholders included: the intent protocol's own (intents/). */
 export function ddbPlain(): DynamoDBDocumentClient {
   return build().plain;
 }

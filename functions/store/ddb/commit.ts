@@ -2,7 +2,7 @@
  * ONE TransactWriteItems (at most 100 actions) with Placement-shaped outcomes, and every
  * outcome KNOWN. (tx.ts transact() is what the store calls: it guards every write
  * against the locks of a change larger than one transaction, and hands such changes to
- * intents.ts, which commits its steps through here.)
+ * intents/protocol.ts, which commits its steps through here.)
  *
  * DynamoDB cancels a transaction either because one of our conditions failed
  * (ConditionalCheckFailed, with the index of the failing action) or because another
@@ -37,7 +37,7 @@ import { randomUUID } from 'node:crypto';
 import { PutItemCommand, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
 import { TransactWriteCommand, type TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { ddb, ddbRaw, tableName } from './client.js';
+import { ddbDoc, ddbRaw, tableName } from './client.js';
 import { backoffMs, sleep } from './retry.js';
 import { count } from '../../observability/powertools.js';
 import { log } from '../../observability/log.js';
@@ -64,7 +64,7 @@ export type TxOutcome =
 /** A bug: one TransactWriteItems was asked for more than DynamoDB's 100 actions (tx.ts transact() splits larger changes). */
 export class TooManyActionsError extends Error {
   constructor(readonly count: number) {
-    super(`a transaction of ${count} actions: at most ${MAX_TX_ACTIONS} (larger changes go through intents.ts)`);
+    super(`a transaction of ${count} actions: at most ${MAX_TX_ACTIONS} (larger changes go through intents/protocol.ts)`);
     this.name = 'TooManyActionsError';
   }
 }
@@ -131,7 +131,7 @@ export interface TxOptions {
   marker?: (token: string) => { pk: string; sk: string };
   /**
    * attributes of that added marker: `cid`, the id of the change it commits (tx.ts); `intent`,
-   * the change larger than one transaction a step belongs to (intents.ts). A committed
+   * the change larger than one transaction a step belongs to (intents/protocol.ts). A committed
    * transaction is thus one change, one step of one, or a late change announced again
    * (changelog.ts `again`): what the change-feed tests count.
    */
@@ -249,7 +249,7 @@ async function commit(items: TxItem[], opts: TxOptions): Promise<TxOutcome> {
   const markerKey = { table: String(marker.TableName), pk: String(marker.Item!.pk), sk: String(marker.Item!.sk) };
   txStats.transactions++;
   try {
-    const r = await ddb().send(new TransactWriteCommand({ TransactItems: all, ClientRequestToken: token }));
+    const r = await ddbDoc().send(new TransactWriteCommand({ TransactItems: all, ClientRequestToken: token }));
     txStats.attempts += r.$metadata.attempts ?? 1;
     return { ok: true };
   } catch (e) {

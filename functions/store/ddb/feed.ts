@@ -20,7 +20,8 @@ import type { Change } from '../../core/feed/change.js';
 import { config } from '../../config.js';
 import { shardOf } from './keys.js';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { batchGet, keyId } from './batch.js';
+import { keyId } from './batch.js';
+import { batchGet } from './reads.js';
 
 export const FEED_PREFIX = 'FEED#';
 export const FEED_KEYS = {

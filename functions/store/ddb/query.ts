@@ -5,7 +5,8 @@
  * earlier passes wrote).
  */
 import { QueryCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { ddb, tableName, type Item } from './client.js';
+import { tableName, type Item } from './client.js';
+import { ddb } from './reads.js';
 
 export interface PartitionQuery {
   /** the partition key value (pk, or gsi1pk / gsi2pk on an index) */

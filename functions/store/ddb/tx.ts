@@ -7,7 +7,7 @@
  *    (`attribute_not_exists(lk)`): a write that meets one is planned again later, as after
  *    any lost race (the change's writer finishes it within seconds; one whose writer is
  *    gone, the maintenance function finishes or undoes);
- *  - a larger change goes through the intent protocol (intents.ts): all of it, or none
+ *  - a larger change goes through the intent protocol (intents/protocol.ts): all of it, or none
  *    of it, as every reader and writer sees it;
  *  - every one carries the description of its change (`change`: what the writer did, the
  *    before and after it knows), written as the feed item (feed.ts) in the same
@@ -15,7 +15,8 @@
  *    exactly one, and an attempt that did not commit none (docs/consistency.md, "The change feed").
  */
 import { commitTransaction, isMarker, markerChangeId, MAX_TX_ACTIONS, type TxItem, type TxOptions, type TxOutcome } from './commit.js';
-import { LOCK, lockedBy, transactLarge } from './intents.js';
+import { LOCK } from './intents/lock.js';
+import { lockedBy, transactLarge } from './intents/protocol.js';
 import { feedEnabled, feedWrite, newChangeId } from './feed.js';
 import { batchPut } from './batch.js';
 import { tableName } from './client.js';
@@ -40,7 +41,7 @@ const CONFLICT: TxOutcome = { ok: false, failed: [], oldItems: {}, conflict: tru
 
 const feedItems = new WeakSet<object>();
 
-/** Is `item` a transaction's feed item (transact() adds it; intents.ts writes it at the commit point)? */
+/** Is `item` a transaction's feed item (transact() adds it; intents/protocol.ts writes it at the commit point)? */
 export function isFeedItem(item: TxItem): boolean {
   return feedItems.has(item);
 }

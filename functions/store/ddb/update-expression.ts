@@ -1,7 +1,7 @@
 /**
  * What a TransactWriteItems action leaves an item as, computed here as DynamoDB would:
  * readers of an item a committed change larger than one transaction has locked but not
- * yet written see the item as the change leaves it (intents.ts), without writing anything
+ * yet written see the item as the change leaves it (intents/views.ts), without writing anything
  * themselves. Covers the update expressions the store writes (tested against DynamoDB
  * Local): SET of a value, a path, `if_not_exists(path, value)` and `a + b` / `a - b`
  * (nested map paths included); ADD of a number or a set; DELETE from a set; REMOVE.

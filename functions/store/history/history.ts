@@ -16,7 +16,8 @@ import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/li
 import type { Change } from '../../core/feed/change.js';
 import { historyWrites, type Interval, type IntervalWrite } from '../../core/feed/history.js';
 import { config } from '../../config.js';
-import { ddb, tableName, type Item } from '../ddb/client.js';
+import { tableName, type Item } from '../ddb/client.js';
+import { ddb } from '../ddb/reads.js';
 import { queryPartition } from '../ddb/query.js';
 import { keyFits } from '../ddb/keys.js';
 import { perTable } from '../ddb/per-table.js';

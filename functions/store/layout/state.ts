@@ -13,7 +13,8 @@
  */
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { LAYOUT_META, type LayoutPhase, type LayoutState, unrecordedState, type Verdict, verdict } from '../../core/layout.js';
-import { ddb, type Item, tableName } from '../ddb/client.js';
+import { type Item, tableName } from '../ddb/client.js';
+import { ddb } from '../ddb/reads.js';
 import { retryTransient } from '../ddb/retry.js';
 import { Expr } from '../ddb/expr.js';
 import { perTable } from '../ddb/per-table.js';

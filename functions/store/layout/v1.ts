@@ -21,8 +21,9 @@
  *                 narrowed to a tree and Nova's sharing query use the forest
  */
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { batchGet, keyId } from '../ddb/batch.js';
-import { ddb, type Item } from '../ddb/client.js';
+import { keyId } from '../ddb/batch.js';
+import { batchGet, ddb } from '../ddb/reads.js';
+import type { Item } from '../ddb/client.js';
 import { Expr } from '../ddb/expr.js';
 import { keyFits } from '../ddb/keys.js';
 import { queryPartition } from '../ddb/query.js';

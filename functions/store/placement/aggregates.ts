@@ -10,7 +10,8 @@
  * conditional write on the provider as read, with a change-log entry.
  */
 import type { ProviderRecord } from '../../core/placement/model.js';
-import { batchGet, keyId } from '../ddb/batch.js';
+import { keyId } from '../ddb/batch.js';
+import { batchGet } from '../ddb/reads.js';
 import { newItem } from '../ddb/expr.js';
 import { tableKey } from '../ddb/per-table.js';
 import type { TxItem } from '../ddb/tx.js';

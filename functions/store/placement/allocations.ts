@@ -28,7 +28,8 @@ import {
 import { logPut, logStamp, stateGuard, type LogStamp } from './changelog.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
-import { batchGet, keyId } from '../ddb/batch.js';
+import { keyId } from '../ddb/batch.js';
+import { batchGet } from '../ddb/reads.js';
 import { getProviderStates } from './providers.js';
 import { layoutMigrating } from '../layout/state.js';
 import { isV1Provider } from '../layout/v1.js';

@@ -23,10 +23,10 @@ import { INVENTORY_DEFAULTS, type Inventory, type ProviderRecord, providerRecord
 import { isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
 import { missingResourceClasses, missingTraits } from './catalog.js';
 import { announceLate, entryTime, logItemNaming, logStamp } from './changelog.js';
-import { ddb } from '../ddb/client.js';
+import { batchGet, ddb } from '../ddb/reads.js';
 import { K } from './keys.js';
 import { nextSeq, sharingItems, toItems, treeItems } from './provider-items.js';
-import { BATCH_WRITE_MAX, batchGet, batchPut, keyId } from '../ddb/batch.js';
+import { BATCH_WRITE_MAX, batchPut, keyId } from '../ddb/batch.js';
 import { Expr } from '../ddb/expr.js';
 
 export interface BulkProvider {

@@ -12,7 +12,7 @@
  * unused in between, then sorts by its old sequence for at most that long).
  */
 import { customNames, type CustomOrder, isStandardResourceClass, isStandardTrait } from '../../core/placement/standard.js';
-import { batchGet } from '../ddb/batch.js';
+import { batchGet } from '../ddb/reads.js';
 import type { Item } from '../ddb/client.js';
 import { tableKey } from '../ddb/per-table.js';
 import { queryAll } from '../ddb/query.js';

@@ -17,10 +17,11 @@
  */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { AllocationMap, ConsumerRecord } from '../../core/placement/consumers.js';
-import { ddb, tableName, type Item } from '../ddb/client.js';
+import { tableName, type Item } from '../ddb/client.js';
+import { batchGet, ddb } from '../ddb/reads.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
-import { batchGet, keyId } from '../ddb/batch.js';
+import { keyId } from '../ddb/batch.js';
 import { sleep } from '../ddb/retry.js';
 import { Expr } from '../ddb/expr.js';
 import { config } from '../../config.js';

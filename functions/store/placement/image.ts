@@ -28,7 +28,8 @@ import { randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
 import { gunzip, gzipSync } from 'node:zlib';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { BATCH_WRITE_MAX, batchGet, batchPut, keyId } from '../ddb/batch.js';
+import { BATCH_WRITE_MAX, batchPut, keyId } from '../ddb/batch.js';
+import { batchGet, ddb } from '../ddb/reads.js';
 import { Expr } from '../ddb/expr.js';
 import {
   decodeDelta,
@@ -43,7 +44,7 @@ import {
 } from '../../core/placement/forest-image.js';
 import type { Forest, Interner } from '../../core/placement/forest.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
-import { ddb, tableName } from '../ddb/client.js';
+import { tableName } from '../ddb/client.js';
 import { K } from './keys.js';
 
 /**

@@ -5,7 +5,8 @@
  */
 import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import type { ConsumerRecord } from '../../core/placement/consumers.js';
-import { ddb, tableName } from '../ddb/client.js';
+import { tableName } from '../ddb/client.js';
+import { ddb } from '../ddb/reads.js';
 import { consumerToItem } from './consumers.js';
 import { K, LEGACY_SHARDS } from './keys.js';
 import { newChangeId } from '../ddb/feed.js';

@@ -4,7 +4,8 @@
  * Other writers (inventories, traits, aggregates, allocations) build on the two items'
  * shapes (provider-items.ts).
  */
-import { batchGet, keyId } from '../ddb/batch.js';
+import { keyId } from '../ddb/batch.js';
+import { batchGet } from '../ddb/reads.js';
 import { queryPartition } from '../ddb/query.js';
 import { newProviderRecord, type ProviderRecord } from '../../core/placement/model.js';
 import {

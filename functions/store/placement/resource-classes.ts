@@ -6,7 +6,8 @@
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../ddb/query.js';
-import { ddb, tableName } from '../ddb/client.js';
+import { tableName } from '../ddb/client.js';
+import { ddb } from '../ddb/reads.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { nextSeq } from './provider-items.js';

@@ -8,7 +8,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../ddb/query.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
-import { ddb, tableName } from '../ddb/client.js';
+import { tableName } from '../ddb/client.js';
+import { ddb } from '../ddb/reads.js';
 import { K } from './keys.js';
 import { keyFits } from '../ddb/keys.js';
 import { RETRY, withRetries } from '../ddb/retry.js';

@@ -11,7 +11,7 @@ import { config } from '../../config.js';
 import { sumUsage, usageDeltas, type TypeUsage } from '../../core/placement/usage.js';
 import type { ConsumerChange } from '../../core/placement/claim.js';
 import { K } from './keys.js';
-import { batchGet } from '../ddb/batch.js';
+import { batchGet } from '../ddb/reads.js';
 import { keyFits, shardOf } from '../ddb/keys.js';
 import type { TxItem } from '../ddb/tx.js';
 import { Expr } from '../ddb/expr.js';

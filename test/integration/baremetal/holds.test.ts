@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { allocate, availableNode, startBaremetal, type BmApi } from './harness.js';
-import { ddb, ddbCallStacks, tableName } from '../../../functions/store/ddb/client.js';
+import { ddbCallStacks, tableName } from '../../../functions/store/ddb/client.js';
+import { ddb } from '../../../functions/store/ddb/reads.js';
 import { BK, HOLD, HOLD_UNTIL } from '../../../functions/store/baremetal/keys.js';
 
 let api: BmApi;

@@ -93,7 +93,8 @@ it('gives every node its provider and every active allocation its consumer, resu
     expect((await pl.req('GET', `/allocations/${x.uuid}`, { version: '1.38' })).json).toMatchObject({ consumer_type: 'BAREMETAL' });
   // idempotent: complete stays complete; a forced new pass changes nothing
   expect(await m.migrateNodesToPlacement({ deadline: Number.POSITIVE_INFINITY })).toMatchObject({ complete: true, nodes: 0 });
-  const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
+  const { tableName } = await import('../../../functions/store/ddb/client.js');
+  const { ddb } = await import('../../../functions/store/ddb/reads.js');
   const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
   await ddb().send(new DeleteCommand({ TableName: tableName(), Key: { pk: 'META', sk: 'baremetal-scheduler' } }));
   m.forgetSchedulerState();
@@ -107,7 +108,8 @@ it('completes only once the switch has settled; meanwhile allocations still work
   const m = await import('../../../functions/bridge/migration.js');
   await scheduler('database');
   const n = await availableNode(bm, { resource_class: 'mig-settle' });
-  const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
+  const { tableName } = await import('../../../functions/store/ddb/client.js');
+  const { ddb } = await import('../../../functions/store/ddb/reads.js');
   const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
   await ddb().send(new DeleteCommand({ TableName: tableName(), Key: { pk: 'META', sk: 'baremetal-scheduler' } }));
   await scheduler('placement', { BAREMETAL_MIGRATION_SETTLE_S: '3600' });
@@ -124,7 +126,8 @@ it('completes only once the switch has settled; meanwhile allocations still work
 
 it('`npx berth migrate-baremetal`: a double allocation from before the switch is reported and left as it is', async () => {
   await scheduler('database');
-  const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
+  const { tableName } = await import('../../../functions/store/ddb/client.js');
+  const { ddb } = await import('../../../functions/store/ddb/reads.js');
   const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
   await ddb().send(new DeleteCommand({ TableName: tableName(), Key: { pk: 'META', sk: 'baremetal-scheduler' } }));
   // Nova claimed a node's provider while the bare-metal API allocated the node too (two databases, before the switch)

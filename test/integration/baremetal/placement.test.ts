@@ -137,7 +137,8 @@ describe('every allocation is a Placement consumer, written with the reservation
 
   it('a provider not marked as its node’s (as the forest cannot tell) fails the plan, is read again and marked with the reservation', async () => {
     const n = await availableNode(bm, { resource_class: 'pl-unmarked' });
-    const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
+    const { tableName } = await import('../../../functions/store/ddb/client.js');
+    const { ddb } = await import('../../../functions/store/ddb/reads.js');
     const { UpdateCommand, GetCommand } = await import('@aws-sdk/lib-dynamodb');
     const { K } = await import('../../../functions/store/placement/keys.js');
     const { MANAGED_BY: NODE_ATTR } = await import('../../../functions/store/placement/provider-items.js');

@@ -328,7 +328,8 @@ ironicPkg.describe('berth import-ironic / verify-ironic against Ironic 21.4', ()
     const { layoutKey, recordLayout } = await import('../../../functions/store/layout/state.js');
     const { unrecordedState } = await import('../../../functions/core/layout.js');
     const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
-    const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
+    const { tableName } = await import('../../../functions/store/ddb/client.js');
+    const { ddb } = await import('../../../functions/store/ddb/reads.js');
     // (a new local table is recorded at this release's layout: record it as a layout-1 table waiting)
     await ddb().send(new DeleteCommand({ TableName: tableName(), Key: layoutKey() }));
     await recordLayout(unrecordedState(true));

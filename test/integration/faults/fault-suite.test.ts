@@ -207,7 +207,7 @@ describe(`the fault suite: bare metal through Placement at ${RATE * 100} % fault
 });
 
 /**
- * Changes larger than one transaction (functions/store/ddb/intents.ts) at the same fault
+ * Changes larger than one transaction (functions/store/ddb/intents/) at the same fault
  * rate: a reshape of 120 instances and 150 new aggregates, each stored whole or not at
  * all; then the maintenance function finishes or undoes whatever a failed writer left
  * (its lease is short here), and nothing stays locked.
@@ -228,7 +228,7 @@ describe(`the fault suite: changes larger than one transaction at ${RATE * 100} 
     });
     // a writer that failed mid-way left its change to the maintenance function
     await new Promise((r) => setTimeout(r, 2_500));
-    const { recoverIntents } = await import('../../../functions/store/ddb/intents.js');
+    const { recoverIntents } = await import('../../../functions/store/ddb/intents/recovery.js');
     await recoverIntents();
     await run.check();
     expect(rec.violations, `answers by status ${JSON.stringify(byStatus(rec.answers))}`).toEqual([]);

@@ -34,7 +34,8 @@ afterAll(async () => stack?.stop());
 /** set the record (undefined: remove it) and make this process read it again */
 async function setRecord(record: Record<string, unknown> | undefined): Promise<void> {
   const { DeleteCommand, PutCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
+  const { tableName } = await import('../../../functions/store/ddb/client.js');
+  const { ddb } = await import('../../../functions/store/ddb/reads.js');
   const { forgetLayout, layoutKey } = await import('../../../functions/store/layout/state.js');
   if (record) await ddb().send(new PutCommand({ TableName: tableName(), Item: { ...layoutKey(), ...record } }));
   else await ddb().send(new DeleteCommand({ TableName: tableName(), Key: layoutKey() }));

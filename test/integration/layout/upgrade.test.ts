@@ -107,7 +107,8 @@ describe('a table written by aea5993 (layout 1)', () => {
 /** every item of the table (strongly consistent) */
 async function scanTable(): Promise<Record<string, any>[]> {
   const { ScanCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
+  const { tableName } = await import('../../../functions/store/ddb/client.js');
+  const { ddb } = await import('../../../functions/store/ddb/reads.js');
   const out: Record<string, any>[] = [];
   let start: Record<string, unknown> | undefined;
   do {

@@ -17,6 +17,7 @@ let snap: typeof import('../../../functions/store/placement/snapshot.js');
 let image: typeof import('../../../functions/store/placement/image.js');
 let writer: typeof import('../../../functions/maintenance/image.js');
 let client: typeof import('../../../functions/store/ddb/client.js');
+let reads: typeof import('../../../functions/store/ddb/reads.js');
 let cfg: typeof import('../../../functions/config.js');
 let K: typeof import('../../../functions/store/placement/keys.js')['K'];
 
@@ -26,6 +27,7 @@ beforeAll(async () => {
   image = await import('../../../functions/store/placement/image.js');
   writer = await import('../../../functions/maintenance/image.js');
   client = await import('../../../functions/store/ddb/client.js');
+  reads = await import('../../../functions/store/ddb/reads.js');
   cfg = await import('../../../functions/config.js');
   K = (await import('../../../functions/store/placement/keys.js')).K;
 });
@@ -39,7 +41,7 @@ const names = async () =>
   new Set(((await api.req('GET', '/resource_providers')).json.resource_providers as Array<{ name: string }>).map((p) => p.name));
 /** change one attribute of the stored image manifest, as an older or another writer would have left it */
 const setManifest = (attr: 'takenAt' | 'indexLoadAt', value: number) =>
-  client.ddb().send(
+  reads.ddb().send(
     new UpdateCommand({
       TableName: client.tableName(),
       Key: { pk: 'FOREST', sk: 'image' },
@@ -102,7 +104,7 @@ describe('the forest image', () => {
     const mark = `fallback-${randomUUID().slice(0, 8)}`;
     await createProvider(api, { name: mark });
     // a chunk gone
-    await client.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: K.imageChunk(m.id, 0) }));
+    await reads.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: K.imageChunk(m.id, 0) }));
     coldStart();
     expect((await names()).has(mark)).toBe(true);
     expect(snap.snapshot().stats).toMatchObject({ imageLoads: 0, lastLoad: expect.objectContaining({ source: 'index' }) });
@@ -114,14 +116,14 @@ describe('the forest image', () => {
     expect((await names()).has(mark)).toBe(true);
     expect(snap.snapshot().stats.imageLoads).toBe(0);
     // another format
-    await client
+    await reads
       .ddb()
       .send(new PutCommand({ TableName: client.tableName(), Item: { pk: 'FOREST', sk: 'image', ...fresh, format: 'something-else' } }));
     coldStart();
     expect((await names()).has(mark)).toBe(true);
     expect(snap.snapshot().stats.imageLoads).toBe(0);
     // chunks stored another way (an image of an earlier release)
-    await client
+    await reads
       .ddb()
       .send(new PutCommand({ TableName: client.tableName(), Item: { pk: 'FOREST', sk: 'image', ...fresh, chunkEncoding: 'gzip-binary' } }));
     coldStart();
@@ -333,7 +335,7 @@ describe('the forest image', () => {
     const n = await loadPastBreakEven(behind, 'bulk6-');
     await writer.refreshForestImage({ force: true });
     const m = (await image.readManifest())!;
-    await client.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: K.imageChunk(m.id, 0) }));
+    await reads.ddb().send(new DeleteCommand({ TableName: client.tableName(), Key: K.imageChunk(m.id, 0) }));
     const before = { ...behind.stats };
     const size = behind.forest.size;
     const forest = await behind.fresh();

@@ -1,6 +1,6 @@
 /**
  * Requests Placement accepts that need more than one DynamoDB transaction (100 actions):
- * written all or nothing through the intent protocol (functions/store/ddb/intents.ts),
+ * written all or nothing through the intent protocol (functions/store/ddb/intents/),
  * at the sizes real clouds reach — a compute host's reshape with 500 instances, 1,000
  * aggregates and 300 custom traits on one provider, a consumer on 120 providers, 200
  * consumers in one POST /allocations, a subtree of 500 providers re-parented.

@@ -12,6 +12,7 @@ import { useTable } from '../harness.js';
 let store: typeof import('../../../functions/store/placement/providers.js');
 let snap: typeof import('../../../functions/store/placement/snapshot.js');
 let client: typeof import('../../../functions/store/ddb/client.js');
+let reads: typeof import('../../../functions/store/ddb/reads.js');
 let cfg: typeof import('../../../functions/config.js');
 let log: typeof import('../../../functions/store/placement/changelog.js');
 
@@ -20,13 +21,14 @@ beforeAll(async () => {
   store = await import('../../../functions/store/placement/providers.js');
   snap = await import('../../../functions/store/placement/snapshot.js');
   client = await import('../../../functions/store/ddb/client.js');
+  reads = await import('../../../functions/store/ddb/reads.js');
   cfg = await import('../../../functions/config.js');
   log = await import('../../../functions/store/placement/changelog.js');
 });
 
 async function rename(uuid: string, name: string) {
   // a write that bypasses the change log (as if its entry were never seen)
-  await client.ddb().send(
+  await reads.ddb().send(
     new UpdateCommand({
       TableName: client.tableName(),
       Key: { pk: `RP#${uuid}`, sk: 'RP' },
@@ -41,9 +43,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Run `body` while the first DynamoDB call of the given command is held back `ms` before it is sent. */
 async function delayed<T>(command: string, ms: number, body: () => Promise<T>): Promise<T> {
-  const real = client.ddb().send.bind(client.ddb());
+  const real = reads.ddb().send.bind(reads.ddb());
   let held = false;
-  (client.ddb() as unknown as { send: unknown }).send = async (cmd: { constructor: { name: string } }) => {
+  (reads.ddb() as unknown as { send: unknown }).send = async (cmd: { constructor: { name: string } }) => {
     if (!held && cmd.constructor.name === command) {
       held = true;
       await sleep(ms);
@@ -53,7 +55,7 @@ async function delayed<T>(command: string, ms: number, body: () => Promise<T>): 
   try {
     return await body();
   } finally {
-    (client.ddb() as unknown as { send: unknown }).send = real;
+    (reads.ddb() as unknown as { send: unknown }).send = real;
   }
 }
 
@@ -77,7 +79,7 @@ describe('provider snapshot', () => {
     await rename(uuid, `renamed-${uuid}`);
     // the entry carries a timestamp from before the last refresh (a slow transaction)
     const entry = log.logPut({ rereads: [uuid] }, log.logStamp(Date.now() - 2_000));
-    await client.ddb().send(new PutCommand(entry.Put as never));
+    await reads.ddb().send(new PutCommand(entry.Put as never));
     expect((await s.fresh()).get(uuid)?.name).toBe(`renamed-${uuid}`);
   });
 
@@ -174,9 +176,9 @@ describe('provider snapshot failures', () => {
     const uuid = randomUUID();
     await store.createProvider({ uuid, name: `flaky-${uuid}` });
     // make the re-read of the changed provider (a Query of its partition between its two items) fail once
-    const real = client.ddb().send.bind(client.ddb());
+    const real = reads.ddb().send.bind(reads.ddb());
     let failed = false;
-    (client.ddb() as unknown as { send: unknown }).send = async (cmd: {
+    (reads.ddb() as unknown as { send: unknown }).send = async (cmd: {
       constructor: { name: string };
       input?: { ExpressionAttributeValues?: Record<string, unknown> };
     }) => {
@@ -189,7 +191,7 @@ describe('provider snapshot failures', () => {
     try {
       await expect(s.fresh()).rejects.toThrow('injected provider read failure');
     } finally {
-      (client.ddb() as unknown as { send: unknown }).send = real;
+      (reads.ddb() as unknown as { send: unknown }).send = real;
     }
     expect((await s.fresh()).get(uuid)?.name).toBe(`flaky-${uuid}`);
   });
@@ -257,15 +259,15 @@ describe('usage changes the change log carries', () => {
     // an inventory change: the next refresh reads the provider again ...
     await inv.writeInventories(rp, {}, (p) => ({ inventories: { VCPU: { ...p.inventories.VCPU!, total: 200 } } }));
     // ... and a claim commits after that refresh read the log, before it reads the provider
-    const real = client.ddb().send.bind(client.ddb());
+    const real = reads.ddb().send.bind(reads.ddb());
     let injected = false;
-    (client.ddb() as unknown as { send: unknown }).send = async (cmd: {
+    (reads.ddb() as unknown as { send: unknown }).send = async (cmd: {
       constructor: { name: string };
       input?: { ExpressionAttributeValues?: Record<string, unknown> };
     }) => {
       if (!injected && cmd.constructor.name === 'QueryCommand' && cmd.input?.ExpressionAttributeValues?.[':pk'] === `RP#${rp}`) {
         injected = true;
-        (client.ddb() as unknown as { send: unknown }).send = real;
+        (reads.ddb() as unknown as { send: unknown }).send = real;
         expect(await claim(randomUUID(), { [rp]: { VCPU: 2 } })).toBe(true);
       }
       return real(cmd as never);
@@ -273,7 +275,7 @@ describe('usage changes the change log carries', () => {
     try {
       await s.fresh();
     } finally {
-      (client.ddb() as unknown as { send: unknown }).send = real;
+      (reads.ddb() as unknown as { send: unknown }).send = real;
     }
     expect(injected).toBe(true);
     // the read held the second claim; the next refresh reads its entry, and must not add it again

@@ -122,7 +122,8 @@ it('a node and allocation life, the placement scheduler: every request within it
   process.env.BAREMETAL_SCHEDULER = 'placement';
   resetConfig();
   const { forgetSchedulerState } = await import('../../../functions/bridge/migration.js');
-  const { ddb, tableName } = await import('../../../functions/store/ddb/client.js');
+  const { tableName } = await import('../../../functions/store/ddb/client.js');
+  const { ddb } = await import('../../../functions/store/ddb/reads.js');
   const { DeleteCommand } = await import('@aws-sdk/lib-dynamodb');
   await ddb().send(new DeleteCommand({ TableName: tableName(), Key: { pk: 'META', sk: 'baremetal-scheduler' } }));
   forgetSchedulerState();

@@ -76,7 +76,7 @@ function record(family: string, command: string, input: any) {
 /** Install the recorder on the store's DynamoDB client (built for the current endpoint: call after useTable). */
 export async function installRecorder(): Promise<void> {
   const { ddbCallStacks } = await import('../../../functions/store/ddb/client.js');
-  // every client: the plain one carries the intent protocol's own calls (store/ddb/intents.ts)
+  // every client: the plain one carries the intent protocol's own calls (store/ddb/intents/)
   for (const client of ddbCallStacks()) {
     if (installed.has(client)) continue;
     installed.add(client);

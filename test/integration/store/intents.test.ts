@@ -1,5 +1,5 @@
 /**
- * The intent protocol (functions/store/ddb/intents.ts) against DynamoDB Local: a change
+ * The intent protocol (functions/store/ddb/intents/) against DynamoDB Local: a change
  * larger than one transaction is seen all or nothing; its writer dying between steps —
  * before the commit point or after it — leaves nothing half done: readers see all of a
  * committed change and nothing of another, writers meeting its locks plan again (409
@@ -14,8 +14,10 @@ import { useTable } from '../harness.js';
 const ANY_CHANGE = { change: { op: 'internal' as const, note: 'a test write' } };
 
 let tx: typeof import('../../../functions/store/ddb/tx.js');
-let intents: typeof import('../../../functions/store/ddb/intents.js');
+let lock: typeof import('../../../functions/store/ddb/intents/lock.js');
+let recovery: typeof import('../../../functions/store/ddb/intents/recovery.js');
 let client: typeof import('../../../functions/store/ddb/client.js');
+let reads: typeof import('../../../functions/store/ddb/reads.js');
 let providers: typeof import('../../../functions/store/placement/providers.js');
 let inventories: typeof import('../../../functions/store/placement/inventories.js');
 let claims: typeof import('../../../functions/store/placement/allocations.js');
@@ -39,8 +41,10 @@ async function maintainUntilUnlocked(rps: string[]): Promise<void> {
 beforeAll(async () => {
   await useTable({ INTENT_LEASE_MS: String(LEASE_MS) });
   tx = await import('../../../functions/store/ddb/tx.js');
-  intents = await import('../../../functions/store/ddb/intents.js');
+  lock = await import('../../../functions/store/ddb/intents/lock.js');
+  recovery = await import('../../../functions/store/ddb/intents/recovery.js');
   client = await import('../../../functions/store/ddb/client.js');
+  reads = await import('../../../functions/store/ddb/reads.js');
   providers = await import('../../../functions/store/placement/providers.js');
   inventories = await import('../../../functions/store/placement/inventories.js');
   claims = await import('../../../functions/store/placement/allocations.js');
@@ -60,7 +64,7 @@ type Cmd = {
  * (as a Lambda that timed out or crashed). Resolves once it happened.
  */
 function dieAt(when: (cmd: Cmd) => boolean): Promise<void> {
-  const doc = client.ddb() as unknown as { send: (c: Cmd) => Promise<unknown> };
+  const doc = reads.ddb() as unknown as { send: (c: Cmd) => Promise<unknown> };
   const real = doc.send.bind(doc);
   return new Promise((died) => {
     doc.send = async (cmd: Cmd) => {
@@ -109,13 +113,13 @@ const used = async (rps: string[]) => {
 
 /** items of these providers still carrying a lock, read as stored */
 async function stillLocked(rps: string[]): Promise<number> {
-  const { batchGet } = await import('../../../functions/store/ddb/batch.js');
+  const { batchGet } = await import('../../../functions/store/ddb/reads.js');
   const { K } = await import('../../../functions/store/placement/keys.js');
   const got = await batchGet(
     rps.flatMap((rp) => [K.provider(rp), K.providerState(rp)]),
     { raw: true },
   );
-  return [...got.values()].filter((it) => it[intents.LOCK] !== undefined).length;
+  return [...got.values()].filter((it) => it[lock.LOCK] !== undefined).length;
 }
 
 describe('changes larger than one transaction', () => {
@@ -128,13 +132,13 @@ describe('changes larger than one transaction', () => {
     expect(await tx.transact([put(ids[120]!)], ANY_CHANGE)).toEqual({ ok: true });
     const out = await tx.transact(ids.map(put), ANY_CHANGE);
     expect(out).toMatchObject({ ok: false, failed: [120], conflict: false });
-    const { batchGet } = await import('../../../functions/store/ddb/batch.js');
+    const { batchGet } = await import('../../../functions/store/ddb/reads.js');
     const got = await batchGet(
       ids.map((id) => ({ pk: `T#${id}`, sk: 'T' })),
       { raw: true },
     );
     expect([...got.keys()]).toHaveLength(1);
-    expect([...got.values()][0]![intents.LOCK]).toBeUndefined();
+    expect([...got.values()][0]![lock.LOCK]).toBeUndefined();
   });
 
   it('an absence check leaves nothing behind, whether it names pk or a placeholder for it (store/ddb/expr.ts)', async () => {
@@ -149,11 +153,11 @@ describe('changes larger than one transaction', () => {
       e.when(e.absent('pk')).checkItem(named),
     ];
     expect(await tx.transact([...checks, ...ids.map(put)], ANY_CHANGE)).toEqual({ ok: true });
-    const { batchGet } = await import('../../../functions/store/ddb/batch.js');
+    const { batchGet } = await import('../../../functions/store/ddb/reads.js');
     const got = await batchGet([spelled, named, ...ids.map((id) => ({ pk: `T#${id}`, sk: 'T' }))], { raw: true });
     // the placeholders the checks locked are gone; the Puts are written, unlocked
     expect(got.size).toBe(ids.length);
-    expect([...got.values()].every((it) => String(it.pk).startsWith('T#') && it[intents.LOCK] === undefined)).toBe(true);
+    expect([...got.values()].every((it) => String(it.pk).startsWith('T#') && it[lock.LOCK] === undefined)).toBe(true);
   });
 
   it('a writer that dies while locking: nothing of its change is seen; once its lease ran out the maintenance function undoes it', async () => {
@@ -219,7 +223,7 @@ describe('changes larger than one transaction', () => {
     await diedBefore;
     await maintainUntilUnlocked([...done.rps, ...undone.rps]);
     expect(await stillLocked([...done.rps, ...undone.rps])).toBe(0);
-    const { batchGet } = await import('../../../functions/store/ddb/batch.js');
+    const { batchGet } = await import('../../../functions/store/ddb/reads.js');
     const { K } = await import('../../../functions/store/placement/keys.js');
     // as stored (no reader helped): the committed change is applied, the other is not
     const states = await batchGet(
@@ -229,6 +233,6 @@ describe('changes larger than one transaction', () => {
     for (const rp of done.rps) expect(states.get(`${K.providerState(rp).pk}\u0000RPU`)!.used.VCPU).toBe(1);
     for (const rp of undone.rps) expect(states.get(`${K.providerState(rp).pk}\u0000RPU`)!.used.VCPU ?? 0).toBe(0);
     expect(await consumers.getConsumer(undone.consumer)).toBeUndefined();
-    expect(await intents.recoverIntents()).toEqual({ open: 0, recovered: 0 });
+    expect(await recovery.recoverIntents()).toEqual({ open: 0, recovered: 0 });
   }, 90_000);
 });

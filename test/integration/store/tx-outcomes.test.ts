@@ -14,11 +14,13 @@ import { useTable } from '../harness.js';
 const ANY_CHANGE = { change: { op: 'internal' as const, note: 'a test write' } };
 
 let client: typeof import('../../../functions/store/ddb/client.js');
+let reads: typeof import('../../../functions/store/ddb/reads.js');
 let tx: typeof import('../../../functions/store/ddb/tx.js');
 
 beforeAll(async () => {
   await useTable();
   client = await import('../../../functions/store/ddb/client.js');
+  reads = await import('../../../functions/store/ddb/reads.js');
   tx = await import('../../../functions/store/ddb/tx.js');
 });
 
@@ -31,7 +33,7 @@ afterEach(() => {
 
 /** replace the document client's send for TransactWriteCommand (the fence uses the raw client, untouched) */
 function onTransact(fake: (cmd: TransactWriteCommand, real: Send) => Promise<unknown>): void {
-  const doc = client.ddb() as unknown as { send: Send };
+  const doc = reads.ddb() as unknown as { send: Send };
   const real = doc.send.bind(doc);
   doc.send = (cmd) => (cmd instanceof TransactWriteCommand ? fake(cmd, real) : real(cmd));
   restore = () => {
@@ -47,7 +49,7 @@ const item = (id: string) => ({
   Put: { TableName: client.tableName(), Item: { pk: `TXTEST#${id}`, sk: 'X', v: 1 }, ConditionExpression: 'attribute_not_exists(pk)' },
 });
 const stored = async (id: string) =>
-  !!(await client.ddb().send(new GetCommand({ TableName: client.tableName(), Key: { pk: `TXTEST#${id}`, sk: 'X' }, ConsistentRead: true }))).Item;
+  !!(await reads.ddb().send(new GetCommand({ TableName: client.tableName(), Key: { pk: `TXTEST#${id}`, sk: 'X' }, ConsistentRead: true }))).Item;
 
 describe('transact(): every outcome known', () => {
   it('committed, then the answer lost and the retries refused (TransactionInProgress): success', async () => {
@@ -94,7 +96,7 @@ describe('transact(): every outcome known', () => {
     restore = undefined;
     expect(await stored(id)).toBe(false);
     // the request was only delayed and arrives now: its marker meets the fence
-    const late = await client
+    const late = await reads
       .ddb()
       .send(new TransactWriteCommand({ ...copy!.input, ClientRequestToken: randomUUID() }))
       .then(

@@ -10,11 +10,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { useTable } from '../harness.js';
 
 let client: typeof import('../../../functions/store/ddb/client.js');
+let reads: typeof import('../../../functions/store/ddb/reads.js');
 let ux: typeof import('../../../functions/store/ddb/update-expression.js');
 
 beforeAll(async () => {
   await useTable();
   client = await import('../../../functions/store/ddb/client.js');
+  reads = await import('../../../functions/store/ddb/reads.js');
   ux = await import('../../../functions/store/ddb/update-expression.js');
 });
 
@@ -110,7 +112,7 @@ describe('update expressions, computed as DynamoDB applies them', () => {
   for (const c of CASES) {
     it(c.name, async () => {
       const key = { pk: `UX#${randomUUID()}`, sk: 'UX' };
-      if (c.before) await client.ddb().send(new PutCommand({ TableName: client.tableName(), Item: { ...key, ...c.before } }));
+      if (c.before) await reads.ddb().send(new PutCommand({ TableName: client.tableName(), Item: { ...key, ...c.before } }));
       const action = {
         Key: key,
         UpdateExpression: c.UpdateExpression,
@@ -118,8 +120,8 @@ describe('update expressions, computed as DynamoDB applies them', () => {
         ExpressionAttributeValues: c.ExpressionAttributeValues,
       };
       const computed = ux.updatedItem(c.before ? { ...key, ...c.before } : undefined, action);
-      await client.ddb().send(new UpdateCommand({ TableName: client.tableName(), ...action }));
-      const stored = (await client.ddb().send(new GetCommand({ TableName: client.tableName(), Key: key, ConsistentRead: true }))).Item;
+      await reads.ddb().send(new UpdateCommand({ TableName: client.tableName(), ...action }));
+      const stored = (await reads.ddb().send(new GetCommand({ TableName: client.tableName(), Key: key, ConsistentRead: true }))).Item;
       expect(computed).toEqual(stored);
     });
   }
