@@ -106,11 +106,18 @@ export async function processRecords(records: StreamRecord[], opts: ProcessOptio
     count('FeedPublishFailed');
     return { changes: 0, historyItems, failed: records[0]?.dynamodb?.SequenceNumber };
   }
-  // published: a watermark that fails to move now moves with the next batch (readers see these changes a little later)
+  // published: the watermark moves past them (sent again on transient failures). One that
+  // still fails fails the batch: left behind, readers would hide these changes until some
+  // later change moves it, which on a quiet table may never come; the retry writes the
+  // history again (idempotent) and publishes the same ids again (consumers de-duplicate)
   if (last && opts.history !== false) {
-    await advanceWatermark(last).catch((e) =>
-      log.warn('change feed: the history watermark did not move', { error: (e as Error)?.name ?? String(e) }),
-    );
+    try {
+      await advanceWatermark(last);
+    } catch (e) {
+      log.error('change feed: the history watermark did not move; the batch is retried', { error: (e as Error)?.name ?? String(e) });
+      count('FeedWatermarkFailed');
+      return { changes: 0, historyItems, failed: records[0]?.dynamodb?.SequenceNumber };
+    }
   }
   count('FeedChanges', events.length);
   if (firstFailed >= 0) {

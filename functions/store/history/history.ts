@@ -21,7 +21,7 @@ import { ddb } from '../ddb/reads.js';
 import { queryPartition } from '../ddb/query.js';
 import { keyFits } from '../ddb/keys.js';
 import { perTable } from '../ddb/per-table.js';
-import { backoffMs, sleep } from '../ddb/retry.js';
+import { backoffMs, retryTransient, sleep } from '../ddb/retry.js';
 
 export const HK = {
   interval: (consumer: string, id: string) => ({ pk: `HIST#${consumer}`, sk: id }),
@@ -131,15 +131,18 @@ export async function applyToHistory(c: Change): Promise<number> {
 /** Every change up to `id` is in the history (moves forward only). */
 export async function advanceWatermark(id: string): Promise<void> {
   try {
-    await ddb().send(
-      new UpdateCommand({
-        TableName: tableName(),
-        Key: HK.watermark,
-        UpdateExpression: 'SET #t = :id, #at = :now',
-        ConditionExpression: 'attribute_not_exists(#t) OR #t < :id',
-        ExpressionAttributeNames: { '#t': 'through', '#at': 'at' },
-        ExpressionAttributeValues: { ':id': id, ':now': Date.now() },
-      }),
+    // a conditional SET whose failed condition means "moved already": safe to send again
+    await retryTransient(() =>
+      ddb().send(
+        new UpdateCommand({
+          TableName: tableName(),
+          Key: HK.watermark,
+          UpdateExpression: 'SET #t = :id, #at = :now',
+          ConditionExpression: 'attribute_not_exists(#t) OR #t < :id',
+          ExpressionAttributeNames: { '#t': 'through', '#at': 'at' },
+          ExpressionAttributeValues: { ':id': id, ':now': Date.now() },
+        }),
+      ),
     );
   } catch (e) {
     if ((e as Error).name !== 'ConditionalCheckFailedException') throw e;
