@@ -67,11 +67,8 @@ export async function startLocalStack(
   const endpoint = inject('ddbEndpoint');
   const table = opts.table ?? `t_${randomUUID().replace(/-/g, '')}`;
   // the change feed's replay of these tests (test/integration/feed/): every stack's events to
-  // <dir>/<table>.jsonl, optionally through the fault injector; the stream only then (or with an events file)
+  // <dir>/<table>.jsonl, optionally through the fault injector
   const eventsDir = process.env.BERTH_TEST_EVENTS_DIR;
-  await ensureTable(endpoint, table, 'local', { stream: !!eventsDir || !!options.eventsFile });
-  await opts.before?.();
-  const { startStack } = await import('../../local/start.js');
   const feed = eventsDir
     ? {
         eventsFile: join(eventsDir, `${table}.jsonl`),
@@ -80,7 +77,7 @@ export async function startLocalStack(
           : undefined,
       }
     : {};
-  return startStack({
+  const stack: StackOptions = {
     fresh: false,
     ddbEndpoint: endpoint,
     tableName: table,
@@ -93,7 +90,12 @@ export async function startLocalStack(
     quietContainers: true,
     ...options,
     ...feed,
-  });
+  };
+  // made here, before `before` fills it, as startStack would make it: the stream only with an events file
+  await ensureTable(endpoint, table, 'local', { stream: !!stack.eventsFile });
+  await opts.before?.();
+  const { startStack } = await import('../../local/start.js');
+  return startStack(stack);
 }
 
 type StackOptions = Parameters<typeof import('../../local/start.js').startStack>[0];
