@@ -107,7 +107,11 @@ it('a node and allocation life, the placement scheduler: every request within it
   await settle();
   expect((await req('PUT', `/v1/nodes/${a}/states/provision`, { target: 'deleted' })).status).toBe(202);
   await settle();
-  expect((await req('DELETE', `/v1/allocations/${two.json.uuid}`)).status).toBe(204);
+  // the allocation b holds (two, or whichever won b in the race): b must be free for the backfill
+  // below, whose uuid is otherwise b's instance_uuid (an allocation that already exists: a 409)
+  const onB = await req('GET', `/v1/nodes/${b}/allocation`);
+  expect(onB.status).toBe(200);
+  expect((await req('DELETE', `/v1/allocations/${onB.json.uuid}`)).status).toBe(204);
   // a backfill, a node deleted in maintenance with its allocation
   expect((await req('PUT', `/v1/nodes/${b}/states/provision`, { target: 'active' })).status).toBe(202);
   await settle();
