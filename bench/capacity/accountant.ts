@@ -46,6 +46,8 @@ import {
 } from './model.js';
 import { PRICES, SECONDS_PER_MONTH } from './prices.js';
 import { projectFeed } from './feed.js';
+import { AUTOSCALING_TARGET, provisionedMonthly } from './billing.js';
+import { GSIS } from '../../functions/store/ddb/table.js';
 import {
   CANDIDATES_QUERY,
   Driver,
@@ -805,6 +807,8 @@ const IMAGE_FAMILY = 'IMG#*#*';
 /** the deploy procedure's image cadence (docs/cost.md: `npx berth image --every 2` through a deploy), and its image's age at worst (a delta written within a second) */
 const DEPLOY_WINDOW_EVERY_S = 2;
 const DEPLOY_WINDOW_AGE_S = DEPLOY_WINDOW_EVERY_S + 1;
+/** a gradual deploy's steps (-c forestDeploy=linear: CodeDeploy's 10 % every minute) */
+const LINEAR_DEPLOY_STEPS = 10;
 /** the bounded-staleness setting the projection shows beside Placement's meaning (SNAPSHOT_MAX_STALENESS_MS) */
 const STALENESS_S = 0.25;
 
@@ -929,6 +933,13 @@ export async function reportProjections(
       const b = projectBetween(between.load, settings);
       // the deploy procedure (docs/cost.md): `npx berth image --every 2` through the deploy, an image at most ~3 s old
       const windowed = projectBetween(between.load, { ...settings, imageAgeMaxS: DEPLOY_WINDOW_AGE_S, imageAgeMeanS: DEPLOY_WINDOW_AGE_S / 2 });
+      // and a gradual deploy beside it (-c forestDeploy=linear: ten steps a minute apart)
+      const linear = projectBetween(between.load, {
+        ...settings,
+        imageAgeMaxS: DEPLOY_WINDOW_AGE_S,
+        imageAgeMeanS: DEPLOY_WINDOW_AGE_S / 2,
+        steps: LINEAR_DEPLOY_STEPS,
+      });
       const steady = (f: string) => p.families.find((x) => x.family === f)?.hotReadPerS ?? 0;
       const pct = (x: number) => `${Math.round(x * 100)} %`;
       const logSteady = steady(profile.changeLogFamily) / 3000;
@@ -939,15 +950,33 @@ export async function reportProjections(
         (sum(profile.load.perProvider) * s.hosts + sum(profile.load.fixed));
       const dynamodb =
         p.cost.dynamodbRead + p.cost.dynamodbWrite - (modelLoads * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionReadUnits) / 1e6 + b.monthly;
+      // the same units/s in provisioned mode (-c tableCapacity=provisioned:…, auto scaled at AUTOSCALING_TARGET)
+      const provisioned = provisionedMonthly(
+        p.readPerS - modelLoads + b.turnover.perS + b.reloads.perS + b.writer.readPerS,
+        p.writePerS + b.writer.writePerS,
+        { indexes: GSIS.length },
+      );
+      // and with the change feed's items and history (issue 35), written beside each change
+      const provisionedFeed = provisionedMonthly(
+        p.readPerS - modelLoads + b.turnover.perS + b.reloads.perS + b.writer.readPerS,
+        p.writePerS + b.writer.writePerS + feed.feedItemWriteUnitsPerS + feed.historyWriteUnitsPerS,
+        { indexes: GSIS.length },
+      );
       const burstLine = (x: typeof b, how: string) =>
-        `a deploy of ${x.deploy.containers} forest containers loading within a second, the image ${x.deploy.ageS} s old (${how}): ` +
+        `a deploy of ${x.deploy.containers} forest containers loading within a second${x.deploy.steps > 1 ? ` at each of its ${x.deploy.steps} steps` : ''}, the image ${x.deploy.ageS} s old (${how}): ` +
         `each log partition ${Math.round(x.deploy.log.units).toLocaleString('en-US')} read units (${pct(x.deploy.log.share)} of its limit + ${pct(logSteady)} steady = ${pct(x.deploy.log.share + logSteady)}; ${r1(x.deploy.log.secondsOfCapacity)} s of its capacity), ` +
         `each image chunk ${Math.round(x.deploy.chunk.units)} (${pct(x.deploy.chunk.share + chunkSteady)}), the manifest ${Math.round(x.deploy.manifest.units)} (${pct(x.deploy.manifest.share)})`;
       const floor = logFloor(p, profile, d, logBytesPerS);
       rep.say(`  between requests: ${burstLine(b, `FOREST_IMAGE_INTERVAL_S ${lambdaConfig.imageIntervalS} + the writer's minute`)}`);
       rep.say(`  with the deploy procedure: ${burstLine(windowed, `npx berth image --every ${DEPLOY_WINDOW_EVERY_S} through the deploy`)}`);
       rep.say(
+        `  with the deploy procedure and -c forestDeploy=linear: ${burstLine(linear, `npx berth image --every ${DEPLOY_WINDOW_EVERY_S} through the deploy`)}`,
+      );
+      rep.say(
         `  between requests, monthly: turnover (a container every ${a.containerLifetimeS / 3600} h) ${money(b.turnover.monthly)}, reloads every ${lambdaConfig.snapshotResyncS} s (${pct(between.resyncIndexShare)} through the index) ${money(b.reloads.monthly)}, the image writer ${money(b.writer.monthly)}: ${money(b.monthly)}; DynamoDB with them ${money(dynamodb)}`,
+      );
+      rep.say(
+        `  DynamoDB in provisioned mode (-c tableCapacity=provisioned:…, auto scaled at ${pct(AUTOSCALING_TARGET)}): ${Math.round(provisioned.readCapacity).toLocaleString('en-US')} read + ${Math.round(provisioned.writeCapacity).toLocaleString('en-US')} write capacity units, ${money(provisioned.total)} (reads ${money(provisioned.read)}, writes ${money(provisioned.write)}) against ${money(dynamodb)} on demand; with the change feed's items and history ${money(provisionedFeed.total)}`,
       );
       rep.say(
         `  the change log's busiest partition: ${floor.map((x) => `${x.setting} ${pct(x.share)}`).join(', ')} (every forest-served poll reads every partition: ${Math.round(floor[0]!.polls)} polls/s x at least 1 unit = ${pct(floor[0]!.polls / 3000)} of each, whatever the shard count)`,
@@ -976,6 +1005,12 @@ export async function reportProjections(
               seconds_of_capacity: r1(windowed.deploy.log.secondsOfCapacity),
             },
           },
+          with_procedure_linear: {
+            steps: linear.deploy.steps,
+            containers_per_step: linear.deploy.containers,
+            log_partition: { units: Math.round(linear.deploy.log.units), share: r2(linear.deploy.log.share) },
+            chunk_partition: { units: Math.round(linear.deploy.chunk.units), share: r2(linear.deploy.chunk.share) },
+          },
         },
         log_partition_share: Object.fromEntries(floor.map((x) => [x.setting, r2(x.share)])),
         monthly_usd: {
@@ -985,6 +1020,9 @@ export async function reportProjections(
           total: Math.round(b.monthly),
         },
         dynamodb_with_between_usd: Math.round(dynamodb),
+        dynamodb_provisioned_usd: Math.round(provisioned.total),
+        dynamodb_provisioned_with_feed_usd: Math.round(provisionedFeed.total),
+        provisioned_capacity: { read: Math.round(provisioned.readCapacity), write: Math.round(provisioned.writeCapacity) },
       });
     }
     // the container-count range

@@ -202,6 +202,12 @@ export interface BetweenSettings {
   burst?: number;
   /** seconds over which a burst's loads arrive (a deploy: about one) */
   burstS: number;
+  /**
+   * a gradual deploy's steps (`-c forestDeploy=linear`: CodeDeploy moves 10 % more of the
+   * traffic to the new release every minute, so a tenth of the new containers start at
+   * each step, a minute apart); default 1, every container at once
+   */
+  steps?: number;
   /** change-log bytes written per second, its partitions, and the window a replay reads back (s) */
   logBytesPerS: number;
   shards: number;
@@ -249,9 +255,11 @@ export function loadCost(p: LoadProfile, s: BetweenSettings, ageS: number): Load
 }
 
 export interface BetweenProjection {
-  /** a deploy: `burst` containers load within `burstS`: each family's busiest partition, units and share of its limit in that time */
+  /** a deploy: `burst` containers (per step of a gradual one) load within `burstS`: each family's busiest partition, units and share of its limit in that time */
   deploy: {
+    /** containers loading together: all of them, or one step's share of a gradual deploy */
     containers: number;
+    steps: number;
     ageS: number;
     manifest: { units: number; share: number };
     chunk: { units: number; share: number };
@@ -268,7 +276,9 @@ const readCost = (perS: number) => (perS * SECONDS_PER_MONTH * PRICES.dynamodb.p
 const writeCost = (perS: number) => (perS * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionWriteUnits) / 1e6;
 
 export function projectBetween(p: LoadProfile, s: BetweenSettings): BetweenProjection {
-  const k = s.burst ?? s.warm;
+  const steps = Math.max(1, Math.floor(s.steps ?? 1));
+  // one step's containers start together (Lambda starts them as the step's traffic arrives)
+  const k = Math.ceil((s.burst ?? s.warm) / steps);
   const worst = loadCost(p, s, s.imageAgeMaxS);
   const mean = loadCost(p, s, s.imageAgeMeanS);
   const indexPerLoad = Object.values(p.indexPerProvider).reduce((a, b) => a + b, 0) * s.providers;
@@ -291,6 +301,7 @@ export function projectBetween(p: LoadProfile, s: BetweenSettings): BetweenProje
   return {
     deploy: {
       containers: k,
+      steps,
       ageS: s.imageAgeMaxS,
       manifest: { units: k * worst.manifest, share: share(k * worst.manifest) },
       chunk: { units: k * worst.perChunk, share: share(k * worst.perChunk) },

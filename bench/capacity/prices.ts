@@ -15,6 +15,13 @@ export const PRICES = {
     source:
       'https://aws.amazon.com/dynamodb/pricing/on-demand/ — on-demand throughput halved from 2024-11-01 ($1.25 -> $0.625 per million WRU, $0.25 -> $0.125 per million RRU); as quoted by airbyte.com/data-engineering-resources/dynamodb-pricing (2025-07-21) and jusdb.com (2025-08-19)',
   },
+  dynamodbProvisioned: {
+    /** $ per write capacity unit-hour and read capacity unit-hour (standard table class; the 2024-11 cut was on-demand's only) */
+    perWcuHour: 0.00065,
+    perRcuHour: 0.00013,
+    source:
+      'https://aws.amazon.com/dynamodb/pricing/provisioned/ — us-east-1 $0.00065 per WCU-hour, $0.00013 per RCU-hour; as quoted by several public cost guides (2024-2026) found with the search tool',
+  },
   lambda: {
     /** Arm (Graviton), the architecture the stack deploys (cdk/lib/function.ts), first 7.5 billion GB-s a month */
     perGbSecondArm: 0.0000133334,

@@ -19,11 +19,12 @@ import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_FOREST_FAMILIES
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
 import { ChangeFeed, validateFeed, type FeedOptions } from './feed.js';
 import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../../functions/config.js';
-import { BerthFunction, setFunctionSettings, validateForest, type FunctionSettings } from './function.js';
+import { BerthFunction, setFunctionSettings, validateForest, type ForestDeploy, type FunctionSettings } from './function.js';
 import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, RATE_LIMIT_ACCESS, grantTableAccess } from './permissions.js';
 import { acknowledgePublicRoute } from './nag.js';
 import { BaremetalApi } from './baremetal.js';
 import { DeployFinished } from './deploy-finished.js';
+import { tableBilling, type TableCapacity } from './capacity.js';
 import { Dashboard } from './dashboard.js';
 import { Operations, contributorInsights, validateOperations, type OperationsOptions } from './operations.js';
 import {
@@ -67,9 +68,13 @@ export interface BerthStackProps extends StackProps {
     memoryMb?: number;
     /** pre-initialised environments per forest family, for deployments that want no cold starts (default 0) */
     provisionedConcurrency?: number;
+    /** how a release reaches them (FOREST_DEPLOYS; default all-at-once, `linear` for a large cloud) */
+    deploy?: ForestDeploy;
   };
   /** the change feed and allocation history (cdk/lib/feed.ts): an existing bus, the history's retention */
   feed?: FeedOptions;
+  /** the table's capacity mode (cdk/lib/capacity.ts; `-c tableCapacity`; default on demand) */
+  tableCapacity?: TableCapacity;
 }
 
 /** Placement families that answer from the provider forest (and so load it when they start): their routes' `forest` operations */
@@ -103,12 +108,14 @@ export class BerthStack extends Stack {
       setFunctionNetwork(this, network);
     }
     const feedOptions = validateFeed(props.feed);
+    const capacity = props.tableCapacity ?? { mode: 'on-demand' };
     const retain = props.retainData ?? true;
 
     this.table = new dynamodb.TableV2(this, 'Table', {
       partitionKey: { name: TABLE_KEYS.pk, type: dynamodb.AttributeType.STRING },
       sortKey: { name: TABLE_KEYS.sk, type: dynamodb.AttributeType.STRING },
-      billing: dynamodb.Billing.onDemand(),
+      // -c tableCapacity: on demand (default) or provisioned with auto scaling (cdk/lib/capacity.ts)
+      billing: tableBilling(capacity),
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: retain,
       encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
@@ -194,6 +201,7 @@ export class BerthStack extends Stack {
         memoryMb: forest ? forestMemoryMb : 1024,
         largeHeap: forest,
         provisionedConcurrency: forest ? props.forest?.provisionedConcurrency : undefined,
+        deploy: forest ? props.forest?.deploy : undefined,
       });
       // least privilege: only the actions and key prefixes this family's code uses
       const rules = PLACEMENT_ACCESS[family];

@@ -10,9 +10,10 @@
 import type { BerthStackProps } from './berth-stack.js';
 import { validateApiFront } from './api-front.js';
 import { validateDashboardDomain } from './dashboard.js';
-import type { LogLevel } from './function.js';
+import { validateForest, type ForestDeploy, type LogLevel } from './function.js';
 import { parseRouteThrottles, parseThrottle } from './limits.js';
 import { parseInsights } from './operations.js';
+import { parseTableCapacity } from './capacity.js';
 
 /** every option Berth reads, with what it takes */
 export const CONTEXT_OPTIONS: Record<string, string> = {
@@ -39,6 +40,8 @@ export const CONTEXT_OPTIONS: Record<string, string> = {
   baremetalScheduler: 'database | placement',
   forestMemoryMb: 'MB, 1024-10240',
   provisionedConcurrency: 'whole number, 0-1000',
+  forestDeploy: 'all-at-once | linear',
+  tableCapacity: 'on-demand | provisioned:<max read units>:<max write units>',
   vpc: 'create',
   vpcId: 'vpc-…',
   vpcSubnetIds: 'subnet-…,subnet-…',
@@ -163,9 +166,14 @@ export function readContext(keys: string[], get: (key: string) => unknown): { id
     },
     baremetalScheduler: ctx('baremetalScheduler'),
     feed: { eventBus: ctx('eventBus'), historyRetentionDays: num('historyRetentionDays') },
+    tableCapacity: guard(() => parseTableCapacity(ctx('tableCapacity'))),
     forest: {
       memoryMb: whole('forestMemoryMb', 1024, 10240),
       provisionedConcurrency: whole('provisionedConcurrency', 0, 1000),
+      deploy: guard(() => {
+        validateForest({ deploy: ctx('forestDeploy') });
+        return ctx('forestDeploy') as ForestDeploy | undefined;
+      }),
     },
     network: {
       create: vpc === 'create',

@@ -5,7 +5,8 @@
  * table's layout and opens the migration of a table still at the previous release's
  * layout — nothing of that release serves it any more (its requests in flight end within
  * LAYOUT_SETTLE_S, which the migration waits). CloudFormation updates the functions one
- * by one; this resource depends on all of them, so it runs after the last, and again at
+ * by one (and an alias CodeDeploy shifts, only at the end of its shift); this resource
+ * depends on all of them, so it runs after the last, and again at
  * every deploy that changes any function's code (its release id is a hash of them all).
  */
 import { createHash } from 'node:crypto';
@@ -57,9 +58,11 @@ export class DeployFinished extends Construct {
         new iam.PolicyStatement({ actions: ['lambda:InvokeFunction'], resources: [props.maintenance.functionArn] }),
       ]),
     });
-    // after every function of the stack (and so after everything they depend on)
-    for (const fn of stack.node.findAll().filter((c) => c instanceof lambda.Function && !c.node.path.includes(this.node.path))) {
-      this.resource.node.addDependency(fn);
+    // after every function of the stack (and so after everything they depend on), and after
+    // every alias: a gradual deploy (-c forestDeploy=linear) updates an alias only once
+    // CodeDeploy has shifted all of its traffic, so the old release serves nothing then
+    for (const c of stack.node.findAll()) {
+      if ((c instanceof lambda.Function || c instanceof lambda.Alias) && !c.node.path.includes(this.node.path)) this.resource.node.addDependency(c);
     }
     Validations.of(this).acknowledge({
       id: 'AwsSolutions::AwsSolutions-L1',

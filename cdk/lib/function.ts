@@ -5,7 +5,8 @@
  * (setFunctionSettings; `-c logLevel`, `-c logSampleRate`, `-c sourceMaps`), defaulting
  * to FUNCTION_DEFAULTS.
  */
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as codedeploy from 'aws-cdk-lib/aws-codedeploy';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
@@ -76,10 +77,24 @@ export function setFunctionSettings(stack: Stack, settings: Partial<FunctionSett
 }
 
 /**
- * The forest functions' memory (MB: Lambda's 128–10,240; a forest family keeps all but 384
- * MB as heap, so at least 1,024) and provisioned concurrency (a whole number; 0 = none).
+ * How a release reaches the forest functions' traffic (`-c forestDeploy`; docs/cost.md,
+ * "Deploying a large cloud"): `all-at-once` (CloudFormation's own update: every container of
+ * the new release starts, and loads its forest, within seconds), or `linear` (a CodeDeploy
+ * traffic shift on the `live` alias, 10 % more of the traffic every minute: a tenth of the
+ * cold loads at each step, so a deploy's burst on the change log's partitions is a tenth).
  */
-export function validateForest(f: { memoryMb?: number; provisionedConcurrency?: number } = {}): void {
+export const FOREST_DEPLOYS = ['all-at-once', 'linear'] as const;
+export type ForestDeploy = (typeof FOREST_DEPLOYS)[number];
+
+/**
+ * The forest functions' memory (MB: Lambda's 128–10,240; a forest family keeps all but 384
+ * MB as heap, so at least 1,024), provisioned concurrency (a whole number; 0 = none) and
+ * how a release reaches them (FOREST_DEPLOYS).
+ */
+export function validateForest(f: { memoryMb?: number; provisionedConcurrency?: number; deploy?: string } = {}): void {
+  if (f.deploy !== undefined && !(FOREST_DEPLOYS as readonly string[]).includes(f.deploy)) {
+    throw new FunctionSettingsError(`forestDeploy ${JSON.stringify(f.deploy)} must be one of ${FOREST_DEPLOYS.join(', ')}`);
+  }
   const m = f.memoryMb;
   if (m !== undefined && !(Number.isInteger(m) && m >= 1024 && m <= 10240)) {
     throw new FunctionSettingsError(`forestMemoryMb ${JSON.stringify(m)} must be a whole number of MB from 1024 to 10240 (Lambda's maximum)`);
@@ -110,6 +125,8 @@ export interface BerthFunctionProps {
   largeHeap?: boolean;
   /** pre-initialised execution environments (an alias `live` with provisioned concurrency); 0 or unset: none */
   provisionedConcurrency?: number;
+  /** `linear`: a release reaches the function through CodeDeploy, 10 % of its traffic more every minute (FOREST_DEPLOYS) */
+  deploy?: ForestDeploy;
   /** at most this many instances at once (reserved concurrency); unset: the account's shared pool */
   reservedConcurrency?: number;
   /** in a VPC (cdk/lib/network.ts, `-c vpc…`): which security group it gets (default 'aws': DynamoDB and the endpoints) */
@@ -118,8 +135,10 @@ export interface BerthFunctionProps {
 
 export class BerthFunction extends Construct {
   readonly fn: NodejsFunction;
-  /** the alias with provisioned concurrency, when configured: what API routes should invoke */
+  /** the alias `live` (provisioned concurrency, a gradual deploy), when configured: what API routes should invoke */
   alias: lambda.Alias | undefined;
+  /** the CodeDeploy deployment group shifting `live` to a new release (`deploy: 'linear'`) */
+  deployment: codedeploy.LambdaDeploymentGroup | undefined;
 
   /** what an integration invokes: the provisioned alias when there is one */
   get target(): lambda.IFunction {
@@ -179,8 +198,21 @@ export class BerthFunction extends Construct {
         banner: "import { createRequire } from 'module';const require = createRequire(import.meta.url);",
       },
     });
-    if (props.provisionedConcurrency && props.provisionedConcurrency > 0) {
-      this.alias = this.fn.addAlias('live', { provisionedConcurrentExecutions: props.provisionedConcurrency });
+    const provisioned = props.provisionedConcurrency && props.provisionedConcurrency > 0 ? props.provisionedConcurrency : undefined;
+    if (provisioned || props.deploy === 'linear') {
+      this.alias = this.fn.addAlias('live', { provisionedConcurrentExecutions: provisioned });
+    }
+    if (props.deploy === 'linear' && this.alias) {
+      // CloudFormation's update of the alias waits for the shift (UpdatePolicy
+      // CodeDeployLambdaAliasUpdate): the stack's DeployFinished runs after the last of them
+      this.deployment = new codedeploy.LambdaDeploymentGroup(this, 'Deploy', {
+        alias: this.alias,
+        deploymentConfig: codedeploy.LambdaDeploymentConfig.LINEAR_10PERCENT_EVERY_1MINUTE,
+      });
+      Validations.of(this.deployment).acknowledge({
+        id: 'AwsSolutions::AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSCodeDeployRoleForLambdaLimited]',
+        reason: "CodeDeploy's own managed role for Lambda traffic shifting: it may only update aliases and invoke hooks named CodeDeployHook_*.",
+      });
     }
     if (props.access === 'read') props.table.grantReadData(this.fn);
     if (props.access === 'readwrite') props.table.grantReadWriteData(this.fn);

@@ -194,4 +194,20 @@ describe('costs between requests', () => {
     // a younger image: a smaller burst on the log
     expect(projectBetween(profile, { ...settings, imageAgeMaxS: 10 }).deploy.log.units).toBeLessThan(b.deploy.log.units / 30);
   });
+
+  it('a gradual deploy (-c forestDeploy=linear, ten steps): each step a tenth of the containers, each partition a tenth of the burst', () => {
+    const all = projectBetween(profile, settings);
+    const linear = projectBetween(profile, { ...settings, steps: 10 });
+    expect(all.deploy.steps).toBe(1);
+    expect(linear.deploy.steps).toBe(10);
+    // 70 containers in ten steps: at most 7 load together
+    expect(linear.deploy.containers).toBe(7);
+    expect(linear.deploy.log.units).toBe(all.deploy.log.units / 10);
+    expect(linear.deploy.log.share).toBeCloseTo(all.deploy.log.share / 10);
+    expect(linear.deploy.chunk.units).toBeCloseTo(all.deploy.chunk.units / 10);
+    // a step is whole containers: 71 in ten steps is 8 at once, never 7.1
+    expect(projectBetween(profile, { ...settings, burst: 71, steps: 10 }).deploy.containers).toBe(8);
+    // what runs between deploys does not depend on how a deploy is shifted
+    expect(linear.monthly).toBe(all.monthly);
+  });
 });

@@ -380,6 +380,8 @@ describe('the runtime and the inputs', () => {
       alarms: 'off',
       forestMemoryMb: '4096',
       provisionedConcurrency: 2,
+      forestDeploy: 'linear',
+      tableCapacity: 'provisioned:20000:8000',
       dashboardDomain: 'berth.example.com',
       dashboardCertificateArn: 'arn:aws:acm:us-east-1:123456789012:certificate/12345678-1234-1234-1234-123456789012',
       '@aws-cdk/core:target-partitions': ['aws'],
@@ -396,7 +398,9 @@ describe('the runtime and the inputs', () => {
       exemptRoles: ['service', 'admin'],
     });
     expect(ok.props.operations?.alarms).toBe(false);
-    expect(ok.props.forest).toEqual({ memoryMb: 4096, provisionedConcurrency: 2 });
+    expect(ok.props.forest).toEqual({ memoryMb: 4096, provisionedConcurrency: 2, deploy: 'linear' });
+    expect(ok.props.tableCapacity).toEqual({ mode: 'provisioned', maxRead: 20000, maxWrite: 8000 });
+    expect(ctx(base).props.tableCapacity).toEqual({ mode: 'on-demand' });
     expect(ok.props.dashboardDomain?.domainName).toBe('berth.example.com');
     for (const [o, why] of [
       [{ alarmEmails: 'ops@example.com' }, /unknown option -c alarmEmails/],
@@ -404,6 +408,10 @@ describe('the runtime and the inputs', () => {
       [{ forestMemoryMb: '512' }, /forestMemoryMb=512: expected a whole number from 1024 to 10240/],
       [{ provisionedConcurrency: '1.5' }, /provisionedConcurrency=1.5: expected a whole number/],
       [{ provisionedConcurrency: '-1' }, /provisionedConcurrency=-1/],
+      [{ forestDeploy: 'canary' }, /forestDeploy "canary" must be one of all-at-once, linear/],
+      [{ tableCapacity: 'provisioned' }, /tableCapacity=provisioned: expected on-demand or provisioned:<max read units>:<max write units>/],
+      [{ tableCapacity: 'provisioned:100:2' }, /the maximum write capacity must be at least 5/],
+      [{ tableCapacity: 'provisioned:50000:100' }, /50000 read units is above DynamoDB's default quota of 40000/],
       [{ authorizerCacheTtl: 'sixty' }, /authorizerCacheTtl=sixty/],
       [{ logSampleRate: 'often' }, /logSampleRate=often: expected a number/],
       [{ vpc: 'yes' }, /-c vpc=yes: expected create/],
@@ -558,18 +566,19 @@ describe('cdk-nag over combinations of the new options', () => {
       },
     ],
     [
-      'keystone + existing VPC with endpoints + topic + insights + provisioned forests',
+      'keystone + existing VPC with endpoints + topic + insights + provisioned forests deployed linearly',
       {
         identity: KEYSTONE,
         network: IMPORTED,
         operations: { alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:ops', insights: 'throttled' },
-        forest: { memoryMb: 4096, provisionedConcurrency: 1 },
+        forest: { memoryMb: 4096, provisionedConcurrency: 1, deploy: 'linear' },
       },
     ],
     [
-      'jwt + existing VPC without endpoints + alarms off + throttles',
+      'jwt + existing VPC without endpoints + alarms off + throttles + provisioned table',
       {
         identity: JWT,
+        tableCapacity: { mode: 'provisioned', maxRead: 20000, maxWrite: 8000 },
         network: { vpcId: IMPORTED.vpcId, subnetIds: IMPORTED.subnetIds, endpoints: 'none' },
         operations: { alarms: false },
         limits: { stage: { rate: 200, burst: 400 }, publicRoutes: { rate: 2, burst: 4 }, project: { rate: 5, burst: 5 } },

@@ -6,6 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { BerthStack, FOREST_FAMILIES } from '../../../cdk/lib/berth-stack.js';
 import { INSECURE_NO_AUTH, type IdentityOptions } from '../../../cdk/lib/identity.js';
 import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
+import { AUTOSCALING_MIN, AUTOSCALING_TARGET } from '../../../cdk/lib/capacity.js';
+import { GSIS } from '../../../functions/store/ddb/table.js';
 import { PLACEMENT_ROUTES } from '../../../functions/placement/routes.js';
 import { PLACEMENT_FAMILY_MODULES } from '../../../functions/placement/index.js';
 
@@ -323,5 +325,71 @@ describe('functions that hold the provider forest', () => {
     );
     const aliasIds = Object.keys(t.findResources('AWS::Lambda::Alias'));
     expect(integrations.filter((u) => aliasIds.some((id) => u.includes(id))).length).toBeGreaterThanOrEqual(FOREST_FAMILIES.length);
+  });
+
+  it('-c tableCapacity=provisioned:R:W: the table and every index auto scaled from the minimum to those maxima at the target', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const s = new BerthStack(app, 'Provisioned', {
+      identity: { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] },
+      tableCapacity: { mode: 'provisioned', maxRead: 20000, maxWrite: 8000 },
+    });
+    const table = Object.values(Template.fromStack(s).findResources('AWS::DynamoDB::GlobalTable'))[0] as any;
+    expect(table.Properties.BillingMode).toBe('PROVISIONED');
+    const scaled = (max: number) => ({
+      MinCapacity: AUTOSCALING_MIN,
+      MaxCapacity: max,
+      TargetTrackingScalingPolicyConfiguration: { TargetValue: AUTOSCALING_TARGET * 100 },
+    });
+    expect(table.Properties.WriteProvisionedThroughputSettings.WriteCapacityAutoScalingSettings).toEqual(scaled(8000));
+    expect(table.Properties.Replicas[0].ReadProvisionedThroughputSettings.ReadCapacityAutoScalingSettings).toEqual(scaled(20000));
+    for (const g of GSIS) {
+      const index = table.Properties.GlobalSecondaryIndexes.find((x: any) => x.IndexName === g.name);
+      expect(index.WriteProvisionedThroughputSettings.WriteCapacityAutoScalingSettings, g.name).toEqual(scaled(8000));
+      const read = table.Properties.Replicas[0].GlobalSecondaryIndexes.find((x: any) => x.IndexName === g.name);
+      expect(read.ReadProvisionedThroughputSettings.ReadCapacityAutoScalingSettings, g.name).toEqual(scaled(20000));
+    }
+    // the default stays on demand
+    const d = new BerthStack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'OnDemand', {
+      identity: { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] },
+    });
+    expect((Object.values(Template.fromStack(d).findResources('AWS::DynamoDB::GlobalTable'))[0] as any).Properties.BillingMode).toBe(
+      'PAY_PER_REQUEST',
+    );
+  });
+
+  it('-c forestDeploy=linear: each forest family behind `live`, shifted by CodeDeploy 10 % a minute; DeployFinished after the shifts', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const s = new BerthStack(app, 'Linear', {
+      identity: { mode: 'jwt', jwtIssuer: 'https://issuer.example.com', jwtAudience: ['berth'] },
+      forest: { deploy: 'linear' },
+    });
+    const t = Template.fromStack(s);
+    const aliases = t.findResources('AWS::Lambda::Alias');
+    expect(Object.keys(aliases)).toHaveLength(FOREST_FAMILIES.length);
+    for (const a of Object.values(aliases) as any[]) {
+      expect(a.Properties.Name).toBe('live');
+      // no provisioned concurrency unless asked for
+      expect(a.Properties.ProvisionedConcurrencyConfig).toBeUndefined();
+      // CloudFormation hands the alias's update to CodeDeploy and waits for it
+      expect(a.UpdatePolicy.CodeDeployLambdaAliasUpdate).toBeDefined();
+    }
+    const groups = Object.values(t.findResources('AWS::CodeDeploy::DeploymentGroup')) as any[];
+    expect(groups).toHaveLength(FOREST_FAMILIES.length);
+    for (const g of groups) expect(g.Properties.DeploymentConfigName).toBe('CodeDeployDefault.LambdaLinear10PercentEvery1Minute');
+    // the routes invoke the aliases
+    const integrations = Object.values(t.findResources('AWS::ApiGatewayV2::Integration')).map((i) =>
+      JSON.stringify((i as any).Properties.IntegrationUri),
+    );
+    for (const id of Object.keys(aliases))
+      expect(
+        integrations.some((u) => u.includes(id)),
+        id,
+      ).toBe(true);
+    // the deploy is told it finished (the layout migration may open) only after every shift
+    const finished = Object.values(t.findResources('Custom::AWS')) as any[];
+    expect(finished).toHaveLength(1);
+    for (const id of Object.keys(aliases)) expect(finished[0].DependsOn, id).toContain(id);
+    // the non-forest families are not shifted
+    expect(JSON.stringify(groups)).not.toContain('usages');
   });
 });
