@@ -21,7 +21,7 @@ import {
   type PlacementRequest,
   cacheHeaders,
 } from './framework/app.js';
-import { ErrorCodes, conflict } from './framework/errors.js';
+import { ErrorCodes, conflict } from '../core/placement/errors.js';
 import { providerNotFound, providerOr404 } from './provider-lookup.js';
 
 const P = 'placement:resource_providers:aggregates';

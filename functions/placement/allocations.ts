@@ -29,7 +29,7 @@ import {
   type FamilyRoutes,
   type PlacementRequest,
 } from './framework/app.js';
-import { ErrorCodes, type PlacementError, badRequest, conflict, notFound } from './framework/errors.js';
+import { ErrorCodes, type PlacementError, badRequest, conflict, notFound } from '../core/placement/errors.js';
 import { lastModified } from './views.js';
 
 const A = 'placement:allocations';

@@ -33,7 +33,7 @@ import {
   type PlacementRequest,
   cacheHeaders,
 } from './framework/app.js';
-import { ErrorCodes, PlacementError, badRequest, conflict, notFound } from './framework/errors.js';
+import { ErrorCodes, PlacementError, badRequest, conflict, notFound } from '../core/placement/errors.js';
 import { providerOr404 } from './provider-lookup.js';
 import { providerUrl } from './views.js';
 

@@ -6,7 +6,7 @@
  */
 import type { ProviderRecord } from '../core/placement/model.js';
 import { getProvider } from '../store/placement/providers.js';
-import { notFound } from './framework/errors.js';
+import { notFound } from '../core/placement/errors.js';
 
 export function providerNotFoundMessage(uuid: string): string {
   return `No resource provider with uuid ${uuid} found`;

@@ -20,7 +20,7 @@ import {
   type FamilyRoutes,
   type PlacementRequest,
 } from './framework/app.js';
-import { ErrorCodes, type PlacementError, badRequest, conflict } from './framework/errors.js';
+import { ErrorCodes, type PlacementError, badRequest, conflict } from '../core/placement/errors.js';
 import { CONCURRENT_UPDATE_TEXT, consumerRequests } from './allocations.js';
 
 function reshapeError(f: ReshapeFailure): PlacementError {

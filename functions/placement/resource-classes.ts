@@ -28,7 +28,7 @@ import {
   type PlacementRequest,
   cacheHeaders,
 } from './framework/app.js';
-import { badRequest, conflict, notFound } from './framework/errors.js';
+import { badRequest, conflict, notFound } from '../core/placement/errors.js';
 
 const P = 'placement:resource_classes';
 

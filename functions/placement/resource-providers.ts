@@ -30,7 +30,7 @@ import {
   type PlacementRequest,
   refuseHopeless,
 } from './framework/app.js';
-import { ErrorCodes, PlacementError, conflict, notFound } from './framework/errors.js';
+import { ErrorCodes, PlacementError, conflict, notFound } from '../core/placement/errors.js';
 import { lastModified, providerUrl, providerView } from './views.js';
 
 const P = 'placement:resource_providers';

@@ -26,7 +26,7 @@ import {
   type PlacementRequest,
   cacheHeaders,
 } from './framework/app.js';
-import { ErrorCodes, badRequest, conflict, notFound } from './framework/errors.js';
+import { ErrorCodes, badRequest, conflict, notFound } from '../core/placement/errors.js';
 import { providerOr404, providerNotFound } from './provider-lookup.js';
 
 const T = 'placement:traits';

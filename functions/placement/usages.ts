@@ -22,7 +22,7 @@ import {
   type FamilyRoutes,
   type PlacementRequest,
 } from './framework/app.js';
-import { notFound } from './framework/errors.js';
+import { notFound } from '../core/placement/errors.js';
 
 async function providerUsages(r: PlacementRequest) {
   checkAccept(r);

@@ -17,7 +17,8 @@ import { CACHE_HEADERS_SINCE, PLACEMENT_VERSIONS, reaches } from './versions.js'
 import { validate, SchemaValidationError, type JsonSchema } from '../../core/compat/jsonschema.js';
 import { config, type Config } from '../../config.js';
 import { PLACEMENT_ROUTES } from '../routes.js';
-import { ErrorCodes, PlacementError, renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
+import { ErrorCodes, PlacementError } from '../../core/placement/errors.js';
+import { renderError, unauthorizedResponse, type RenderEnv } from './errors.js';
 import { RetriesExhausted } from '../../store/ddb/retry.js';
 import { layoutHeader, layoutRefusal } from '../../store/layout/state.js';
 import { checkLimit } from '../../store/ratelimit.js';

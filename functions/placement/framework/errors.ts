@@ -8,23 +8,11 @@
  * Error codes are Placement's (placement/errors.py).
  */
 import { acceptableOffers } from '../../http/accept.js';
-import { Problem } from '../../core/errors.js';
+import type { Problem } from '../../core/errors.js';
+import { ErrorCodes, type PlacementError } from '../../core/placement/errors.js';
 import type { HttpResponse } from '../../http/types.js';
 import { STATUS_TITLES as TITLES } from '../../http/status-titles.js';
 import { ERROR_CODES_SINCE, MAX_VERSION, MIN_VERSION, reaches } from './versions.js';
-
-export const ErrorCodes = {
-  DEFAULT: 'placement.undefined_code',
-  INVENTORY_INUSE: 'placement.inventory.inuse',
-  CONCURRENT_UPDATE: 'placement.concurrent_update',
-  DUPLICATE_NAME: 'placement.duplicate_name',
-  PROVIDER_IN_USE: 'placement.resource_provider.inuse',
-  PROVIDER_CANNOT_DELETE_PARENT: 'placement.resource_provider.cannot_delete_parent',
-  RESOURCE_PROVIDER_NOT_FOUND: 'placement.resource_provider.not_found',
-  ILLEGAL_DUPLICATE_QUERYPARAM: 'placement.query.duplicate_key',
-  QUERYPARAM_BAD_VALUE: 'placement.query.bad_value',
-  QUERYPARAM_MISSING_VALUE: 'placement.query.missing_value',
-} as const;
 
 const EXPLANATIONS: Record<number, string> = {
   400: 'The server could not comply with the request since it is either malformed or otherwise incorrect.',
@@ -38,21 +26,6 @@ const EXPLANATIONS: Record<number, string> = {
   500: 'The server has either erred or is incapable of performing the requested operation.',
   503: 'The server is currently unavailable. Please try again at a later time.',
 };
-
-/** A Placement HTTP exception: a Problem that always has an error code. */
-export class PlacementError extends Problem {
-  /** raised outside WebOb's wsgify (routing 404, policy 403): no `vary` header */
-  escaped = false;
-  declare readonly code: string;
-  constructor(status: number, detail = '', code: string = ErrorCodes.DEFAULT, headers: Record<string, string> = {}) {
-    super(status, detail, code, headers);
-  }
-}
-
-export const badRequest = (detail: string, code?: string) => new PlacementError(400, detail, code);
-export const notFound = (detail = '', code?: string) => new PlacementError(404, detail, code);
-export const conflict = (detail: string, code?: string) => new PlacementError(409, detail, code);
-export const forbidden = (detail: string) => new PlacementError(403, detail);
 
 export interface RenderEnv {
   method: string;

@@ -1,6 +1,7 @@
 /** Placement's answer to an HTTP request too malformed to reach a handler. */
 import { randomUUID } from 'node:crypto';
-import { PlacementError, renderError } from './errors.js';
+import { PlacementError } from '../../core/placement/errors.js';
+import { renderError } from './errors.js';
 
 export function placementMalformed(code: string) {
   const detail = code === 'HPE_INVALID_CONTENT_LENGTH' ? 'content-length header must be an integer' : 'malformed HTTP request';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { PlacementError, errorContentType, renderError } from '../../../functions/placement/framework/errors.js';
+import { PlacementError } from '../../../functions/core/placement/errors.js';
+import { errorContentType, renderError } from '../../../functions/placement/framework/errors.js';
 import { acceptableOffers } from '../../../functions/http/accept.js';
 
 describe('error rendering (WebOb + Placement json_error_formatter)', () => {
