@@ -269,10 +269,12 @@ export async function fail(input: AllocationStepInput): Promise<AllocationStepOu
     });
   }
   const reason = input.reason ?? unexpectedFailureText(internalErrorText('Execution', input.execution));
-  // 'stale': the write was not applied (a concurrent transaction): try again
+  // stale: the write was not applied (a concurrent transaction): try again; lost: the
+  // allocation is no longer this execution's (deleted, taken over)
   const recorded = await withRetries(async () => {
     const r = await failAllocation(input.spec, input.execution, reason);
-    return r === 'stale' ? RETRY : r;
+    if ('ok' in r) return true;
+    return r.error === 'stale' ? RETRY : false;
   });
   if (recorded) settled(input.spec, 'error');
   log.debug('allocation failed', { allocation: input.allocation, reason, recorded });

@@ -60,15 +60,15 @@ export async function recoverOrphanAllocations(opts: { deadline?: number; graceM
     const resumes = a.resumes ?? 0;
     if (resumes >= config().baremetal.maxResumes) {
       const text = allocationFailedText(a.uuid, resumeLimitText(resumes));
-      if ((await failAllocation(a, a.exec, text)) === true) {
+      if ('ok' in (await failAllocation(a, a.exec, text))) {
         report.abandoned++;
         log.warn('allocation failed after too many resumes', { allocation: a.uuid, execution: a.exec, resumes });
       } else report.lost++;
       continue;
     }
     const next = executionName('a', a.uuid);
-    // false: another recoverer won; 'stale': not applied (a concurrent transaction), next run looks again
-    if ((await takeOverAllocation(a, a.exec, next)) !== true) {
+    // lost: another recoverer won; stale: not applied (a concurrent transaction), next run looks again
+    if (!('ok' in (await takeOverAllocation(a, a.exec, next)))) {
       report.lost++;
       continue;
     }

@@ -104,14 +104,20 @@ export type AllocationWriteFailure =
   | { error: 'stale' };
 
 /**
- * A single-item conditional Update as a one-item transaction, so its outcome is always
- * known (store/ddb/tx.ts): true if it happened, false if its condition failed,
- * 'stale' if it was not applied for another reason (a concurrent transaction): retry.
+ * What a write conditioned on an allocation's owner did: `ok`; `lost` (its condition
+ * failed: the allocation is no longer what the writer owned — another writer won, or it is
+ * gone); `stale` (not applied for another reason, a concurrent transaction: try again).
  */
-async function conditionalUpdate(e: Expr, key: Record<string, unknown>, change: ChangeSpec): Promise<boolean | 'stale'> {
+export type OwnedWrite = { ok: true } | { error: 'lost' } | { error: 'stale' };
+
+/**
+ * A single-item conditional Update as a one-item transaction, so its outcome is always
+ * known (store/ddb/tx.ts).
+ */
+async function conditionalUpdate(e: Expr, key: Record<string, unknown>, change: ChangeSpec): Promise<OwnedWrite> {
   const out = await transact([e.updateItem(key)], { ...BM_TX, change });
-  if (out.ok) return true;
-  return out.failed.includes(0) ? false : 'stale';
+  if (out.ok) return { ok: true };
+  return out.failed.includes(0) ? { error: 'lost' } : { error: 'stale' };
 }
 
 /**
@@ -407,9 +413,9 @@ export async function reserveFailure(out: Extract<TxOutcome, { ok: false }>, a: 
 
 /**
  * _allocation_failed: state error + last_error, only while the execution `exec` owns it
- * (null: an allocation no execution was ever assigned to). 'stale': try again.
+ * (null: an allocation no execution was ever assigned to).
  */
-export async function failAllocation(a: { uuid: string; seq: number }, exec: string | null, lastError: string): Promise<boolean | 'stale'> {
+export async function failAllocation(a: { uuid: string; seq: number }, exec: string | null, lastError: string): Promise<OwnedWrite> {
   const e = new Expr()
     .set('state', ALLOCATION_STATES.ERROR)
     .set('last_error', lastError)
@@ -433,9 +439,9 @@ export async function failAllocation(a: { uuid: string; seq: number }, exec: str
 /**
  * take_over_allocation: move an allocating allocation from the execution `from` to
  * `to`, counting the resume. Exactly one of several concurrent recoverers succeeds
- * ('stale': neither won nor lost, look again next run).
+ * (`stale`: neither won nor lost, look again next run).
  */
-export async function takeOverAllocation(a: AllocationRecord, from: string | null, to: string): Promise<boolean | 'stale'> {
+export async function takeOverAllocation(a: AllocationRecord, from: string | null, to: string): Promise<OwnedWrite> {
   const e = new Expr().set('exec', to).set('exec_at', Date.now());
   e.setTo('resumes', `${e.ifNotExists('resumes', 0)} + ${e.v(1)}`).increment('ver');
   e.when(e.eq('state', ALLOCATION_STATES.ALLOCATING)).when(from === null ? e.absent('exec') : e.eq('exec', from));
