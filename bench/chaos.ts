@@ -91,7 +91,7 @@ async function main() {
   try {
     const { resetConfig } = await import('../functions/config.js');
     const { snapshot } = await import('../functions/store/placement/snapshot.js');
-    const { txStats } = await import('../functions/store/ddb/tx.js');
+    const { listen } = await import('../functions/observability/counters.js');
     const { getProvider } = await import('../functions/store/placement/providers.js');
     const { recoverOrphanAllocations } = await import('../functions/maintenance/orphans.js');
     const { servePlacement, serveBaremetal } = await import('../local/apis.js');
@@ -117,7 +117,7 @@ async function main() {
       const placement = http(url(servers[0]!), 'placement');
       const baremetal = http(url(servers[1]!), 'baremetal');
       const runner = localRunner();
-      const before = { ...txStats };
+      const counted = listen();
       const rec = new Recorder();
       process.stdout.write(`# rate ${rate}: setting up\n`);
 
@@ -170,13 +170,14 @@ async function main() {
         ok99: Math.round(percentile(okMs, 99)),
         faults: { ...proxy.stats.faults },
         ddbCalls: proxy.stats.calls,
-        outcomesUnknown: txStats.unknown - before.unknown,
-        resolvedCommitted: txStats.resolvedCommitted - before.resolvedCommitted,
-        resolvedNotCommitted: txStats.resolvedNotCommitted - before.resolvedNotCommitted,
+        outcomesUnknown: counted.get('tx.unknown'),
+        resolvedCommitted: counted.get('tx.resolvedCommitted'),
+        resolvedNotCommitted: counted.get('tx.resolvedNotCommitted'),
         bareMetal: { ...bmTotals, nodes: bm.nodes.length },
         samples: Object.fromEntries(rec.samples),
         seconds: Math.round((Date.now() - t0) / 1000),
       };
+      counted.stop();
       if (warmup && !r.invariantsBroken) {
         // the first pass only warms the process (JIT, connections): not reported unless it broke something
         warmup = false;

@@ -27,10 +27,10 @@ import {
 async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, nodes: number, allocations: number): Promise<boolean> {
   // the stack runs in this process: its reservation counters are readable (imported
   // lazily, after the runner has set the log level)
-  const { reserveStats, resetReserveStats } = await import('../../functions/conductor/allocate.js');
+  const { listen } = await import('../../functions/observability/counters.js');
   const rc = `race-${label}`;
   const uuids = await availableNodes(api, rc, nodes);
-  resetReserveStats();
+  const counted = listen();
   // the forest this process keeps (BAREMETAL_SCHEDULER=placement looks at it): its refreshes during the race
   const { snapshot } = await import('../../functions/store/placement/snapshot.js');
   const forest0 = { ...snapshot().stats };
@@ -72,7 +72,8 @@ async function raceCase(ctx: BenchContext, api: BaremetalClient, label: string, 
   const consistent = listed.every((n) => n.instance_uuid === byNode.get(n.uuid) && n.allocation_uuid === n.instance_uuid);
   const pass =
     active.length === nodes && errors.length === allocations - nodes && booked.size === nodes && uuids.every((u) => booked.has(u)) && consistent;
-  const stats = { ...reserveStats };
+  const stats = counted.group('reserve');
+  counted.stop();
   const f1 = snapshot().stats;
   const forest = {
     refreshes: f1.refreshes - forest0.refreshes,

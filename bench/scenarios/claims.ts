@@ -14,7 +14,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { pct, placementClient, pool, r1, type BenchContext, type PlacementClient, type Scenario } from '../kit.js';
-import { claimStats } from '../../functions/store/placement/allocations.js';
+import { listen, type Tally } from '../../functions/observability/counters.js';
 import { resetConfig } from '../../functions/config.js';
 import { metered, unitsOf } from '../capacity/inprocess.js';
 
@@ -34,11 +34,13 @@ const claimBody = (rp: string, res: Record<string, number>, project = 'bench-pro
   consumer_generation: null,
 });
 
-function statsDelta(before: typeof claimStats) {
+/** what a listener counted of the claims, and it stops */
+function statsDelta(counted: Tally) {
+  counted.stop();
   return {
-    attempts: claimStats.attempts - before.attempts,
-    conflicts: claimStats.conflicts - before.conflicts,
-    condition_failures: claimStats.conditionFailures - before.conditionFailures,
+    attempts: counted.get('claim.attempts'),
+    conflicts: counted.get('claim.conflicts'),
+    condition_failures: counted.get('claim.conditionFailures'),
   };
 }
 
@@ -60,7 +62,7 @@ async function claimsScenario(ctx: BenchContext) {
       const n = counts[c]!;
       // warm up (connections, snapshot, JIT)
       await pool(Math.min(20, n), c, (i) => req('PUT', `/allocations/${randomUUID()}`, claimBody(pick(i), { VCPU: 1, MEMORY_MB: 64 })));
-      const before = { ...claimStats };
+      const before = listen();
       const t0 = performance.now();
       const res = await pool(n, c, (i) => req('PUT', `/allocations/${randomUUID()}`, claimBody(pick(i), { VCPU: 1, MEMORY_MB: 64 })));
       const secs = (performance.now() - t0) / 1000;
@@ -176,7 +178,7 @@ async function contentionRun(ctx: BenchContext, guard: 'capacity' | 'generation'
         await new Promise((res) => setTimeout(res, 20));
       }
     })();
-    const before = { ...claimStats };
+    const before = listen();
     const t0 = performance.now();
     const res = await pool(1000, 50, () => req('PUT', `/allocations/${randomUUID()}`, claimBody(rp, { VCPU: 1 }, project)));
     const secs = (performance.now() - t0) / 1000;

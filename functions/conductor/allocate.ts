@@ -29,6 +29,7 @@ import type { CandidateSource } from '../store/baremetal/scheduler.js';
 import { scheduler } from '../bridge/scheduler.js';
 import { RETRY, sleep, withRetries } from '../store/ddb/retry.js';
 import { log } from '../observability/log.js';
+import { tally } from '../observability/counters.js';
 
 /** a node to try: its UUID and creation sequence (which its index key needs) */
 export type Candidate = [string, number];
@@ -80,31 +81,6 @@ export function executionInput(a: AllocationRecord, execution: string): Record<s
   return { allocation: a.uuid, execution, spec };
 }
 
-/** process-wide counters of the reservation work (benchmarks and tests read them) */
-export const reserveStats = {
-  find: 0,
-  fromForest: 0,
-  reserveCalls: 0,
-  attempts: 0,
-  won: 0,
-  taken: 0,
-  busy: 0,
-  /** nodes another execution held (allocations.ts holdNode): tried again later, as busy ones */
-  held: 0,
-  gone: 0,
-  refreshes: 0,
-  retries: 0,
-  failed: 0,
-  /** time spent looking for nodes (index or forest), ms */
-  lookMs: 0,
-  /** time spent in reservation transactions (each attempt), ms */
-  reserveMs: 0,
-};
-
-export function resetReserveStats(): void {
-  for (const k of Object.keys(reserveStats) as Array<keyof typeof reserveStats>) reserveStats[k] = 0;
-}
-
 /** ReserveNode passes (Ironic: node_locked_retry_attempts) */
 export const RESERVE_ATTEMPTS = 3;
 
@@ -126,10 +102,10 @@ function findRetries(): number {
 async function lookForNodes(source: CandidateSource, req: AllocationSpec, again = false) {
   const t0 = performance.now();
   try {
-    if (source.from === 'forest') reserveStats.fromForest++;
+    if (source.from === 'forest') tally('reserve.fromForest');
     return await source.look(req, again);
   } finally {
-    reserveStats.lookMs += performance.now() - t0;
+    tally('reserve.lookMs', performance.now() - t0);
   }
 }
 
@@ -140,7 +116,7 @@ export function prewarmScheduler(): Promise<void> {
 
 /** FindCandidates: the allocatable nodes of the class that fit, shuffled, name first. */
 export async function findCandidates(input: AllocationStepInput): Promise<AllocationStepOutput> {
-  reserveStats.find++;
+  tally('reserve.find');
   const req = input.spec;
   // the index is eventually consistent; the reservation re-checks every condition
   const nodes = await lookForNodes(await scheduler().source(), req);
@@ -169,7 +145,7 @@ export async function findCandidates(input: AllocationStepInput): Promise<Alloca
  * retried after a short pause, then in a later pass.
  */
 export async function reserve(input: AllocationStepInput): Promise<AllocationStepOutput> {
-  reserveStats.reserveCalls++;
+  tally('reserve.reserveCalls');
   const req = input.spec;
   let pending: Candidate[] = input.candidates ?? [];
   let busy: Candidate[] = [];
@@ -184,16 +160,16 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
       tried.add(uuid);
       const t0 = performance.now();
       const out = await reserveNode(req, input.execution, { uuid, seq }, source.commit);
-      reserveStats.reserveMs += performance.now() - t0;
-      reserveStats.attempts++;
+      tally('reserve.reserveMs', performance.now() - t0);
+      tally('reserve.attempts');
       if ('ok' in out) {
-        reserveStats.won++;
+        tally('reserve.won');
         settled(req, 'active');
         log.debug('node reserved', { allocation: req.uuid, node: uuid });
         return { allocation: input.allocation, execution: input.execution, spec: req, outcome: 'reserved', node: uuid };
       }
       if (out.error === 'gone') {
-        reserveStats.gone++;
+        tally('reserve.gone');
         return { ...input, outcome: 'gone' };
       }
       if (out.error === 'instance_associated') {
@@ -203,16 +179,16 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
       if (out.error === 'consumer_exists') return { ...input, outcome: 'failed', reason: unexpectedFailureText(out.detail) };
       if (out.error === 'busy' || out.error === 'held') {
         // another transaction touched the node, or another execution holds it (Ironic's NodeLocked): later
-        if (out.error === 'held') reserveStats.held++;
-        else reserveStats.busy++;
+        if (out.error === 'held') tally('reserve.held');
+        else tally('reserve.busy');
         busy.push([uuid, seq]);
         continue;
       }
       // taken: others are winning nodes right now; keep only what is still allocatable
-      reserveStats.taken++;
+      tally('reserve.taken');
       lost.add(uuid);
       if (queue.length || input.more) {
-        reserveStats.refreshes++;
+        tally('reserve.refreshes');
         const fresh = await lookForNodes(source, req, true);
         const still = new Set(fresh.filter((n) => stillSuitable(n, req)).map((n) => n.uuid));
         queue = queue.filter(([u]) => still.has(u) && !lost.has(u));
@@ -224,7 +200,7 @@ export async function reserve(input: AllocationStepInput): Promise<AllocationSte
   }
   const attempt = input.reserveAttempt ?? 0;
   if (busy.length && attempt + 1 < RESERVE_ATTEMPTS) {
-    reserveStats.retries++;
+    tally('reserve.retries');
     return { ...input, outcome: 'retry', candidates: busy, reserveAttempt: attempt + 1 };
   }
   const reason = busy.length ? `could not reserve any of ${busy.length} suitable nodes` : 'all nodes were filtered out during reservation';
@@ -259,7 +235,7 @@ function settled(spec: AllocationSpec, state: 'active' | 'error') {
  * (FailUnexpected) is logged with its detail, and last_error names only the execution.
  */
 export async function fail(input: AllocationStepInput): Promise<AllocationStepOutput> {
-  reserveStats.failed++;
+  tally('reserve.failed');
   if (input.reason === undefined) {
     log.error('allocation failed unexpectedly', {
       allocation: input.allocation,

@@ -41,6 +41,7 @@ import { ddbDoc, ddbRaw, tableName } from './client.js';
 import { backoffMs, sleep } from './retry.js';
 import { count } from '../../observability/powertools.js';
 import { log } from '../../observability/log.js';
+import { tally } from '../../observability/counters.js';
 
 export type TxItem = NonNullable<TransactWriteCommandInput['TransactItems']>[number];
 
@@ -76,17 +77,6 @@ export class OutcomeUnknown extends Error {
     this.name = 'OutcomeUnknown';
   }
 }
-
-/** Process-wide counters (tests and the chaos run read them). */
-export const txStats = {
-  transactions: 0,
-  attempts: 0,
-  unknown: 0,
-  resolvedCommitted: 0,
-  resolvedNotCommitted: 0,
-  fenceAttempts: 0,
-  announcedAgain: 0,
-};
 
 const markers = new WeakSet<object>();
 
@@ -225,7 +215,7 @@ async function announceIfLate(marker: TxItem | undefined): Promise<void> {
     try {
       const o = await commit([again], {});
       if (!o.ok) continue;
-      txStats.announcedAgain++;
+      tally('tx.announcedAgain');
       count('LateCommitAnnounced');
       late = lateCommits.get(again);
     } catch (e) {
@@ -247,18 +237,18 @@ async function commit(items: TxItem[], opts: TxOptions): Promise<TxOutcome> {
   if (all.length > MAX_TX_ACTIONS) throw new TooManyActionsError(all.length);
   const marker = all[markerIdx]!.Put!;
   const markerKey = { table: String(marker.TableName), pk: String(marker.Item!.pk), sk: String(marker.Item!.sk) };
-  txStats.transactions++;
+  tally('tx.transactions');
   try {
     const r = await ddbDoc().send(new TransactWriteCommand({ TransactItems: all, ClientRequestToken: token }));
-    txStats.attempts += r.$metadata.attempts ?? 1;
+    tally('tx.attempts', r.$metadata.attempts ?? 1);
     return { ok: true };
   } catch (e) {
     const attempts = attemptsOf(e);
-    txStats.attempts += attempts;
+    tally('tx.attempts', attempts);
     if (isCancellation(e)) {
       // our marker exists: a copy of this very transaction committed (an SDK retry after a lost answer)
       if (e.CancellationReasons?.[markerIdx]?.Code === 'ConditionalCheckFailed') {
-        txStats.resolvedCommitted++;
+        tally('tx.resolvedCommitted');
         count('TxResolvedCommitted');
         return { ok: true };
       }
@@ -282,12 +272,12 @@ const FENCE_TRIES = 12;
  * comment). True: committed. False: not committed, and it never will.
  */
 async function resolve(key: { table: string; pk: string; sk: string }, token: string, cause: unknown): Promise<boolean> {
-  txStats.unknown++;
+  tally('tx.unknown');
   count('TxOutcomeUnknown');
   log.warn('write outcome unknown: resolving', { error: (cause as Error)?.name ?? String(cause), attempts: attemptsOf(cause) });
   let last: unknown = cause;
   for (let i = 0; i < FENCE_TRIES; i++) {
-    txStats.fenceAttempts++;
+    tally('tx.fenceAttempts');
     try {
       // stored (or already ours: a fence whose answer was lost): the attempt did not commit and never will
       await ddbRaw().send(
@@ -298,13 +288,13 @@ async function resolve(key: { table: string; pk: string; sk: string }, token: st
           ExpressionAttributeValues: { ':t': { S: token } },
         }),
       );
-      txStats.resolvedNotCommitted++;
+      tally('tx.resolvedNotCommitted');
       count('TxResolvedNotCommitted');
       return false;
     } catch (e) {
       // the key holds something that is not our fence: the marker, so the attempt committed
       if ((e as Error)?.name === 'ConditionalCheckFailedException') {
-        txStats.resolvedCommitted++;
+        tally('tx.resolvedCommitted');
         count('TxResolvedCommitted');
         return true;
       }

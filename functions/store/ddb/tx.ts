@@ -30,7 +30,6 @@ export {
   MAX_TX_ACTIONS,
   OutcomeUnknown,
   TooManyActionsError,
-  txStats,
   type LateCommit,
   type TxItem,
   type TxOptions,

@@ -44,6 +44,7 @@ import { RETRY, withRetries } from '../ddb/retry.js';
 import { config } from '../../config.js';
 import { writeSeq } from '../../core/placement/order.js';
 import { managedConsumerProblem } from '../../core/placement/managed.js';
+import { tally } from '../../observability/counters.js';
 
 /**
  * Which condition guards a claim's provider write:
@@ -62,9 +63,6 @@ export interface ClaimOptions {
   /** attempts before giving up with 409 placement.concurrent_update */
   maxAttempts?: number;
 }
-
-/** Process-wide counters (benchmarks read them). */
-export const claimStats = { claims: 0, attempts: 0, conflicts: 0, conditionFailures: 0 };
 
 export interface ClaimState {
   states: Map<string, ConsumerState>;
@@ -232,11 +230,11 @@ export function allocationRowItem(r: RowChange, now: string, position: number): 
  * caller reads again and plans again.
  */
 export async function writePlan(plan: ClaimPlan, opts: PlanWriteOptions): Promise<true | typeof RETRY> {
-  claimStats.attempts++;
+  tally('claim.attempts');
   const out = await transact(planItems(plan, opts), { change: planChange(plan, opts) });
   if (out.ok) return true;
-  if (out.conflict) claimStats.conflicts++;
-  else claimStats.conditionFailures++;
+  if (out.conflict) tally('claim.conflicts');
+  else tally('claim.conditionFailures');
   return RETRY;
 }
 
@@ -247,7 +245,7 @@ export function refusedForBaremetal(requests: ConsumerRequest[], states: Readonl
 
 /** Replace the allocations of the requested consumers (one transaction). */
 export async function claimAllocations(requests: ConsumerRequest[], opts: ClaimOptions = {}): Promise<true | ClaimFailure> {
-  claimStats.claims++;
+  tally('claim.claims');
   return withRetries<true | ClaimFailure>(async () => {
     const { states, providers } = await readClaimState(requests);
     const early = refusedForBaremetal(requests, states) ?? checkConsumerGenerations(requests, states) ?? checkProvidersExist(requests, providers);

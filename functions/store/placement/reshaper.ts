@@ -9,7 +9,8 @@ import { checkReshape, planReshape, reshapeClassesToLookUp, type InventoryReplac
 import type { ConsumerRequest } from '../../core/placement/claim.js';
 import { missingResourceClasses } from './catalog.js';
 import { diffRefs, refUpdates, type RefChange } from './refs.js';
-import { readClaimState, refusedForBaremetal, writePlan, claimStats } from './allocations.js';
+import { readClaimState, refusedForBaremetal, writePlan } from './allocations.js';
+import { tally } from '../../observability/counters.js';
 import { managedInventoryProblem } from '../../core/placement/managed.js';
 import { withRetries } from '../ddb/retry.js';
 
@@ -25,7 +26,7 @@ function mergeRefs(changes: RefChange[]): RefChange[] {
 }
 
 export async function reshape(replacements: InventoryReplacement[], requests: ConsumerRequest[]): Promise<true | ReshapeFailure> {
-  claimStats.claims++;
+  tally('claim.claims');
   return withRetries<true | ReshapeFailure>(async () => {
     const { states, providers } = await readClaimState(
       requests,

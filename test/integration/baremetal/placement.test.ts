@@ -100,11 +100,12 @@ describe('every allocation is a Placement consumer, written with the reservation
   it('holds CUSTOM_<CLASS>: 1 on its node, in its owner project, type BAREMETAL; counted in /usages; released with the allocation', async () => {
     const n = await availableNode(bm, { resource_class: 'pl-gold' });
     expect((await bm.req('PATCH', `/v1/nodes/${n.uuid}`, { body: [{ op: 'add', path: '/owner', value: 'proj-a' }] })).status).toBe(200);
-    const before = (await import('../../../functions/conductor/allocate.js')).reserveStats.fromForest;
+    const counted = (await import('../../../functions/observability/counters.js')).listen();
     const a = await allocate(bm, { resource_class: 'pl-gold', owner: 'proj-a' });
     expect(a).toMatchObject({ state: 'active', node_uuid: n.uuid });
     // the candidates came from the forest
-    expect((await import('../../../functions/conductor/allocate.js')).reserveStats.fromForest).toBeGreaterThan(before);
+    expect(counted.get('reserve.fromForest')).toBeGreaterThan(0);
+    counted.stop();
     const cons = await pl.req('GET', `/allocations/${a.uuid}`, { version: '1.38' });
     expect(cons.json).toMatchObject({
       allocations: { [n.uuid]: { resources: { CUSTOM_PL_GOLD: 1 } } },

@@ -40,9 +40,6 @@ export interface Intent {
   closed: boolean;
 }
 
-/** Process-wide counters (tests, the chaos run and the bench read them). */
-export const intentStats = { started: 0, committed: 0, aborted: 0, rolledForward: 0, released: 0, helped: 0 };
-
 // ------------------------------------------------------------------ actions as data: as the change has them, locked (step 2), applied (step 4)
 
 export type Kind = 'Put' | 'Update' | 'Delete' | 'ConditionCheck';

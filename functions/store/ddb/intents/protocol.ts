@@ -40,20 +40,9 @@ import { ddbPlain, tableName, type Item } from '../client.js';
 import { batchGetFrom, keyId } from '../batch.js';
 import { backoffMs, sleep } from '../retry.js';
 import { count } from '../../../observability/powertools.js';
-import {
-  applyAction,
-  close,
-  INTENT_KEYS,
-  type Intent,
-  intentStats,
-  keyOf,
-  lockAction,
-  readActions,
-  readIntent,
-  settle,
-  writeIntent,
-} from './items.js';
+import { applyAction, close, INTENT_KEYS, type Intent, keyOf, lockAction, readActions, readIntent, settle, writeIntent } from './items.js';
 import { isPlaceholder, LOCK, lockOf } from './lock.js';
+import { tally } from '../../../observability/counters.js';
 
 /** actions per lock or apply step: DynamoDB's 100 less the intent check and the step's own marker */
 const STEP = MAX_TX_ACTIONS - 2;
@@ -191,7 +180,7 @@ async function release(id: string, actions: TxItem[]): Promise<void> {
       if (!gone.size) await sleep(backoffMs(attempt, 20, 1000));
     }
   });
-  intentStats.released++;
+  tally('intent.released');
 }
 
 // ------------------------------------------------------------------ the protocol
@@ -208,7 +197,7 @@ export async function transactLarge(items: TxItem[], opts: TxOptions = {}, isFee
   const at = items.map((it, i) => [it, i] as const).filter(([it]) => !isMarker(it) && !isFeedItem(it));
   const actions = at.map(([it]) => it);
   const id = randomUUID();
-  intentStats.started++;
+  tally('intent.started');
   count('LargeChanges');
   await writeIntent(id, actions);
   // in key order: two large changes that want the same items meet at the first of them
@@ -262,7 +251,7 @@ export async function transactLarge(items: TxItem[], opts: TxOptions = {}, isFee
     }
     await sleep(backoffMs(attempt, 20, 500));
   }
-  intentStats.committed++;
+  tally('intent.committed');
   await applyAll(id, actions);
   await close(id);
   return { ok: true };
@@ -275,7 +264,7 @@ export async function abort(id: string, actions?: TxItem[]): Promise<void> {
     if (now?.status === 'committed') return rollForward(now, actions);
     if (!now || now.closed) return;
   }
-  intentStats.aborted++;
+  tally('intent.aborted');
   const acts = actions ?? (await readActions((await readIntent(id))!));
   await release(id, acts);
   await close(id);
@@ -284,5 +273,5 @@ export async function abort(id: string, actions?: TxItem[]): Promise<void> {
 export async function rollForward(intent: Intent, actions?: TxItem[]): Promise<void> {
   await applyAll(intent.id, actions ?? (await readActions(intent)));
   await close(intent.id);
-  intentStats.rolledForward++;
+  tally('intent.rolledForward');
 }

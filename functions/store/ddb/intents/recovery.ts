@@ -7,7 +7,8 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ddbPlain, tableName } from '../client.js';
 import { log } from '../../../observability/log.js';
-import { INTENT_KEYS, intentStats, readIntent } from './items.js';
+import { INTENT_KEYS, readIntent } from './items.js';
+import { tally } from '../../../observability/counters.js';
 import { abort, rollForward } from './protocol.js';
 
 /**
@@ -19,7 +20,7 @@ export async function helpIntents(ids: string[]): Promise<void> {
   for (const id of ids) {
     const it = await readIntent(id);
     if (!it || it.closed) continue;
-    intentStats.helped++;
+    tally('intent.helped');
     if (it.status === 'committed') await rollForward(it);
     else if (it.status === 'aborted') await abort(id);
     else if (it.lease < Date.now()) await abort(id);
