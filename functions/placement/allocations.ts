@@ -13,7 +13,8 @@ import type { AllocationMap, GenerationCheck } from '../core/placement/consumers
 import type { ClaimFailure, ConsumerRequest } from '../core/placement/claim.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/allocations.js';
-import { claimAllocations, consumerAllocations, deleteConsumerAllocations, providerWithAllocations } from '../store/placement/allocations.js';
+import { consumerAllocations, providerWithAllocations } from '../store/placement/allocations.js';
+import { claimAllocations, deleteConsumerAllocations } from '../usecases/placement/allocations.js';
 import { RetriesExhausted } from '../store/ddb/retry.js';
 import { customOrder } from '../store/placement/catalog.js';
 import { providerAllocationOrder } from '../core/placement/order.js';

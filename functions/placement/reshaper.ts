@@ -1,7 +1,7 @@
 /**
  * POST /reshaper (placement/handlers/reshaper.py): replace the inventories of several
  * providers and the allocations of several consumers atomically (one transaction,
- * functions/store/placement/reshaper.ts; the rules in functions/core/placement/reshaper.ts).
+ * functions/usecases/placement/reshape.ts; the rules in functions/core/placement/reshaper.ts).
  */
 import { httpLambda } from '../http/apigw.js';
 import { noContent } from '../http/types.js';
@@ -9,7 +9,7 @@ import { withDefaults } from '../core/placement/inventory.js';
 import type { InventoryReplacement, ReshapeFailure } from '../core/placement/reshaper.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/reshaper.js';
-import { reshape } from '../store/placement/reshaper.js';
+import { reshape } from '../usecases/placement/reshape.js';
 import { RetriesExhausted } from '../store/ddb/retry.js';
 import {
   extractJson,

@@ -1,24 +1,16 @@
 /**
- * Allocations: claims (PUT/POST /allocations), DELETE, reads, and the legacy import.
- *
- * A claim is ONE TransactWriteItems, planned by functions/core/placement/claim.ts from
- * strongly consistent reads of the consumers and the providers' state items (one
- * BatchGetItem). Its items and their conditions are written down once, in
- * docs/consistency.md, "Which condition guards which write" (claim, delete allocations).
- * A cancelled transaction is planned again from fresh reads (full-jitter backoff,
- * bounded): a domain answer (over capacity, generation mismatch) comes from that
- * fresh plan; running out of attempts is a 409 placement.concurrent_update.
+ * Allocations' items: what a claim reads (readClaimState), the ONE TransactWriteItems a
+ * plan becomes (planItems, writePlan), the reads of allocations, and the legacy import.
+ * The claim itself — read, plan in functions/core/placement/claim.ts, write, again from
+ * fresh reads when the transaction was cancelled — is a use case
+ * (functions/usecases/placement/allocations.ts). The items and their conditions are
+ * written down once, in docs/consistency.md, "Which condition guards which write".
  */
 import { queryPartition } from '../ddb/query.js';
 import type { ProviderRecord, ProviderDelta } from '../../core/placement/model.js';
 import type { AllocationMap } from '../../core/placement/consumers.js';
 import {
-  checkConsumerGenerations,
-  checkProvidersExist,
-  classesToLookUp,
-  planAllocations,
   providersToRead,
-  type ClaimFailure,
   type ClaimPlan,
   type ConsumerRequest,
   type ConsumerState,
@@ -34,16 +26,13 @@ import { getProviderStates } from './providers.js';
 import { layoutMigrating } from '../layout/state.js';
 import { isV1Provider } from '../layout/v1.js';
 import { fromItems, stateFromItem, type StateRead } from './provider-items.js';
-import { missingResourceClasses } from './catalog.js';
 import { consumerFromItem, consumerToItem, getConsumer, legacyAllocations, legacyRowsMayExist, beginLegacyImport } from './consumers.js';
 import { usageUpdates } from './usage.js';
 import { transact, type TxItem } from '../ddb/tx.js';
 import { consumerView, type ChangeOp, type ChangeSpec, type ProviderFact } from '../../core/feed/change.js';
 import { Expr, newItem } from '../ddb/expr.js';
-import { RETRY, withRetries } from '../ddb/retry.js';
-import { config } from '../../config.js';
+import { RETRY } from '../ddb/retry.js';
 import { writeSeq } from '../../core/placement/order.js';
-import { managedConsumerProblem } from '../../core/placement/managed.js';
 import { tally } from '../../observability/counters.js';
 
 /**
@@ -54,15 +43,6 @@ import { tally } from '../../observability/counters.js';
  *               invalidates the others (kept to measure the difference, see bench/).
  */
 export type ClaimGuard = 'capacity' | 'generation';
-
-/** CLAIM_GUARD=generation selects the alternative (for measurements only, see bench/scenarios/claims.ts) */
-const defaultGuard = (): ClaimGuard => config().claimGuard;
-
-export interface ClaimOptions {
-  guard?: ClaimGuard;
-  /** attempts before giving up with 409 placement.concurrent_update */
-  maxAttempts?: number;
-}
 
 export interface ClaimState {
   states: Map<string, ConsumerState>;
@@ -236,56 +216,6 @@ export async function writePlan(plan: ClaimPlan, opts: PlanWriteOptions): Promis
   if (out.conflict) tally('claim.conflicts');
   else tally('claim.conditionFailures');
   return RETRY;
-}
-
-/** A consumer managed elsewhere is its manager's to write while the manager runs (BAREMETAL_SCHEDULER=placement). */
-export function refusedForBaremetal(requests: ConsumerRequest[], states: ReadonlyMap<string, ConsumerState>): ClaimFailure | undefined {
-  return config().baremetal.scheduler === 'placement' ? managedConsumerProblem(requests, states) : undefined;
-}
-
-/** Replace the allocations of the requested consumers (one transaction). */
-export async function claimAllocations(requests: ConsumerRequest[], opts: ClaimOptions = {}): Promise<true | ClaimFailure> {
-  tally('claim.claims');
-  return withRetries<true | ClaimFailure>(async () => {
-    const { states, providers } = await readClaimState(requests);
-    const early = refusedForBaremetal(requests, states) ?? checkConsumerGenerations(requests, states) ?? checkProvidersExist(requests, providers);
-    if (early) return early;
-    const missingClasses = new Set(await missingResourceClasses(classesToLookUp(requests, states, providers)));
-    const now = new Date().toISOString();
-    const plan = planAllocations(requests, states, providers, { missingClasses, now });
-    if ('error' in plan) return plan;
-    return writePlan(plan, { guard: opts.guard ?? defaultGuard(), now });
-  }, opts.maxAttempts);
-}
-
-/**
- * DELETE /allocations/{consumer}: remove every allocation of a consumer that has a
- * record (legacy rows are invisible here, as upstream). Provider generations are not
- * bumped (upstream's delete_all does not). False when there is nothing to delete.
- */
-export async function deleteConsumerAllocations(consumer: string): Promise<boolean | ClaimFailure> {
-  return withRetries<boolean | ClaimFailure>(async () => {
-    const rec = await getConsumer(consumer);
-    if (!rec) return false;
-    const refused = refusedForBaremetal(
-      [{ uuid: consumer, allocations: {}, project: rec.project, user: rec.user, generation: { check: false } }],
-      new Map([[consumer, { record: rec }]]),
-    );
-    if (refused) return refused;
-    const plan: ClaimPlan = { providers: new Map(), rows: [], consumers: [{ uuid: consumer, before: rec }] };
-    for (const [rp, res] of Object.entries(rec.allocations)) {
-      plan.providers.set(rp, {
-        uuid: rp,
-        generationDelta: 0,
-        usedDelta: Object.fromEntries(Object.entries(res).map(([rc, n]) => [rc, -n])),
-        limits: {},
-        allocsDelta: -1,
-      });
-      plan.rows.push({ provider: rp, consumer });
-    }
-    const r = await writePlan(plan, { now: new Date().toISOString(), op: 'allocations.delete' });
-    return r === true ? true : RETRY;
-  });
 }
 
 // ------------------------------------------------------------------ reads

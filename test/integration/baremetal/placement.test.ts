@@ -271,7 +271,8 @@ describe('a Placement client and a bare-metal allocation racing for one node: ex
 
   it('the reservation lands between the Placement claim’s read and its write (the claim is planned again, and refused)', async () => {
     const node = await freshNode(RC);
-    const { readClaimState, writePlan, claimAllocations } = await import('../../../functions/store/placement/allocations.js');
+    const { readClaimState, writePlan } = await import('../../../functions/store/placement/allocations.js');
+    const { claimAllocations } = await import('../../../functions/usecases/placement/allocations.js');
     const { planAllocations } = await import('../../../functions/core/placement/claim.js');
     const consumer = randomUUID();
     const req = {

@@ -198,10 +198,10 @@ describe('provider snapshot failures', () => {
 });
 
 describe('usage changes the change log carries', () => {
-  let claims: typeof import('../../../functions/store/placement/allocations.js');
+  let claims: typeof import('../../../functions/usecases/placement/allocations.js');
   let inv: typeof import('../../../functions/store/placement/inventories.js');
   beforeAll(async () => {
-    claims = await import('../../../functions/store/placement/allocations.js');
+    claims = await import('../../../functions/usecases/placement/allocations.js');
     inv = await import('../../../functions/store/placement/inventories.js');
   });
 

@@ -20,7 +20,7 @@ let client: typeof import('../../../functions/store/ddb/client.js');
 let reads: typeof import('../../../functions/store/ddb/reads.js');
 let providers: typeof import('../../../functions/store/placement/providers.js');
 let inventories: typeof import('../../../functions/store/placement/inventories.js');
-let claims: typeof import('../../../functions/store/placement/allocations.js');
+let claims: typeof import('../../../functions/usecases/placement/allocations.js');
 let consumers: typeof import('../../../functions/store/placement/consumers.js');
 let retry: typeof import('../../../functions/store/ddb/retry.js');
 
@@ -47,7 +47,7 @@ beforeAll(async () => {
   reads = await import('../../../functions/store/ddb/reads.js');
   providers = await import('../../../functions/store/placement/providers.js');
   inventories = await import('../../../functions/store/placement/inventories.js');
-  claims = await import('../../../functions/store/placement/allocations.js');
+  claims = await import('../../../functions/usecases/placement/allocations.js');
   consumers = await import('../../../functions/store/placement/consumers.js');
   retry = await import('../../../functions/store/ddb/retry.js');
 });

@@ -1,5 +1,6 @@
 /**
- * POST /reshaper as ONE TransactWriteItems: the providers getting new inventory
+ * POST /reshaper, a use case (read, plan in core/placement/reshaper.ts, one guarded write;
+ * again from fresh reads when cancelled), written as ONE TransactWriteItems: the providers getting new inventory
  * (Update RP: inv, invVer + 1, gen + n, usage deltas; IF gen = the client's and invVer
  * unchanged; refs of custom classes gained / lost), the claim for every consumer (see
  * allocations.ts), the usage aggregates and one change-log entry. Refused (409) if it
@@ -7,12 +8,13 @@
  */
 import { checkReshape, planReshape, reshapeClassesToLookUp, type InventoryReplacement, type ReshapeFailure } from '../../core/placement/reshaper.js';
 import type { ConsumerRequest } from '../../core/placement/claim.js';
-import { missingResourceClasses } from './catalog.js';
-import { diffRefs, refUpdates, type RefChange } from './refs.js';
-import { readClaimState, refusedForBaremetal, writePlan } from './allocations.js';
+import { missingResourceClasses } from '../../store/placement/catalog.js';
+import { diffRefs, refUpdates, type RefChange } from '../../store/placement/refs.js';
+import { readClaimState, writePlan } from '../../store/placement/allocations.js';
+import { refusedForBaremetal } from './allocations.js';
 import { tally } from '../../observability/counters.js';
 import { managedInventoryProblem } from '../../core/placement/managed.js';
-import { withRetries } from '../ddb/retry.js';
+import { withRetries } from '../../store/ddb/retry.js';
 
 /** ref changes of several providers, one per class (a transaction touches an item once) */
 function mergeRefs(changes: RefChange[]): RefChange[] {
