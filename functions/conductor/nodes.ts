@@ -8,58 +8,21 @@
  * hand the rest to a node-action execution (./node-actions.ts).
  */
 import { Err, IronicError } from '../core/baremetal/errors.js';
-import {
-  CONDUCTOR_UPDATE_ALLOWED,
-  DELETE_ALLOWED_STATES,
-  POWER,
-  S,
-  VERBS,
-  isActionable,
-  processEvent,
-  provisionProgram,
-} from '../core/baremetal/states.js';
-import { INTERFACES, isoNow, type NodeRecord } from '../core/baremetal/records.js';
+import { DELETE_ALLOWED_STATES, POWER, S, VERBS, isActionable, processEvent, provisionProgram } from '../core/baremetal/states.js';
+import { isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { MAX_VIFS_PER_NODE, isUnsupported } from '../core/baremetal/interfaces.js';
+import { checkInterfaces, noValidHost, planNodeUpdate } from '../core/baremetal/node-update.js';
 import { config } from '../config.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';
 import { completeNode, createNode as storeNode, deleteNodeItems, saveNode } from '../store/baremetal/nodes.js';
 import { RETRY } from '../store/ddb/retry.js';
-import { driverFor, type HardwareDriver } from './driver.js';
+import { driverFor } from './driver.js';
 import { driverOf, launchNodeAction } from './node-actions.js';
 import { nodeBusy, refusedByLink, refuseLocked, retrying, watchNode, type Load } from './retries.js';
 import { scheduler } from '../bridge/scheduler.js';
 
 const MAX_TRAITS_PER_NODE = 50;
-const INTERFACE_FIELDS = INTERFACES.map((i) => `${i}_interface`);
-const DICT_FIELDS = ['driver_info', 'extra', 'instance_info', 'properties', 'network_data'];
-
-function pyListOf(xs: string[]): string {
-  return `[${xs.map((x) => `'${x}'`).join(', ')}]`;
-}
-
-/** the interfaces check driver_factory makes */
-function checkInterfaces(driver: HardwareDriver, node: NodeRecord): NodeRecord {
-  const out = { ...node } as unknown as Record<string, unknown>;
-  for (const kind of INTERFACES) {
-    const field = `${kind}_interface`;
-    const v = out[field] as string | null;
-    if (v === null || v === undefined) out[field] = driver.defaults[kind];
-    else if (!driver.enabled[kind].includes(v)) {
-      throw Err.invalid(
-        `Could not find the following interface in the 'ironic.hardware.interfaces.${kind}' entrypoint: ${v}. Valid interfaces are ${pyListOf([...driver.enabled[kind]])}.`,
-      );
-    }
-  }
-  return out as unknown as NodeRecord;
-}
-
-function noValidHost(driverName: string, group: string): IronicError {
-  return new IronicError(
-    400,
-    `No valid host was found. Reason: No conductor service registered which supports driver ${driverName} for conductor group "${group}".`,
-  );
-}
 
 // ------------------------------------------------------------------ create
 
@@ -128,7 +91,7 @@ export async function updateNode(
   }, w.exhausted);
 }
 
-/** _update_changed_fields + the conductor's update_node checks, then one conditional write */
+/** Ironic's rules on the fields (core/baremetal/node-update.ts), then one conditional write */
 async function applyNodeUpdate(
   cur: NodeRecord,
   patched: Record<string, unknown>,
@@ -136,84 +99,11 @@ async function applyNodeUpdate(
 ): Promise<NodeRecord | typeof RETRY> {
   // the conductor's update_node takes the node's lock
   refuseLocked(cur);
-  const next = { ...cur } as unknown as Record<string, unknown>;
-  for (const [k, v] of Object.entries(patched)) {
-    if (k === 'chassis_uuid' || k === 'shard') continue;
-    if (k === 'conductor_group') next[k] = String(v ?? '').toLowerCase();
-    else if (k === 'protected') next[k] = v ?? false;
-    else if (k === 'maintenance' || k === 'console_enabled' || k === 'retired') next[k] = v ?? false;
-    else if (DICT_FIELDS.includes(k)) next[k] = v ?? {};
-    else next[k] = v ?? null;
-  }
-  // a field the patch removed is absent from the patched dict: back to its default
-  for (const k of patchable) {
-    if (!(k in patched) && k in next && !['chassis_uuid', 'shard', 'driver'].includes(k)) {
-      if (DICT_FIELDS.includes(k)) next[k] = {};
-      else if (['maintenance', 'console_enabled', 'retired', 'protected'].includes(k)) next[k] = false;
-      else if (k === 'conductor_group') next[k] = '';
-      else next[k] = null;
-    }
-  }
-  const n = next as unknown as NodeRecord;
-  if (!n.maintenance && cur.maintenance) {
-    n.maintenance_reason = null;
-    n.fault = null;
-  }
-  // _check_update_protected / _check_update_retired
-  if (n.protected !== cur.protected) {
-    if (!n.protected) n.protected_reason = null;
-    else if (n.provision_state !== S.ACTIVE && n.provision_state !== S.RESCUE) {
-      throw Err.conflict(
-        `Node ${cur.uuid} can only be made protected in provision states 'active' or 'rescue', the current state is '${n.provision_state}'`,
-      );
-    }
-  }
-  if (n.protected_reason !== cur.protected_reason && n.protected_reason && !n.protected) {
-    throw Err.invalid('The protected_reason field can only be set when protected is True');
-  }
-  if (n.retired !== cur.retired) {
-    if (!n.retired) n.retired_reason = null;
-    else if (n.provision_state === S.AVAILABLE) {
-      throw Err.conflict(`Node ${cur.uuid} can not have 'retired' set in provision state 'available', the current state is '${n.provision_state}'`);
-    }
-  }
-  if (n.retired_reason !== cur.retired_reason && n.retired_reason && !n.retired) {
-    throw Err.invalid('The retired_reason field can only be set when retired is True');
-  }
-  // interfaces and driver
-  const updatingDriver = n.driver !== cur.driver;
-  const driver = driverFor(n.driver);
-  if (!driver) throw noValidHost(n.driver, n.conductor_group);
-  const field = (x: NodeRecord, f: string) => (x as unknown as Record<string, unknown>)[f];
-  const changedIfaces = INTERFACE_FIELDS.filter((f) => field(n, f) !== field(cur, f));
-  for (const f of changedIfaces) {
-    if (!(CONDUCTOR_UPDATE_ALLOWED.includes(n.provision_state) || n.maintenance)) {
-      throw Err.conflict(
-        `Node ${cur.uuid} can not have ${f} updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states or in maintenance mode.`,
-      );
-    }
-  }
-  if (updatingDriver && resetInterfaces)
-    for (const f of INTERFACE_FIELDS) if (!changedIfaces.includes(f)) (n as unknown as Record<string, unknown>)[f] = null;
-  if (updatingDriver || changedIfaces.length) Object.assign(n, checkInterfaces(driver, n));
-  // instance_uuid
-  if (n.instance_uuid && n.instance_uuid !== cur.instance_uuid && cur.instance_uuid) throw Err.nodeAssociated(cur.uuid, cur.instance_uuid);
-  if (n.instance_uuid) n.instance_uuid = n.instance_uuid.toLowerCase();
-  if (n.resource_class !== cur.resource_class && cur.resource_class && !CONDUCTOR_UPDATE_ALLOWED.includes(cur.provision_state)) {
-    throw Err.conflict(
-      `Node ${cur.uuid} can not have resource_class updated unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states.`,
-    );
-  }
+  const { node: n, releaseAllocation } = planNodeUpdate(cur, patched, { resetInterfaces, patchable, driverFor });
   const extra = [];
-  if (!n.instance_uuid && cur.instance_uuid && cur.allocation_uuid) {
-    if (!cur.maintenance && !CONDUCTOR_UPDATE_ALLOWED.includes(cur.provision_state)) {
-      throw Err.conflict(
-        `Node ${cur.uuid} with an allocation can not have instance_uuid removed unless it is in one of allowed (${CONDUCTOR_UPDATE_ALLOWED.join(', ')}) states or in maintenance mode.`,
-      );
-    }
-    const alloc = await getAllocation(cur.allocation_uuid);
+  if (releaseAllocation) {
+    const alloc = await getAllocation(cur.allocation_uuid!);
     if (alloc) extra.push(...allocationDeleteActions(alloc, cur.uuid));
-    n.allocation_uuid = null;
   }
   n.updated_at = isoNow();
   const out = refusedByLink(await saveNode(cur, n, scheduler().links, extra));
