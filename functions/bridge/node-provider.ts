@@ -37,7 +37,8 @@ import { missingResourceClasses, missingTraits } from '../store/placement/catalo
 import { logPut, logStamp, stateGuard } from '../store/placement/changelog.js';
 import { consumerToItem, getConsumer } from '../store/placement/consumers.js';
 import { K } from '../store/placement/keys.js';
-import { providerDeleteItems, readProvider } from '../store/placement/providers.js';
+import { readProvider } from '../store/placement/providers.js';
+import { providerDeleteItems } from '../store/placement/provider-tree.js';
 import { MANAGED_BY, defItem, sharingChanges, stateItem, type ProviderRead } from '../store/placement/provider-items.js';
 import { diffRefs, refUpdates } from '../store/placement/refs.js';
 import { createCustomResourceClass } from '../store/placement/resource-classes.js';

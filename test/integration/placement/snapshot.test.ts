@@ -10,6 +10,7 @@ import { callCounts, ddbCallsDuring } from '../../../bench/kit.js';
 import { useTable } from '../harness.js';
 
 let store: typeof import('../../../functions/store/placement/providers.js');
+let lifecycle: typeof import('../../../functions/usecases/placement/providers.js');
 let snap: typeof import('../../../functions/store/placement/snapshot.js');
 let client: typeof import('../../../functions/store/ddb/client.js');
 let reads: typeof import('../../../functions/store/ddb/reads.js');
@@ -19,6 +20,7 @@ let log: typeof import('../../../functions/store/placement/changelog.js');
 beforeAll(async () => {
   await useTable({ SNAPSHOT_RESYNC_S: '0' });
   store = await import('../../../functions/store/placement/providers.js');
+  lifecycle = await import('../../../functions/usecases/placement/providers.js');
   snap = await import('../../../functions/store/placement/snapshot.js');
   client = await import('../../../functions/store/ddb/client.js');
   reads = await import('../../../functions/store/ddb/reads.js');
@@ -64,17 +66,17 @@ describe('provider snapshot', () => {
     const s = snap.snapshot();
     await s.fresh();
     const uuid = randomUUID();
-    const made = await store.createProvider({ uuid, name: `snap-${uuid}` });
+    const made = await lifecycle.createProvider({ uuid, name: `snap-${uuid}` });
     expect('uuid' in made).toBe(true);
     expect((await s.fresh()).get(uuid)?.name).toBe(`snap-${uuid}`);
-    expect(await store.deleteProvider(uuid)).toBe(true);
+    expect(await lifecycle.deleteProvider(uuid)).toBe(true);
     expect((await s.fresh()).get(uuid)).toBeUndefined();
   });
 
   it('picks up a log entry that commits after a later one was read, within the overlap window', async () => {
     const s = snap.snapshot();
     const uuid = randomUUID();
-    await store.createProvider({ uuid, name: `late-${uuid}` });
+    await lifecycle.createProvider({ uuid, name: `late-${uuid}` });
     await s.fresh();
     await rename(uuid, `renamed-${uuid}`);
     // the entry carries a timestamp from before the last refresh (a slow transaction)
@@ -86,12 +88,12 @@ describe('provider snapshot', () => {
   it('announces again, before answering it, a write that commits later than the overlap window allows', async () => {
     const s = snap.snapshot();
     const uuid = randomUUID();
-    await store.createProvider({ uuid, name: `slow-${uuid}` });
+    await lifecycle.createProvider({ uuid, name: `slow-${uuid}` });
     await s.fresh();
     // the transaction reaches DynamoDB (and commits) this long after its entry's timestamp
     const delay = log.overlapMs() + 1_000;
     const done = await delayed('TransactWriteCommand', delay, async () => {
-      const writing = store.updateProvider(uuid, { name: `renamed-${uuid}` }, { allowReparenting: false, subtree: async () => [] });
+      const writing = lifecycle.updateProvider(uuid, { name: `renamed-${uuid}` }, { allowReparenting: false, subtree: async () => [] });
       // a refresh after the entry's timestamp, before the commit: it cannot see it yet
       await sleep(delay - 500);
       expect((await s.fresh()).get(uuid)?.name).toBe(`slow-${uuid}`);
@@ -123,7 +125,7 @@ describe('provider snapshot', () => {
   it('repairs, at the next full resync, a write whose log entry was never seen', async () => {
     const s = snap.snapshot();
     const uuid = randomUUID();
-    await store.createProvider({ uuid, name: `lost-${uuid}` });
+    await lifecycle.createProvider({ uuid, name: `lost-${uuid}` });
     await s.fresh();
     await rename(uuid, `repaired-${uuid}`);
     expect((await s.fresh()).get(uuid)?.name).toBe(`lost-${uuid}`);
@@ -144,7 +146,7 @@ describe('reading many providers at once', () => {
     const uuids: string[] = [];
     for (let i = 0; i < 60; i++) {
       const uuid = randomUUID();
-      expect('uuid' in (await store.createProvider({ uuid, name: `many-${uuid}` }))).toBe(true);
+      expect('uuid' in (await lifecycle.createProvider({ uuid, name: `many-${uuid}` }))).toBe(true);
       if (i % 2) {
         const res = await inv.writeInventories(uuid, {}, () => ({
           inventories: { VCPU: { total: 8 + i, reserved: 0, min_unit: 1, max_unit: 8, step_size: 1, allocation_ratio: 1 } },
@@ -174,7 +176,7 @@ describe('provider snapshot failures', () => {
     const s = snap.snapshot();
     await s.fresh();
     const uuid = randomUUID();
-    await store.createProvider({ uuid, name: `flaky-${uuid}` });
+    await lifecycle.createProvider({ uuid, name: `flaky-${uuid}` });
     // make the re-read of the changed provider (a Query of its partition between its two items) fail once
     const real = reads.ddb().send.bind(reads.ddb());
     let failed = false;
@@ -210,7 +212,7 @@ describe('usage changes the change log carries', () => {
 
   async function providerWith(total: number): Promise<string> {
     const uuid = randomUUID();
-    await store.createProvider({ uuid, name: `usage-${uuid}` });
+    await lifecycle.createProvider({ uuid, name: `usage-${uuid}` });
     const res = await inv.writeInventories(uuid, {}, () => ({
       inventories: { VCPU: { total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1 } },
     }));

@@ -19,6 +19,7 @@ let recovery: typeof import('../../../functions/store/ddb/intents/recovery.js');
 let client: typeof import('../../../functions/store/ddb/client.js');
 let reads: typeof import('../../../functions/store/ddb/reads.js');
 let providers: typeof import('../../../functions/store/placement/providers.js');
+let lifecycle: typeof import('../../../functions/usecases/placement/providers.js');
 let inventories: typeof import('../../../functions/store/placement/inventories.js');
 let claims: typeof import('../../../functions/usecases/placement/allocations.js');
 let consumers: typeof import('../../../functions/store/placement/consumers.js');
@@ -46,6 +47,7 @@ beforeAll(async () => {
   client = await import('../../../functions/store/ddb/client.js');
   reads = await import('../../../functions/store/ddb/reads.js');
   providers = await import('../../../functions/store/placement/providers.js');
+  lifecycle = await import('../../../functions/usecases/placement/providers.js');
   inventories = await import('../../../functions/store/placement/inventories.js');
   claims = await import('../../../functions/usecases/placement/allocations.js');
   consumers = await import('../../../functions/store/placement/consumers.js');
@@ -89,7 +91,7 @@ const firstApplyStep = (cmd: Cmd) => first(cmd).ConditionExpression === '#lk = :
 
 async function provider(total = 1000): Promise<string> {
   const uuid = randomUUID();
-  await providers.createProvider({ uuid, name: `i-${uuid}` });
+  await lifecycle.createProvider({ uuid, name: `i-${uuid}` });
   await inventories.writeInventories(uuid, {}, () => ({
     inventories: { VCPU: { total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1 } },
   }));
