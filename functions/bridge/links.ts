@@ -16,7 +16,7 @@ import type { NodeRecord } from '../core/baremetal/records.js';
 import { BM_TX } from '../store/baremetal/keys.js';
 import type { AllocationIdentity, LinkItems, LinkRefusal, NodeChange, NodeLinks } from '../store/baremetal/links.js';
 import { linkFailure, withLink } from '../store/baremetal/links.js';
-import { reserveAlone, reserveChange, reserveFailure, type ReservationCommit, type ReservationRequest } from '../store/baremetal/allocations.js';
+import { reserveAlone, reserveChange, reserveFailure, type ReservationCommit, type ReservationRequest } from '../store/baremetal/reservation.js';
 import { getNode } from '../store/baremetal/nodes.js';
 import { transact } from '../store/ddb/tx.js';
 import type { ProviderRecord } from '../core/placement/model.js';

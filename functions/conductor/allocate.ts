@@ -24,7 +24,8 @@ import {
 import type { AllocationRecord } from '../core/baremetal/records.js';
 import { internalErrorText } from '../core/errors.js';
 import { config } from '../config.js';
-import { failAllocation, reserveNode } from '../store/baremetal/allocations.js';
+import { failAllocation } from '../store/baremetal/allocations.js';
+import { reserveNode } from '../store/baremetal/reservation.js';
 import type { CandidateSource } from '../store/baremetal/scheduler.js';
 import { scheduler } from '../bridge/scheduler.js';
 import { RETRY, sleep, withRetries } from '../store/ddb/retry.js';

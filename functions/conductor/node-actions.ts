@@ -8,7 +8,8 @@
 import { isActionable, processEvent, provisionProgram, VERBS } from '../core/baremetal/states.js';
 import { internalErrorText } from '../core/errors.js';
 import { isoNow, type NodeRecord } from '../core/baremetal/records.js';
-import { getNode, saveNode } from '../store/baremetal/nodes.js';
+import { getNode } from '../store/baremetal/nodes.js';
+import { saveNode } from '../store/baremetal/node-writes.js';
 import type { TxItem } from '../store/ddb/tx.js';
 import { backoffMs, sleep } from '../store/ddb/retry.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';

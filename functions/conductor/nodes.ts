@@ -15,7 +15,8 @@ import { checkInterfaces, noValidHost, planNodeUpdate } from '../core/baremetal/
 import { config } from '../config.js';
 import { allocationDeleteActions, getAllocation } from '../store/baremetal/allocations.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';
-import { completeNode, createNode as storeNode, deleteNodeItems, saveNode } from '../store/baremetal/nodes.js';
+import { completeNode } from '../store/baremetal/nodes.js';
+import { createNode as storeNode, deleteNodeItems, saveNode } from '../store/baremetal/node-writes.js';
 import { RETRY } from '../store/ddb/retry.js';
 import { driverFor } from './driver.js';
 import { driverOf, launchNodeAction } from './node-actions.js';

@@ -10,7 +10,8 @@
  */
 import { ALLOCATION_STATES, allocationFailedText, resumeLimitText } from '../core/baremetal/allocations.js';
 import { failAllocation, queryAllocations, takeOverAllocation } from '../store/baremetal/allocations.js';
-import { getNode, queryNodes, saveNode } from '../store/baremetal/nodes.js';
+import { getNode, queryNodes } from '../store/baremetal/nodes.js';
+import { saveNode } from '../store/baremetal/node-writes.js';
 import { scheduler } from '../bridge/scheduler.js';
 import { executionName, executor, executorConfigured } from '../conductor/executor.js';
 import { executionInput } from '../conductor/allocate.js';

@@ -28,7 +28,8 @@ import { unrecordedState, verdict } from '../../core/layout.js';
 import { holdsLayout1Items, readLayoutRecord } from '../layout/state.js';
 import { allocationCreateItems, allocationFromItem, createAllocation, getAllocation, type StoredAllocation } from './allocations.js';
 import { BK, BM_TX } from './keys.js';
-import { createNode, getNodes } from './nodes.js';
+import { getNodes } from './nodes.js';
+import { createNode } from './node-writes.js';
 import type { LinkRefusal, NodeLinks } from './links.js';
 
 const STATE_KEY = metaKey('import-ironic');

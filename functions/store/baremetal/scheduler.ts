@@ -9,7 +9,7 @@
  */
 import type { BaremetalScheduler } from '../../config.js';
 import type { AllocationRequest, CandidateNode } from '../../core/baremetal/allocations.js';
-import { reserveAlone, type ReservationCommit } from './allocations.js';
+import { reserveAlone, type ReservationCommit } from './reservation.js';
 import { NO_LINKS, type NodeLinks } from './links.js';
 import { allocatableNodes } from './nodes.js';
 

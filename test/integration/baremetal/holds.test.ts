@@ -79,7 +79,7 @@ describe('a reservation holds its node first', () => {
   it('a reservation that does not happen gives its hold back', async () => {
     // the transaction loses on the allocation's own item (no such allocation): held, then given back
     const n = await availableNode(api, { resource_class: 'hold-back' });
-    const { reserveNode } = await import('../../../functions/store/baremetal/allocations.js');
+    const { reserveNode } = await import('../../../functions/store/baremetal/reservation.js');
     const { getNode } = await import('../../../functions/store/baremetal/nodes.js');
     const { scheduler } = await import('../../../functions/bridge/scheduler.js');
     const seq = (await getNode(n.uuid))!.seq;
@@ -101,7 +101,8 @@ describe('a reservation holds its node first', () => {
   it("a hold of the reservation's own execution (a retried call whose answer was lost) is its own", async () => {
     const n = await availableNode(api, { resource_class: 'hold-own' });
     await holdAs(n.uuid, 'exec-E', Date.now() + 120_000);
-    const { createAllocation, getAllocation, reserveNode } = await import('../../../functions/store/baremetal/allocations.js');
+    const { createAllocation, getAllocation } = await import('../../../functions/store/baremetal/allocations.js');
+    const { reserveNode } = await import('../../../functions/store/baremetal/reservation.js');
     const { getNode } = await import('../../../functions/store/baremetal/nodes.js');
     const { allocatingRecord } = await import('./harness.js');
     const { scheduler } = await import('../../../functions/bridge/scheduler.js');

@@ -266,7 +266,8 @@ ironicPkg.describe('berth import-ironic / verify-ironic against Ironic 21.4', ()
 
   it('verify-ironic prints every difference, field by field, and exits 1', async () => {
     // the table this file imported into, changed behind the import's back
-    const { getNode, saveNode } = await import('../../../functions/store/baremetal/nodes.js');
+    const { getNode } = await import('../../../functions/store/baremetal/nodes.js');
+    const { saveNode } = await import('../../../functions/store/baremetal/node-writes.js');
     const { scheduler } = await import('../../../functions/bridge/scheduler.js');
     const cur = (await getNode(nodes['n-free']!))!;
     expect('ok' in (await saveNode(cur, { ...cur, extra: { moved: true }, traits: ['CUSTOM_GPU'] }, scheduler().links))).toBe(true);
@@ -314,7 +315,8 @@ ironicPkg.describe('berth import-ironic / verify-ironic against Ironic 21.4', ()
 
     // a table somebody else wrote to is not moved into
     await useBaremetalTable({ BAREMETAL_SCHEDULER: 'database' });
-    const { createNode, completeNode } = await import('../../../functions/store/baremetal/nodes.js');
+    const { completeNode } = await import('../../../functions/store/baremetal/nodes.js');
+    const { createNode } = await import('../../../functions/store/baremetal/node-writes.js');
     const { scheduler } = await import('../../../functions/bridge/scheduler.js');
     const own = completeNode({ uuid: randomUUID(), driver: 'fake-hardware', created_at: new Date().toISOString(), seq: 1 });
     expect('ok' in (await createNode(own, scheduler().links))).toBe(true);
