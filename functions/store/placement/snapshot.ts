@@ -4,8 +4,9 @@
  * each refresh reads only the change log since the previous refresh (minus an overlap
  * window) with strongly consistent queries, adds the usage changes entries carry to the
  * providers it holds, and re-reads just the providers entries name. Which route a
- * refresh takes is core/placement/refresh-plan.ts's choice; the steps that load and
- * patch the forest are in snapshot-load.ts. This module runs refreshes one at a time
+ * refresh takes is core/placement/refresh-plan.ts's choice, one refresh is
+ * snapshot-refresh.ts, the steps that load and patch the forest are in snapshot-load.ts.
+ * This module runs refreshes one at a time
  * (fresh()) and writes images of the forest (writeImage()). A warm forest's periodic
  * reload loads a newer image beside it while it keeps answering, and takes its place when
  * ready; it reads the whole index only when there is no image (planReload).
@@ -21,12 +22,8 @@ import type { ProviderRecord } from '../../core/placement/model.js';
 import {
   catchUpCosts,
   LONG_GAP_MS,
-  planCatchUp,
-  planJump,
   planLoad,
-  planLongGap,
   planReload,
-  readLogAgain,
   RELOAD_RETRY_MS,
   type ImageWindow,
   type LoadRoute,
@@ -38,7 +35,8 @@ import { perTable } from '../ddb/per-table.js';
 import { asBase, BASE_MAX_AGE_MS, readManifest, writeImage, type ImageManifest } from './image.js';
 import { clockSkewMs, entryTime, overlapMs } from './changelog.js';
 import { ForestLoader } from './snapshot-load.js';
-import { asSnapshotWork, refreshTimer, snapshotWork, type SnapshotStats, type Timed } from './snapshot-stats.js';
+import { refreshForest } from './snapshot-refresh.js';
+import { asSnapshotWork, type SnapshotStats, type Timed } from './snapshot-stats.js';
 
 export type { RefreshParts, SnapshotStats } from './snapshot-stats.js';
 
@@ -289,88 +287,9 @@ export class ProviderSnapshot {
     return asSnapshotWork(load.reason === 'cold start' ? 'cold' : 'resync', () => this.refreshNow(started, settings, whole));
   }
 
-  private async refreshNow(started: number, settings: RefreshSettings, load: LoadRoute): Promise<void> {
-    const f = this.f;
-    const t0 = performance.now();
-    const { parts, timed } = refreshTimer();
-    let since = f.lastStart - settings.overlapMs;
-    // 1. a cold start or a resync: from an image when there is a usable one
-    const fullLoad = load.route !== 'keep';
-    const fromImage = load.route === 'image' ? await timed('image', f.loadImage(load.usable)) : undefined;
-    if (fromImage !== undefined) {
-      since = fromImage - settings.overlapMs;
-      if (f.loaded) f.stats.resyncs++;
-      else f.stats.coldLoads++;
-    } else if (fullLoad) {
-      // cold load, or the periodic full resync: a safety net should a write ever commit
-      // later than the overlap window allows (the change log then never shows it). The
-      // index may lag: the change log is replayed from `replayFrom` (loadIndex), and until
-      // that replay has succeeded the load does not count: a refresh that fails here
-      // loads again.
-      const replayFrom = started - Math.max(settings.overlapMs, config().snapshotIndexLagMs);
-      await f.loadIndex(replayFrom, timed);
-      since = f.loaded ? Math.min(since, replayFrom) : replayFrom;
-    }
-    let caught: number | undefined;
-    // 2. after a long gap (a bulk load takes minutes): the manifest first, maybe the image at once
-    if (planLongGap(this.view(), started, fromImage !== undefined, settings).route === 'manifest') {
-      const m = await timed('manifest', readManifest());
-      const jump = planJump(this.view(), m, f.measured, settings);
-      if (jump.route === 'image') {
-        caught = await timed(
-          'image',
-          catchingUp(() => f.loadImage(jump.usable, m)),
-        );
-        if (caught !== undefined) since = caught - settings.overlapMs;
-      }
-    }
-    let logReadAt = Date.now();
-    let log = await timed('log', f.changesSince(since));
-    // 3. a long gap or a bulk load: catch up through a newer image when re-reading what
-    // changed would cost more. The warm heap keeps its forest: building a second one next
-    // to it made a million-provider catch-up slower than a new process's load
-    const loaded = !fullLoad ? undefined : fromImage !== undefined ? 'image' : 'index';
-    const route = planCatchUp(this.view(), { rereads: log.reread.size, loaded, jumped: caught !== undefined }, f.measured, settings);
-    if (route.route !== 'log') {
-      let m: ImageManifest | undefined;
-      if (route.route === 'patch') {
-        m = await timed('manifest', readManifest());
-        if (readLogAgain(m, logReadAt, Date.now(), settings)) {
-          logReadAt = Date.now();
-          log = await timed('log', f.changesSince(since));
-        }
-        caught = await timed(
-          'image',
-          catchingUp(() => f.patchFromImage(m, log.changed, logReadAt)),
-        );
-      }
-      // (the manifest read for the patch, if any: not read again)
-      caught ??= await timed(
-        'image',
-        catchingUp(() => f.loadImage(route.usable, m)),
-      );
-      if (caught !== undefined) {
-        since = caught - settings.overlapMs;
-        // the image's own entries of its overlap window (applied) are not re-read
-        log = await timed('log', f.changesSince(since));
-      }
-    }
-    await f.applyLog(log, since, timed);
-    if (fullLoad) {
-      f.loaded = true;
-      if (fromImage === undefined) f.lastFullLoad = started;
-    }
-    f.lastStart = started;
-    f.stats.refreshes++;
-    f.stats.lastRefreshMs = performance.now() - t0;
-    f.stats.refreshMs += f.stats.lastRefreshMs;
-    f.stats.lastRefreshParts = parts;
+  private refreshNow(started: number, settings: RefreshSettings, load: LoadRoute): Promise<void> {
+    return refreshForest(this.f, () => this.view(), started, settings, load);
   }
-}
-
-/** a catch-up through an image: work between requests (snapshotWork), unless it is part of a whole load already */
-function catchingUp<T>(work: () => Promise<T>): Promise<T> {
-  return snapshotWork.getStore() ? work() : asSnapshotWork('catch-up', work);
 }
 
 /** The process's snapshot of the table it talks to (one per Lambda container, one per local server; a new table starts a new one). */
