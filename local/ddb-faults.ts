@@ -37,7 +37,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Lock, readRequest, reply, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
 import { closeServers } from './servers.js';
 import { keyId, LagView, tableKey, type WireItem } from './ddb-lag.js';
-import { SIDE_CALL_HEADER } from './ddb-ledger.js';
+import { SIDE_CALL_HEADER } from './attribution.js';
 import { mulberry32 } from './prng.js';
 
 export const FAULT_KINDS = ['throttle', 'conflict', 'inprogress', 'error', 'lost', 'latency'] as const;

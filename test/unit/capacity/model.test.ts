@@ -1,6 +1,6 @@
 /**
- * The accountant's projection model (bench/capacity/model.ts) and the pure parts of its
- * measurement (bench/capacity/measure.ts): the change-log poll arithmetic, the catch-up,
+ * The accountant's projection model (measure/accountant/model.ts) and the pure parts of its
+ * measurement (measure/accountant/measure.ts): the change-log poll arithmetic, the catch-up,
  * warm containers, the hottest key by spread, costs from the dated price table, the
  * ceiling search, and the fits that calibrate a profile.
  */
@@ -18,10 +18,10 @@ import {
   type Assumptions,
   type LogDesign,
   type Profile,
-} from '../../../bench/capacity/model.js';
-import { fitSlope, splitLoad, spreadOf, waves } from '../../../bench/capacity/measure.js';
-import { PRICES, SECONDS_PER_MONTH } from '../../../bench/capacity/prices.js';
-import type { CallRecord, KeyLoad } from '../../../local/ddb-ledger.js';
+} from '../../../measure/accountant/model.js';
+import { fitSlope, splitLoad, spreadOf, waves } from '../../../measure/accountant/measure.js';
+import { PRICES, SECONDS_PER_MONTH } from '../../../measure/accountant/prices.js';
+import type { CallRecord, KeyLoad } from '../../../measure/ledger.js';
 
 const design: LogDesign = { overlapS: 3, bucketS: 60, shards: 4 };
 
