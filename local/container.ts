@@ -8,7 +8,7 @@
  *  - every DynamoDB call the handlers make carries an `x-berth-acct` header naming this
  *    container, the request (the caller's x-berth-request-id, else a new id) and its type
  *    (the caller's x-berth-label, else "METHOD /route/template"), so a metering proxy
- *    (./ddb-meter.ts) accounts each call to a request;
+ *    (measure/meter/) accounts each call to a request;
  *  - the bytes the handlers write to stdout/stderr (their logs) are counted;
  *  - the answer carries x-berth-container (this process), x-berth-cpu-us (the process's CPU
  *    time while the handler ran: exact when the front gives this container one request at

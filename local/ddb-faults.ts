@@ -174,7 +174,7 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
 
   /**
    * a side call to the upstream, signed like the request that caused it (DynamoDB Local keys
-   * its databases by credentials); marked so a metering proxy behind (./ddb-meter.ts) does not bill it
+   * its databases by credentials); marked so a metering proxy behind (measure/meter/) does not bill it
    */
   const call = async (req: IncomingMessage, op: string, input: Json): Promise<Json> => {
     const r = await forward(
