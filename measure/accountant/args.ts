@@ -3,7 +3,7 @@
  * `npm run bench -- --scenario capacity …`, bench/scenarios/capacity.ts): options over
  * DEFAULTS, and the --json file to append figures to.
  */
-import { DEFAULTS, type AccountantOptions } from './accountant.js';
+import { DEFAULTS, type AccountantOptions } from './options.js';
 import { commandLine, plainErrors } from '../../scripts/args.js';
 
 function list(v: string): number[] {

@@ -26,7 +26,7 @@
  *    them at once — the scenario's providers for keys naming a provider or consumer,
  *    the busiest project's share for keys naming a project, the measured fan-out otherwise.
  */
-import { queryPageUnits } from '../../functions/store/ddb/units.js';
+import { distinct, pollLogUnits, type LogDesign } from './log-poll.js';
 import { PRICES, SECONDS_PER_MONTH } from './prices.js';
 
 /** DynamoDB's per-partition-key limits (units per second) */
@@ -75,34 +75,6 @@ export interface Profile {
   load: { perProvider: Record<string, number>; fixed: Record<string, number> };
   /** units of one maintenance run, by family */
   maintenance: { read: Record<string, number>; write: Record<string, number> };
-}
-
-/** the change log's constants, from the code */
-export interface LogDesign {
-  overlapS: number;
-  bucketS: number;
-  shards: number;
-}
-
-/** Expected number of distinct values among n uniform draws from a population. */
-export function distinct(n: number, population: number): number {
-  if (n <= 0) return 0;
-  if (!Number.isFinite(population) || population <= 0) return n;
-  return population * -Math.expm1(n * Math.log1p(-1 / Math.max(population, 1 + 1e-9)));
-}
-
-export function pollQueries(gapS: number, d: LogDesign): number {
-  return d.shards * (1 + (gapS + 2 * d.overlapS) / d.bucketS);
-}
-
-export function pollLogBytes(gapS: number, logBytesPerS: number, d: LogDesign): number {
-  return logBytesPerS * (gapS + d.overlapS);
-}
-
-/** read units of one poll of the change log (strongly consistent query pages) */
-export function pollLogUnits(gapS: number, logBytesPerS: number, d: LogDesign): number {
-  const q = pollQueries(gapS, d);
-  return q * queryPageUnits(pollLogBytes(gapS, logBytesPerS, d) / q, 'strong');
 }
 
 export interface PollConditions {

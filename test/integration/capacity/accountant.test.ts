@@ -9,7 +9,10 @@
  * new snapshot in every new container, from the image, replaying the log written since.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { DEFAULTS, predictRun, runOnce, logDesign, scenarioRates, SCENARIOS, defaultAssumptions } from '../../../measure/accountant/accountant.js';
+import { DEFAULTS } from '../../../measure/accountant/options.js';
+import { logDesign, runOnce } from '../../../measure/accountant/run.js';
+import { predictRun } from '../../../measure/accountant/validation.js';
+import { defaultAssumptions, SCENARIOS, scenarioRates } from '../../../measure/accountant/scenarios.js';
 import { project } from '../../../measure/accountant/model.js';
 import type { DdbLocal } from '../../../local/ddb-local.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../../measure/accountant/accountant.js';
+import { DEFAULTS } from '../../../measure/accountant/options.js';
 import { ACCOUNTANT_USAGE, parseAccountantArgs, UsageError } from '../../../measure/accountant/args.js';
 
 describe("the accountant's command line", () => {

@@ -7,19 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import {
   ceiling,
-  distinct,
   PARTITION_READ_LIMIT,
   PARTITION_WRITE_LIMIT,
-  pollLogBytes,
-  pollLogUnits,
-  pollQueries,
   pollUnits,
   project,
   type Assumptions,
-  type LogDesign,
   type Profile,
 } from '../../../measure/accountant/model.js';
-import { fitSlope, splitLoad, spreadOf, waves } from '../../../measure/accountant/measure.js';
+import { distinct, pollLogBytes, pollLogUnits, pollQueries, type LogDesign } from '../../../measure/accountant/log-poll.js';
+import { waves } from '../../../measure/accountant/measure.js';
+import { fitSlope, splitLoad, spreadOf } from '../../../measure/accountant/calibrate.js';
 import { PRICES, SECONDS_PER_MONTH } from '../../../measure/accountant/prices.js';
 import type { CallRecord, KeyLoad } from '../../../measure/ledger.js';
 
