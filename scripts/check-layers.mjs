@@ -191,7 +191,7 @@ export function checkFile(file, text) {
       continue;
     }
     const fence = FENCES.find((f) => file.startsWith(f.from));
-    if (fence && fence.to.some((p) => target.startsWith(p)) && !fence.except.includes(target.replace(/\.js$/, '.ts'))) {
+    if (fence?.to.some((p) => target.startsWith(p)) && !fence.except.includes(target.replace(/\.js$/, '.ts'))) {
       problems.push({ file, spec, why: `${fence.from} must not import ${target.split('/')[0]}/: ${fence.why}` });
       continue;
     }
