@@ -8,7 +8,7 @@
  *  - every DynamoDB call the handlers make carries an `x-berth-acct` header naming this
  *    container, the request (the caller's x-berth-request-id, else a new id) and its type
  *    (the caller's x-berth-label, else "METHOD /route/template"), so a metering proxy
- *    (./ddb-meter.ts) accounts each call to a request;
+ *    (measure/meter/) accounts each call to a request;
  *  - the bytes the handlers write to stdout/stderr (their logs) are counted;
  *  - the answer carries x-berth-container (this process), x-berth-cpu-us (the process's CPU
  *    time while the handler ran: exact when the front gives this container one request at
@@ -20,8 +20,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { LambdaHandler } from '../functions/http/family.js';
-import { CONTAINER_HEADER, CPU_HEADER, LABEL_HEADER, LOG_HEADER, REQUEST_ID_HEADER, type Attribution } from './ddb-ledger.js';
-import { attributeCalls, sdkStack } from './ddb-sdk.js';
+import { CONTAINER_HEADER, CPU_HEADER, LABEL_HEADER, LOG_HEADER, REQUEST_ID_HEADER, type Attribution } from './attribution.js';
+import { attributeCalls } from './attribution.js';
 
 export interface ContainerSpec {
   index: number;
@@ -73,7 +73,7 @@ async function main(): Promise<void> {
   // (`snapshot:cold`, `snapshot:resync`, `snapshot:catch-up`, request `<id>/<work>`): a cost
   // between requests. The maintenance function's own snapshot stays maintenance's.
   for (const c of ddbCallStacks())
-    attributeCalls(sdkStack(c), () => {
+    attributeCalls(c, () => {
       const a = als.getStore()?.attr ?? background('background');
       const work = snapshotWork.getStore();
       return work && a.label !== 'maintenance' ? { ...a, request: `${a.request}/${work}`, label: `snapshot:${work}` } : a;

@@ -37,7 +37,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { Lock, readRequest, reply, upstreamClient, type Json, type Upstream } from './ddb-upstream.js';
 import { closeServers } from './servers.js';
 import { keyId, LagView, tableKey, type WireItem } from './ddb-lag.js';
-import { SIDE_CALL_HEADER } from './ddb-ledger.js';
+import { SIDE_CALL_HEADER } from './attribution.js';
 import { mulberry32 } from './prng.js';
 
 export const FAULT_KINDS = ['throttle', 'conflict', 'inprogress', 'error', 'lost', 'latency'] as const;
@@ -174,7 +174,7 @@ export async function startFaultProxy(target: string, spec: FaultSpec, opts: { p
 
   /**
    * a side call to the upstream, signed like the request that caused it (DynamoDB Local keys
-   * its databases by credentials); marked so a metering proxy behind (./ddb-meter.ts) does not bill it
+   * its databases by credentials); marked so a metering proxy behind (measure/meter/) does not bill it
    */
   const call = async (req: IncomingMessage, op: string, input: Json): Promise<Json> => {
     const r = await forward(

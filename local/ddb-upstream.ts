@@ -1,6 +1,6 @@
 /**
  * What the local DynamoDB proxies (the fault injector ./ddb-faults.ts and the meter
- * ./ddb-meter.ts) share: forwarding a request to the DynamoDB behind them as it came,
+ * measure/meter/) share: forwarding a request to the DynamoDB behind them as it came,
  * and a mutex for writes they must see one at a time.
  */
 import { Agent, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';

@@ -10,7 +10,7 @@
  *   With --containers K (K > 1) the handlers run in K child processes, each like a Lambda
  *   container (own module state, own provider snapshot), behind a round-robin front on
  *   the same ports (./containers.ts); container 0 runs the maintenance timer.
- *   Optionally the metering proxy (--ddb-meter, ./ddb-meter.ts): every DynamoDB call and
+ *   Optionally the metering proxy (--ddb-meter, measure/meter/): every DynamoDB call and
  *   the units AWS would bill, summed per request type when the stack stops.
  * Options: --fresh, --placement-port N, --baremetal-port N, --dashboard-port N, --ddb-port N,
  *          --ddb-endpoint URL, --table NAME, --ddb-faults SPEC, --ddb-meter,
@@ -29,8 +29,8 @@ import { fileURLToPath } from 'node:url';
 import { startDynamoDbLocal, ensureTable, type DdbLocal } from './ddb-local.js';
 import type { LayoutRun } from './layout.js';
 import { describeFaults, parseFaults, startFaultProxy, type FaultProxy, type FaultSpec } from './ddb-faults.js';
-import { startMeterProxy, type MeterProxy } from './ddb-meter.js';
-import { meterSummary } from './ddb-report.js';
+import { startMeterProxy, type MeterProxy } from '../measure/meter/proxy.js';
+import { meterSummary } from '../measure/report.js';
 import type { ContainerSet } from './containers.js';
 import { BAREMETAL_SCHEDULERS, parseRateLimit, type BaremetalScheduler } from '../functions/config.js';
 import { closeServers } from './servers.js';

@@ -12,11 +12,15 @@
  *   nor of the bridge, bare metal's only the bridge; the bridge is the one wing that
  *   imports both;
  *   the AWS SDK is imported only by the store, the executor and the authorizer;
- *   nothing under functions/ imports local/, scripts/, test/, bench/ or cdk/;
+ *   nothing under functions/ imports local/, scripts/, test/, bench/, measure/, cli/ or cdk/;
+ *   the operators' CLI (cli/) imports nothing of local/, bench/ or measure/ — it runs
+ *   against AWS — but the in-process APIs its verify commands serve (FENCES);
+ *   the local runtime (local/) imports nothing of measure/, bench/ or cli/ but the
+ *   metering proxy and its summary `npm start -- --ddb-meter` runs (FENCES);
  *   the dashboard (dashboard/, served as it is to a browser) imports only its own
  *   modules, by relative URL;
- *   the modules of functions/, of bench/ and of the dashboard import each other in no
- *   circle, dynamic imports counted (ACYCLIC);
+ *   the modules of functions/, of bench/, of measure/, of cli/ and of the dashboard import
+ *   each other in no circle, dynamic imports counted (ACYCLIC);
  *   the store's DynamoDB client (store/ddb/client.ts) is a leaf: it imports nothing else
  *   of the store (LEAVES) — what readers see of locked items sits above it (reads.ts).
  *
@@ -51,6 +55,8 @@ export const LAYERS = [
   ['scripts/', 'scripts'],
   ['test/', 'test'],
   ['bench/', 'bench'],
+  ['measure/', 'measure'],
+  ['cli/', 'cli'],
   ['cdk/', 'cdk'],
   ['dashboard/', 'dashboard'],
 ];
@@ -111,7 +117,33 @@ export const WING_RULES = {
  * the scenarios is a circle to a reader even when the compiler erases it; and
  * `await import()`: a module that loads another lazily still needs it).
  */
-export const ACYCLIC = ['functions/', 'bench/', 'dashboard/'];
+export const ACYCLIC = ['functions/', 'bench/', 'measure/', 'cli/', 'dashboard/'];
+
+/**
+ * Folders outside functions/ kept apart: a module under `from` imports nothing under
+ * `to`, but the modules `except` names (by their .ts path).
+ *  - The operators' CLI runs against AWS, from an installed checkout: none of the local
+ *    runtime, the bench or the measuring wing (its batch-write units are its own,
+ *    cli/batch-write-units.ts, on AWS's rules in functions/store/ddb/units.ts). Its verify
+ *    commands serve this table's real handlers in-process, as `npm start` does: that
+ *    server (local/apis.ts) and its closing (local/servers.ts) are the exceptions.
+ *  - The local runtime (`npm start`) needs of the measuring wing only what
+ *    `--ddb-meter` runs: the metering proxy and its summary at exit.
+ */
+export const FENCES = [
+  {
+    from: 'cli/',
+    to: ['local/', 'bench/', 'measure/'],
+    except: ['local/apis.ts', 'local/servers.ts'],
+    why: "the operators' CLI runs against AWS (only the in-process APIs of local/apis.ts are its)",
+  },
+  {
+    from: 'local/',
+    to: ['measure/', 'bench/', 'cli/'],
+    except: ['measure/meter/proxy.ts', 'measure/report.ts'],
+    why: 'the local runtime takes of measure/ only what --ddb-meter runs (measure/meter/proxy.ts, measure/report.ts), nothing of bench/ or cli/',
+  },
+];
 
 /** modules that may import nothing under a folder they are in: module -> that folder */
 export const LEAVES = { 'functions/store/ddb/client.ts': 'functions/store/' };
@@ -156,6 +188,11 @@ export function checkFile(file, text) {
     const target = relative(ROOT, resolve(ROOT, dirname(file), spec)).replace(/\\/g, '/');
     if (LEAVES[file] && target.startsWith(LEAVES[file])) {
       problems.push({ file, spec, why: `a leaf: it imports nothing else under ${LEAVES[file]}` });
+      continue;
+    }
+    const fence = FENCES.find((f) => file.startsWith(f.from));
+    if (fence?.to.some((p) => target.startsWith(p)) && !fence.except.includes(target.replace(/\.js$/, '.ts'))) {
+      problems.push({ file, spec, why: `${fence.from} must not import ${target.split('/')[0]}/: ${fence.why}` });
       continue;
     }
     const to = layerOf(target);
@@ -238,7 +275,7 @@ const read = (f) => readFileSync(join(ROOT, f), 'utf8');
 
 export function checkRepository() {
   const problems = [];
-  for (const dir of ['functions', 'schemas', 'dashboard']) for (const f of walk(dir)) problems.push(...checkFile(f, read(f)));
+  for (const dir of ['functions', 'schemas', 'dashboard', 'cli', 'local']) for (const f of walk(dir)) problems.push(...checkFile(f, read(f)));
   for (const dir of ACYCLIC) {
     const files = walk(dir.replace(/\/$/, ''));
     problems.push(...circles(Object.fromEntries(files.map((f) => [f, read(f)]))));

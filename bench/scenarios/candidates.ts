@@ -24,7 +24,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import { VALUE, pct, perfloadProviders, placementClient, pool, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
-import { metered, unitsOf } from '../capacity/inprocess.js';
+import { metered, unitsOf } from '../../measure/meter/inprocess.js';
 
 const AGGS = threeAggregates();
 const UPSTREAM = `resources=VCPU:1,DISK_GB:10,MEMORY_MB:256&member_of=${AGGS[0]}&required=HW_CPU_X86_AVX2`;
@@ -149,7 +149,7 @@ async function throughput(ctx: BenchContext, label: string, qs: string, n: numbe
  * What a warm request reads from DynamoDB: the snapshot's refresh (change-log queries
  * over minute buckets x shards, plus a consistent re-read of every provider named
  * there). Counted from the snapshot's own statistics over `n` requests; the read units
- * AWS would bill, by key family, from the accountant's metering proxy (local/ddb-meter.ts).
+ * AWS would bill, by key family, from the accountant's metering proxy (measure/meter/).
  */
 async function steadyStateReads(ctx: BenchContext, label: string, qs: string, n: number) {
   const { snapshot } = await import('../../functions/store/placement/snapshot.js');

@@ -1,12 +1,12 @@
 /**
  * `npm run bench -- --scenario capacity [--hosts N --containers 1,2 --rates 2:4 --duration S ...]`:
- * the accountant (bench/capacity/accountant.ts, also `npm run accountant`), with the same
+ * the accountant (measure/accountant/accountant.ts, also `npm run accountant`), with the same
  * options. It starts its own DynamoDB Local and K containers per run behind the metering
  * proxy; the stack the bench started for the scenario is not used.
  */
 import type { Scenario } from '../kit.js';
-import { ACCOUNTANT_OPTIONS, parseAccountantArgs } from '../capacity/args.js';
-import { runAccountant } from '../capacity/accountant.js';
+import { ACCOUNTANT_OPTIONS, parseAccountantArgs } from '../../measure/accountant/args.js';
+import { runAccountant } from '../../measure/accountant/accountant.js';
 
 export const capacityScenario: Scenario = {
   name: 'capacity',

@@ -5,7 +5,7 @@
  *              c = 1 / 10 / 50 over many providers and on one hot provider: claims/s,
  *              latency p50/p95/p99, transaction attempts per claim; then the DynamoDB
  *              units one claim consumes on AWS and what GET /usages costs (the
- *              accountant's metering proxy, local/ddb-meter.ts).
+ *              accountant's metering proxy, measure/meter/).
  *  contention  one provider VCPU total 100, 1000 claims of 1 VCPU from 50 parallel
  *              clients: PASS iff exactly 100 succeed and usage ends at 100; then the
  *              same load with room for everyone (all must succeed). Both run with each
@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { pct, placementClient, pool, r1, type BenchContext, type PlacementClient, type Scenario } from '../kit.js';
 import { listen, type Tally } from '../../functions/observability/counters.js';
 import { resetConfig } from '../../functions/config.js';
-import { metered, unitsOf } from '../capacity/inprocess.js';
+import { metered, unitsOf } from '../../measure/meter/inprocess.js';
 
 async function makeProvider(req: PlacementClient, inventories: Record<string, Record<string, number>>): Promise<string> {
   const uuid = randomUUID();
@@ -95,7 +95,7 @@ async function claimsScenario(ctx: BenchContext) {
   }
 
   // ---- units of one claim (sequential, fresh consumers, an existing project), by AWS's
-  // rules: the accountant's metering proxy (local/ddb-meter.ts) in front of DynamoDB
+  // rules: the accountant's metering proxy (measure/meter/) in front of DynamoDB
   const rp = rps[1]!;
   const samples = ctx.quick ? 10 : 30;
   const per: Array<ReturnType<typeof unitsOf>> = [];
@@ -114,7 +114,7 @@ async function claimsScenario(ctx: BenchContext) {
   const capRec = {
     kind: 'meta',
     key: 'claims/capacity-units',
-    source: "the accountant's metering proxy (local/ddb-meter.ts), AWS's documented rules",
+    source: "the accountant's metering proxy (measure/meter/), AWS's documented rules",
     per_claim: {
       ddb_calls: avg((c) => c.calls),
       read_units: avg((c) => c.read),

@@ -6,7 +6,7 @@
  * an active allocation, 10 % enrolled — and N/20 allocations in error. Then, per
  * scheduler, `npx berth import-ironic` runs as its own process against a fresh table in
  * DynamoDB Local (in memory) — for its rate — and once more into another table behind the
- * metering proxy (local/ddb-meter.ts: AWS's unit rules, local/ddb-units.ts) — for its
+ * metering proxy (measure/meter/: AWS's unit rules, functions/store/ddb/units.ts) — for its
  * units —, then `verify-ironic`. Figures: the import's rate (nodes/s,
  * allocations/s; reading Ironic included and not), its write and read units per node,
  * DynamoDB calls per node, and how long verify took.
@@ -17,8 +17,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { VALUE, pool, r1, type BenchContext, type Scenario } from '../kit.js';
 import { ensureTable, freePort, startDynamoDbLocal } from '../../local/ddb-local.js';
-import { startMeterProxy } from '../../local/ddb-meter.js';
-import { totals } from '../../local/ddb-ledger.js';
+import { startMeterProxy } from '../../measure/meter/proxy.js';
+import { totals } from '../../measure/ledger.js';
 import { sharedDir } from '../../scripts/optional-packages.mjs';
 
 const V = { 'x-openstack-ironic-api-version': '1.80', 'content-type': 'application/json' };

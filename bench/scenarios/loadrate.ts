@@ -13,7 +13,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { VALUE, perfloadProviders, procCpuSeconds, r1, threeAggregates, type BenchContext, type Scenario } from '../kit.js';
 import { ensureTable, startDynamoDbLocal, type DdbLocalOptions } from '../../local/ddb-local.js';
-import { berthSchema, meterBatchWrites, sdkStack } from '../../local/ddb-sdk.js';
+import { berthSchema, meterBatchWrites, sdkStack } from '../../cli/batch-write-units.js';
 
 interface LoadCase {
   name: string;

@@ -17,7 +17,7 @@
  * DynamoDB Local): a first pass, then a pass over the unchanged source (what every later
  * pass of a live cut-over costs at least). Per pass: wall time and its parts, requests,
  * requests/s, providers/s, allocations/s, items written, write units per provider and
- * per allocation (local/ddb-units.ts, the accountant's rules), peak memory; then the
+ * per allocation (functions/store/ddb/units.ts, the accountant's rules), peak memory; then the
  * same projected to 100,000 providers / 1,000,000 allocations.
  */
 import { execFile } from 'node:child_process';

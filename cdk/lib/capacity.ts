@@ -8,7 +8,7 @@
  *    cloud's), at the price of a ceiling (requests above the maximum are throttled; the
  *    SDK retries them, writes stay all-or-nothing) and of auto scaling's minutes to follow
  *    a sudden rise (DynamoDB's burst capacity covers up to five minutes of unused capacity).
- * bench/capacity/billing.ts prices both with the same target.
+ * measure/accountant/billing.ts prices both with the same target.
  */
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 

@@ -15,7 +15,7 @@
  * and later runs cost one read.
  *
  * Runs from the scheduled maintenance function (functions/maintenance/tasks.ts) and
- * from `npm run migrate-consumers` (scripts/migrate-consumers.ts).
+ * from `npm run migrate-consumers` (cli/migrate-consumers.ts).
  */
 import { config } from '../config.js';
 import type { ConsumerRecord } from '../core/placement/consumers.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error plain JavaScript module without declarations
-import { ACYCLIC, checkFile, checkRepository, circles } from '../../scripts/check-layers.mjs';
+import { ACYCLIC, checkFile, checkRepository, circles, FENCES } from '../../scripts/check-layers.mjs';
 
 describe('the import rule (scripts/check-layers.mjs)', () => {
   it('holds for the repository', () => {
@@ -106,6 +106,37 @@ describe('the import rule (scripts/check-layers.mjs)', () => {
     expect(
       checkFile('functions/store/placement/x.ts', "import { config } from '../../config.js';\nimport { log } from '../../observability/log.js';"),
     ).toEqual([]);
+  });
+
+  it("keeps the operators' CLI off the local runtime, the bench and the measuring wing (issue 36)", () => {
+    const whys = (text: string) => checkFile('cli/load.ts', text).map((p: { why: string }) => p.why);
+    const why = "the operators' CLI runs against AWS (only the in-process APIs of local/apis.ts are its)";
+    expect(whys("import { meterBatchWrites } from './batch-write-units.js';")).toEqual([]);
+    expect(whys("import { itemSize } from '../functions/store/ddb/units.js';\nimport { commandLine } from '../scripts/args.js';")).toEqual([]);
+    expect(whys("import { totals } from '../measure/ledger.js';")).toEqual([`cli/ must not import measure/: ${why}`]);
+    expect(whys("import { pool } from '../bench/kit.js';")).toEqual([`cli/ must not import bench/: ${why}`]);
+    expect(whys("const { startStack } = await import('../local/start.js');")).toEqual([`cli/ must not import local/: ${why}`]);
+    // the verify commands serve this table's real handlers in-process
+    expect(
+      whys("const { servePlacement } = await import('../local/apis.js');\nconst { closeServers } = await import('../local/servers.js');"),
+    ).toEqual([]);
+    expect(FENCES.map((f: { from: string }) => f.from)).toEqual(['cli/', 'local/']);
+  });
+
+  it('lets the local runtime take of the measuring wing only what --ddb-meter runs (issue 36)', () => {
+    const whys = (text: string) => checkFile('local/start.ts', text).map((p: { why: string }) => p.why);
+    const why =
+      'the local runtime takes of measure/ only what --ddb-meter runs (measure/meter/proxy.ts, measure/report.ts), nothing of bench/ or cli/';
+    expect(whys("import { startMeterProxy } from '../measure/meter/proxy.js';\nimport { meterSummary } from '../measure/report.js';")).toEqual([]);
+    expect(whys("import { keyLoads } from '../measure/ledger.js';")).toEqual([`local/ must not import measure/: ${why}`]);
+    expect(whys("const { runAccountant } = await import('../measure/accountant/accountant.js');")).toEqual([
+      `local/ must not import measure/: ${why}`,
+    ]);
+    expect(whys("import { meterBatchWrites } from '../cli/batch-write-units.js';")).toEqual([`local/ must not import cli/: ${why}`]);
+    expect(whys("import { pool } from '../bench/kit.js';")).toEqual([`local/ must not import bench/: ${why}`]);
+    // the wing may use the runtime: it measures it
+    expect(checkFile('measure/meter/proxy.ts', "import { closeServers } from '../../local/servers.js';")).toEqual([]);
+    expect(ACYCLIC).toEqual(expect.arrayContaining(['measure/', 'cli/']));
   });
 
   it('keeps the dashboard to its own modules (served as they are: no build step)', () => {

@@ -1,12 +1,12 @@
 /**
  * The per-client limit (functions/core/ratelimit.ts): the token bucket's arithmetic, and
- * what one request costs under the accountant's unit rules (local/ddb-units.ts): the
+ * what one request costs under the accountant's unit rules (functions/store/ddb/units.ts): the
  * bucket item is ~100 bytes, so taking a token — or failing to — is one write unit.
  */
 import { describe, expect, it } from 'vitest';
 import { admissibleAt, bucketOf, latestAdmissibleTat, nextTat, retryAfterS } from '../../functions/core/ratelimit.js';
 import { parseRateLimit } from '../../functions/config.js';
-import { failedConditionUnits, itemSize, itemWriteUnits } from '../../local/ddb-units.js';
+import { failedConditionUnits, itemSize, itemWriteUnits } from '../../functions/store/ddb/units.js';
 import { rateKey } from '../../functions/store/ratelimit.js';
 
 describe('the token bucket (GCRA)', () => {

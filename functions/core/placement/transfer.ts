@@ -5,7 +5,7 @@
  * with the source's project, user, type and consumer generation, custom resource
  * classes and traits with their reference counts, aggregates in their first-seen
  * order. The store turns that state into items (store/placement/transfer.ts); the
- * operators' CLI reads the source through its API (scripts/berth/placement-api.ts).
+ * operators' CLI reads the source through its API (cli/placement-api.ts).
  *
  * A pass overlays what it read on the state the table holds (the earlier passes):
  *  - the provider list is read whole every pass (one answer: a consistent snapshot of

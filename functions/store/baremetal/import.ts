@@ -1,5 +1,5 @@
 /**
- * Moving in from a running Ironic (`npx berth import-ironic`, scripts/berth/import-ironic.ts):
+ * Moving in from a running Ironic (`npx berth import-ironic`, cli/import-ironic.ts):
  * what the table holds already, the import's progress item, and its writes.
  *
  * Each node is ONE transaction — the node with its name and instance items, its active

@@ -146,7 +146,7 @@ it('`npx berth migrate-baremetal`: a double allocation from before the switch is
   }) as typeof process.stdout.write;
   let code: number;
   try {
-    code = await (await import('../../../scripts/berth/migrate-baremetal.js')).migrateBaremetalCommand(['--settle', '0']);
+    code = await (await import('../../../cli/migrate-baremetal.js')).migrateBaremetalCommand(['--settle', '0']);
   } finally {
     process.stdout.write = write;
   }

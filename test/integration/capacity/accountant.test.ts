@@ -1,5 +1,5 @@
 /**
- * A tiny accountant run (bench/capacity/accountant.ts) at K = 2 containers: a Nova-like
+ * A tiny accountant run (measure/accountant/accountant.ts) at K = 2 containers: a Nova-like
  * workload against the real handlers, DynamoDB Local behind the metering proxy. Its books
  * must balance: every DynamoDB call in the window belongs to a request type or to a
  * background task, the per-request sums plus background equal the meter's totals, the
@@ -9,8 +9,11 @@
  * new snapshot in every new container, from the image, replaying the log written since.
  */
 import { describe, expect, inject, it } from 'vitest';
-import { DEFAULTS, predictRun, runOnce, logDesign, scenarioRates, SCENARIOS, defaultAssumptions } from '../../../bench/capacity/accountant.js';
-import { project } from '../../../bench/capacity/model.js';
+import { DEFAULTS } from '../../../measure/accountant/options.js';
+import { logDesign, runOnce } from '../../../measure/accountant/run.js';
+import { predictRun } from '../../../measure/accountant/validation.js';
+import { defaultAssumptions, SCENARIOS, scenarioRates } from '../../../measure/accountant/scenarios.js';
+import { project } from '../../../measure/accountant/model.js';
 import type { DdbLocal } from '../../../local/ddb-local.js';
 
 describe('the accountant, K = 2', () => {

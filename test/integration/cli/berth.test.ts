@@ -1,5 +1,5 @@
 /**
- * The operators' CLI (`npx berth`, bin/berth.mjs → scripts/berth.ts) run as a real
+ * The operators' CLI (`npx berth`, bin/berth.mjs → cli/berth.ts) run as a real
  * process against tables in DynamoDB Local, with the Placement API of this process
  * reading the same tables — so every command's effect is checked the way a client
  * would see it (including a warm provider snapshot picking up bulk-loaded and imported

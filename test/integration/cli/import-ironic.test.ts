@@ -286,8 +286,8 @@ ironicPkg.describe('berth import-ironic / verify-ironic against Ironic 21.4', ()
     await useBaremetalTable({ BAREMETAL_SCHEDULER: 'database' });
     // Placement moved in first (a compute host): no bare metal, nothing in the import's way
     expect((await placement!.req('POST', '/resource_providers', { body: { name: 'compute-1' } })).status).toBe(200);
-    const { importIronic } = await import('../../../scripts/berth/import-ironic.js');
-    const { connectIronic } = await import('../../../scripts/berth/ironic-api.js');
+    const { importIronic } = await import('../../../cli/import-ironic.js');
+    const { connectIronic } = await import('../../../cli/ironic-api.js');
     const api = await connectIronic({ endpoint: url, headers: {}, describe: 'test' });
     // a pass that dies after 4 writes (each one whole node, with its allocation)
     await expect(

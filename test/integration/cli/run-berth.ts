@@ -1,5 +1,5 @@
 /**
- * The operators' CLI (`npx berth`, bin/berth.mjs → scripts/berth.ts) run as a real
+ * The operators' CLI (`npx berth`, bin/berth.mjs → cli/berth.ts) run as a real
  * process, the way an operator runs it: its exit code and both output streams.
  */
 import { execFile } from 'node:child_process';

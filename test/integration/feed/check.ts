@@ -149,7 +149,7 @@ export async function checkFeed(endpoint: string, table: string, eventsFile: str
   for (const e of events) for (const p of eventProblems(e, ROOT)) invalid.push(`${e.detail.id}: ${p}`);
 
   // the history at the end: what every consumer holds now
-  const { readIntervals } = await import('../../../scripts/berth/history.js');
+  const { readIntervals } = await import('../../../cli/history.js');
   const { allocationsAt } = await import('../../../functions/core/feed/history.js');
   const now = Date.now() + 1;
   const held = allocationsAt(await readIntervals({}, now + 1), now);

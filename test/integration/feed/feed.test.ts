@@ -76,7 +76,7 @@ async function snapshot(table: string): Promise<Map<string, string>> {
 /** what `npx berth history --all --at T` says every consumer held at T */
 async function historyAt(table: string, t: number): Promise<Map<string, string>> {
   const r = await sh('node_modules/.bin/tsx', [
-    'scripts/berth.ts',
+    'cli/berth.ts',
     '--table',
     table,
     '--endpoint',

@@ -1,5 +1,5 @@
 /**
- * The metering proxy (local/ddb-meter.ts) against DynamoDB Local: each operation Berth uses
+ * The metering proxy (measure/meter/) against DynamoDB Local: each operation Berth uses
  * is billed by AWS's rules on the items DynamoDB really held before and after it — table
  * and index writes, failed conditions, cancelled transactions, reads with projections and
  * filters — and every call lands on the partition keys it touched.
@@ -19,10 +19,10 @@ import {
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { localClient, ensureTable } from '../../../local/ddb-local.js';
-import { startMeterProxy, type MeterProxy } from '../../../local/ddb-meter.js';
-import { attributeCalls, sdkStack } from '../../../local/ddb-sdk.js';
-import { byLabel, totals } from '../../../local/ddb-ledger.js';
-import { itemSize, itemWriteUnits, type WireItem } from '../../../local/ddb-units.js';
+import { startMeterProxy, type MeterProxy } from '../../../measure/meter/proxy.js';
+import { attributeCalls } from '../../../local/attribution.js';
+import { byLabel, totals } from '../../../measure/ledger.js';
+import { itemSize, itemWriteUnits, type WireItem } from '../../../functions/store/ddb/units.js';
 
 let meter: MeterProxy;
 let c: DynamoDBClient;
@@ -34,7 +34,7 @@ beforeAll(async () => {
   await ensureTable(endpoint, table, 'local', { stream: false });
   meter = await startMeterProxy(endpoint);
   c = localClient(meter.endpoint);
-  attributeCalls(sdkStack(c), () => ({ container: 'test', request: label, label, family: 'test' }));
+  attributeCalls(c, () => ({ container: 'test', request: label, label, family: 'test' }));
 });
 afterAll(async () => {
   c?.destroy();

@@ -125,7 +125,7 @@ describe('incomplete consumer migration', () => {
     const a = await createProvider(api, { inventories: { VCPU: { total: 100 }, DISK_GB: { total: 100 } } });
     const ids = Array.from({ length: 7 }, () => randomUUID());
     await (await store()).importLegacyAllocations(ids.map((uuid) => ({ uuid, allocations: { [a]: { VCPU: 1 } } })));
-    const { stdout } = await promisify(execFile)('node_modules/.bin/tsx', ['scripts/migrate-consumers.ts', '--batch-size', '3'], {
+    const { stdout } = await promisify(execFile)('node_modules/.bin/tsx', ['cli/migrate-consumers.ts', '--batch-size', '3'], {
       env: { ...process.env },
       cwd: new URL('../../../', import.meta.url).pathname,
     });

@@ -1,15 +1,15 @@
 /**
- * Reading an Ironic-compatible API for the import (scripts/berth/ironic-api.ts) and
- * planning what to write (scripts/berth/import-ironic.ts planImport), against a stubbed
+ * Reading an Ironic-compatible API for the import (cli/ironic-api.ts) and
+ * planning what to write (cli/import-ironic.ts planImport), against a stubbed
  * API: the microversion agreed (the source's newest up to 1.80, none older than 1.75),
  * lists paged by marker to the end, VIFs asked only of nodes whose network interface
  * keeps them (the reference Ironic enables only `noop`, so the integration test cannot
  * show this), and carried onto the node.
  */
 import { describe, expect, it } from 'vitest';
-import { connectIronic, PAGE_SIZE, readContents } from '../../../scripts/berth/ironic-api.js';
+import { connectIronic, PAGE_SIZE, readContents } from '../../../cli/ironic-api.js';
 import { completeNode } from '../../../functions/store/baremetal/nodes.js';
-import { planImport } from '../../../scripts/berth/import-ironic.js';
+import { planImport } from '../../../cli/import-ironic.js';
 
 const hex = (i: number) => i.toString(16).padStart(12, '0');
 const uuid = (i: number) => `00000000-0000-4000-8000-${hex(i)}`;

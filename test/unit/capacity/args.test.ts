@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../../bench/capacity/accountant.js';
-import { ACCOUNTANT_USAGE, parseAccountantArgs, UsageError } from '../../../bench/capacity/args.js';
+import { DEFAULTS } from '../../../measure/accountant/options.js';
+import { ACCOUNTANT_USAGE, parseAccountantArgs, UsageError } from '../../../measure/accountant/args.js';
 
 describe("the accountant's command line", () => {
   it('asks for help instead of failing', () => {

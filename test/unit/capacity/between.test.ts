@@ -1,4 +1,4 @@
-/** The accountant's costs between requests (bench/capacity/between.ts): loads from the ledger, per partition, projected. */
+/** The accountant's costs between requests (measure/accountant/between.ts): loads from the ledger, per partition, projected. */
 import { describe, expect, it } from 'vitest';
 import {
   byFamily,
@@ -10,8 +10,8 @@ import {
   quarterChangedS,
   queryUnits,
   type BetweenSettings,
-} from '../../../bench/capacity/between.js';
-import type { CallRecord, KeyUse } from '../../../local/ddb-ledger.js';
+} from '../../../measure/accountant/between.js';
+import type { CallRecord, KeyUse } from '../../../measure/ledger.js';
 
 const FAM = { log: 'LOG#*', chunks: 'IMG#*#*', index: 'gsi1:' };
 

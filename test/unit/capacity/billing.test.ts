@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AUTOSCALING_TARGET, onDemandMonthly, provisionedMonthly } from '../../../bench/capacity/billing.js';
-import { PRICES, SECONDS_PER_MONTH } from '../../../bench/capacity/prices.js';
+import { AUTOSCALING_TARGET, onDemandMonthly, provisionedMonthly } from '../../../measure/accountant/billing.js';
+import { PRICES, SECONDS_PER_MONTH } from '../../../measure/accountant/prices.js';
 
 describe('DynamoDB capacity modes', () => {
   it('on demand: every consumed unit at its price', () => {

@@ -1,16 +1,7 @@
-/** The accountant's ledger (local/ddb-ledger.ts): key families, attribution, totals, spread. */
+/** The accountant's ledger (measure/ledger.ts; the attribution header, local/attribution.ts): key families, attribution, totals, spread. */
 import { describe, expect, it } from 'vitest';
-import {
-  byLabel,
-  decodeAttribution,
-  encodeAttribution,
-  fanOut,
-  keyFamily,
-  keyLoads,
-  totals,
-  type CallRecord,
-  type KeyUse,
-} from '../../../local/ddb-ledger.js';
+import { byLabel, fanOut, keyFamily, keyLoads, totals, type CallRecord, type KeyUse } from '../../../measure/ledger.js';
+import { decodeAttribution, encodeAttribution } from '../../../local/attribution.js';
 
 const rec = (end: number, label: string, request: string, keys: Array<Partial<KeyUse> & { pk: string }>): CallRecord => {
   const full = keys.map((k) => ({ space: 'table', read: 0, write: 0, bytes: 0, items: 1, ...k }));

@@ -1,27 +1,24 @@
 /**
- * The accountant's projection model (bench/capacity/model.ts) and the pure parts of its
- * measurement (bench/capacity/measure.ts): the change-log poll arithmetic, the catch-up,
+ * The accountant's projection model (measure/accountant/model.ts) and the pure parts of its
+ * measurement (measure/accountant/measure.ts): the change-log poll arithmetic, the catch-up,
  * warm containers, the hottest key by spread, costs from the dated price table, the
  * ceiling search, and the fits that calibrate a profile.
  */
 import { describe, expect, it } from 'vitest';
 import {
   ceiling,
-  distinct,
   PARTITION_READ_LIMIT,
   PARTITION_WRITE_LIMIT,
-  pollLogBytes,
-  pollLogUnits,
-  pollQueries,
   pollUnits,
   project,
   type Assumptions,
-  type LogDesign,
   type Profile,
-} from '../../../bench/capacity/model.js';
-import { fitSlope, splitLoad, spreadOf, waves } from '../../../bench/capacity/measure.js';
-import { PRICES, SECONDS_PER_MONTH } from '../../../bench/capacity/prices.js';
-import type { CallRecord, KeyLoad } from '../../../local/ddb-ledger.js';
+} from '../../../measure/accountant/model.js';
+import { distinct, pollLogBytes, pollLogUnits, pollQueries, type LogDesign } from '../../../measure/accountant/log-poll.js';
+import { waves } from '../../../measure/accountant/measure.js';
+import { fitSlope, splitLoad, spreadOf } from '../../../measure/accountant/calibrate.js';
+import { PRICES, SECONDS_PER_MONTH } from '../../../measure/accountant/prices.js';
+import type { CallRecord, KeyLoad } from '../../../measure/ledger.js';
 
 const design: LogDesign = { overlapS: 3, bucketS: 60, shards: 4 };
 

@@ -1,5 +1,5 @@
 /**
- * The accountant's unit arithmetic (local/ddb-units.ts) against AWS's own worked examples.
+ * The accountant's unit arithmetic (functions/store/ddb/units.ts) against AWS's own worked examples.
  * Each case names its source: the Amazon DynamoDB Developer Guide pages the module cites —
  * [RW] "DynamoDB read and write operations" (archived: ProvisionedThroughput.md), [TX]
  * "Amazon DynamoDB Transactions: How it works", [GSI] "Using Global Secondary Indexes",
@@ -22,7 +22,7 @@ import {
   valueSize,
   type TableSchema,
   type WireItem,
-} from '../../../local/ddb-units.js';
+} from '../../../functions/store/ddb/units.js';
 
 const KB = 1024;
 

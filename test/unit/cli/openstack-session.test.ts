@@ -1,5 +1,5 @@
 /**
- * The import and export commands' OpenStack session (scripts/berth/openstack-session.ts)
+ * The import and export commands' OpenStack session (cli/openstack-session.ts)
  * against a small Keystone v3 and a service on local ports: credentials from --token,
  * admin_token variables, OS_* password variables and clouds.yaml; the catalog lookup;
  * a token renewed on 401; retries on 503 and on a refused connection; the errors a
@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { catalogEndpoint, keystoneAuthBody, openstackSession, SessionError } from '../../../scripts/berth/openstack-session.js';
+import { catalogEndpoint, keystoneAuthBody, openstackSession, SessionError } from '../../../cli/openstack-session.js';
 
 type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void;
 
