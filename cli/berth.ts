@@ -102,7 +102,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'import-ironic':
       return (await import('./import-ironic.js')).importIronicCommand(rest);
     case 'verify-ironic':
-      return (await import('./import-ironic.js')).verifyIronicCommand(rest);
+      return (await import('./verify-ironic.js')).verifyIronicCommand(rest);
     case 'import-placement':
       return (await import('./import-placement.js')).importPlacementCommand(rest);
     case 'verify-placement':

@@ -46,7 +46,7 @@ export async function exportPlacementCommand(args: string[]): Promise<number> {
   if (existing.length) throw new Error(`${api.endpoint} is not empty (${existing.length} resource providers): export into an empty Placement`);
   say(`target ${api.endpoint} (Placement up to ${versionText(api.max)}, written at ${versionText(api.version)}; ${session.auth})`);
 
-  const { readPlacementState } = await import('../functions/store/placement/transfer.js');
+  const { readPlacementState } = await import('../functions/store/placement/transfer-read.js');
   const { parentsFirst, inventoryForAllocations } = await import('../functions/core/placement/transfer.js');
   const { tableName } = await import('../functions/store/ddb/client.js');
   const t0 = performance.now();

@@ -140,7 +140,11 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
   }
 
   const { tableName, ddbRaw } = await import('../functions/store/ddb/client.js');
-  const store = await import('../functions/store/placement/transfer.js');
+  const store = {
+    ...(await import('../functions/store/placement/transfer.js')),
+    ...(await import('../functions/store/placement/transfer-read.js')),
+    ...(await import('../functions/store/placement/transfer-record.js')),
+  };
   const { nextState } = await import('../functions/core/placement/transfer.js');
   const { config } = await import('../functions/config.js');
 
