@@ -26,7 +26,8 @@ import { BaremetalApi } from './baremetal.js';
 import { DeployFinished } from './deploy-finished.js';
 import { tableBilling, type TableCapacity } from './capacity.js';
 import { Dashboard } from './dashboard.js';
-import { Operations, contributorInsights, validateOperations, type OperationsOptions } from './operations.js';
+import { Operations } from './operations.js';
+import { contributorInsights, validateOperations, type OperationsOptions } from './operations-options.js';
 import {
   INSECURE_NO_AUTH,
   authorizerCacheTtl,
