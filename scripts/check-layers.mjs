@@ -5,7 +5,8 @@
  *   handlers (functions/{placement,baremetal,maintenance,authorizer})
  *     -> use cases (Placement's, functions/usecases/) | conductor (bare metal's workflows)
  *     -> bridge (functions/bridge/: bare metal through Placement) -> store -> core
- *   every layer may use http/ (handlers only), observability/ and config.ts;
+ *   every layer may use http/ (handlers only), observability/ and config.ts (with its parts
+ *   in functions/config/, which import nothing else);
  *   core imports nothing but core (and zod / node built-ins), and neither does the
  *   bridge's pure part (functions/bridge/shape.ts);
  *   across the two APIs (WINGS): Placement's modules import nothing of bare metal's
@@ -45,6 +46,7 @@ export const LAYERS = [
   ['functions/http/', 'http'],
   ['functions/observability/', 'observability'],
   ['functions/config.ts', 'config'],
+  ['functions/config/', 'config'],
   ['functions/placement/', 'placement'],
   ['functions/baremetal/', 'baremetal'],
   ['functions/maintenance/', 'maintenance'],

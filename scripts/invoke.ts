@@ -46,7 +46,7 @@ import { commandLine, plainErrors } from './args.js';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** the stack's functions: name -> entry (cdk/lib/berth-stack.ts and baremetal.ts build the same list) */
+/** the stack's functions: name -> entry (cdk/lib/placement-api.ts, maintenance.ts and baremetal.ts build the same list) */
 export async function functionEntries(): Promise<Map<string, string>> {
   const { PLACEMENT_FAMILY_MODULES } = await import('../functions/placement/index.js');
   const { BAREMETAL_FAMILY_MODULES } = await import('../functions/baremetal/index.js');
@@ -141,7 +141,7 @@ export function requestEvent(fn: string, method: string, path: string, headers: 
   return buildEvent(api, { method, url: path, headers: h, body: Buffer.from(body ?? '') }).event;
 }
 
-/** the construct path (under the stack) the stack gives a function of this name (cdk/lib/berth-stack.ts, baremetal.ts) */
+/** the construct path (under the stack) the stack gives a function of this name (cdk/lib/placement-api.ts, maintenance.ts, baremetal.ts) */
 export function constructPathOf(name: string): string {
   if (name === 'maintenance') return 'Maintenance/Fn/Resource';
   if (name === 'keystone-authorizer') return 'KeystoneAuthorizer/Fn/Resource';

@@ -30,7 +30,7 @@ import { FunctionSettingsError } from '../lib/function.js';
 import { IdentityConfigError } from '../lib/identity.js';
 import { LimitsConfigError } from '../lib/limits.js';
 import { NetworkConfigError } from '../lib/network.js';
-import { OperationsConfigError } from '../lib/operations.js';
+import { OperationsConfigError } from '../lib/operations-options.js';
 import { FeedConfigError } from '../lib/feed.js';
 import { acknowledgeNagFindings } from '../lib/nag.js';
 import { SAM_CONTEXT } from '../lib/sam.js';

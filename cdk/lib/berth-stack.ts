@@ -1,32 +1,28 @@
 /**
  * Berth in one stack: the DynamoDB table, the Placement HTTP API (one Lambda per
- * resource family), the bare-metal HTTP API, the node-allocation state machine, and
- * the scheduled maintenance function.
+ * resource family, cdk/lib/placement-api.ts), the bare-metal HTTP API, the
+ * node-allocation state machine, and the scheduled maintenance function
+ * (cdk/lib/maintenance.ts).
  */
-import { CfnOutput, Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer, HttpLambdaAuthorizer, HttpLambdaResponseType } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
-import * as scheduler from 'aws-cdk-lib/aws-scheduler';
-import * as schedulerTargets from 'aws-cdk-lib/aws-scheduler-targets';
-import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as lambdaDestinations from 'aws-cdk-lib/aws-lambda-destinations';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
-import * as logs from 'aws-cdk-lib/aws-logs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
-import { PLACEMENT_DEFAULT_FAMILY, PLACEMENT_FAMILIES, PLACEMENT_FOREST_FAMILIES, PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
+import { PLACEMENT_ROUTES } from '../../functions/placement/routes.js';
 import { GSIS, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/ddb/table.js';
 import { ChangeFeed, validateFeed, type FeedOptions } from './feed.js';
 import { BAREMETAL_SCHEDULERS, type BaremetalScheduler } from '../../functions/config.js';
 import { BerthFunction, setFunctionSettings, validateForest, type ForestDeploy, type FunctionSettings } from './function.js';
-import { MAINTENANCE_ACCESS, PLACEMENT_ACCESS, RATE_LIMIT_ACCESS, grantTableAccess } from './permissions.js';
-import { acknowledgePublicRoute } from './nag.js';
+import { RATE_LIMIT_ACCESS, grantTableAccess } from './permissions.js';
 import { BaremetalApi } from './baremetal.js';
 import { DeployFinished } from './deploy-finished.js';
 import { tableBilling, type TableCapacity } from './capacity.js';
 import { Dashboard } from './dashboard.js';
-import { Operations, contributorInsights, validateOperations, type OperationsOptions } from './operations.js';
+import { Operations } from './operations.js';
+import { contributorInsights, validateOperations, type OperationsOptions } from './operations-options.js';
 import {
   INSECURE_NO_AUTH,
   authorizerCacheTtl,
@@ -36,10 +32,13 @@ import {
   type IdentityOptions,
 } from './identity.js';
 import { BerthNetwork, setFunctionNetwork, validateNetwork, type NetworkOptions } from './network.js';
-import { PUBLIC_PATHS, rateLimitEnvironment, stageThrottles, validateLimits, type LimitOptions } from './limits.js';
+import { rateLimitEnvironment, validateLimits, type LimitOptions } from './limits.js';
 import { BAREMETAL_ROUTES } from '../../functions/baremetal/routes.js';
 import type { DashboardDomain } from './dashboard.js';
 import { ApiFront, type ApiFrontOptions } from './api-front.js';
+import { buildPlacementApi } from './placement-api.js';
+import { buildMaintenance } from './maintenance.js';
+import { configureStage } from './stage.js';
 
 export type { IdentityOptions } from './identity.js';
 
@@ -76,9 +75,6 @@ export interface BerthStackProps extends StackProps {
   /** the table's capacity mode (cdk/lib/capacity.ts; `-c tableCapacity`; default on demand) */
   tableCapacity?: TableCapacity;
 }
-
-/** Placement families that answer from the provider forest (and so load it when they start): their routes' `forest` operations */
-export const FOREST_FAMILIES: readonly string[] = PLACEMENT_FOREST_FAMILIES;
 
 export class BerthStack extends Stack {
   readonly table: dynamodb.TableV2;
@@ -173,70 +169,22 @@ export class BerthStack extends Stack {
     };
 
     // ---------------------------------------------------------------- Placement
-    const accessLogs = new logs.LogGroup(this, 'PlacementAccessLogs', {
-      retention: logs.RetentionDays.ONE_MONTH,
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
-    this.placementApi = new apigw.HttpApi(this, 'PlacementApi', {
-      apiName: `${id}-placement`,
-      description: 'OpenStack Placement API (Berth)',
-      createDefaultStage: true,
-    });
-    this.configureStage(this.placementApi, 'placement', accessLogs, limits);
-    const families = new Map<string, BerthFunction>();
     const forestMemoryMb = props.forest?.memoryMb ?? 3008;
-    for (const family of PLACEMENT_FAMILIES) {
-      const forest = FOREST_FAMILIES.includes(family);
-      const fnEnv = { ...env };
-      // Lambda answers are capped at 6 MB: 1,000 candidates (Nova's default limit) fit
-      if (family === 'allocation-candidates') fnEnv.MAX_ALLOCATION_CANDIDATES = '1000';
-      // load the forest in the init phase (full CPU, before the first request waits for it)
-      if (forest) fnEnv.SNAPSHOT_PREWARM = 'true';
-      const fn = new BerthFunction(this, `Placement-${family}`, {
-        entry: `functions/placement/${family}.ts`,
-        description: `Placement ${family}`,
-        table: this.table,
-        access: 'none',
-        environment: fnEnv,
-        memoryMb: forest ? forestMemoryMb : 1024,
-        largeHeap: forest,
-        provisionedConcurrency: forest ? props.forest?.provisionedConcurrency : undefined,
-        deploy: forest ? props.forest?.deploy : undefined,
-      });
-      // least privilege: only the actions and key prefixes this family's code uses
-      const rules = PLACEMENT_ACCESS[family];
-      if (!rules) throw new Error(`no table access rules for Placement family ${family} (cdk/lib/permissions.ts)`);
-      grantTableAccess(fn.fn, this.table, rules);
-      // the project bucket: every family but the version document's (no caller to count)
-      if (limits.project && family !== 'root') grantTableAccess(fn.fn, this.table, RATE_LIMIT_ACCESS.placement);
-      families.set(family, fn);
-    }
-    for (const route of PLACEMENT_ROUTES) {
-      const fn = families.get(route.family)?.target;
-      if (!fn) throw new Error(`route ${route.path} names family ${route.family}, which has no function`);
-      // every method reaches the family's function, which answers 405 with Allow itself
-      const added = this.placementApi.addRoutes({
-        path: route.path,
-        methods: [apigw.HttpMethod.ANY],
-        integration: new HttpLambdaIntegration(`Int-${route.family}-${route.path}`, fn),
-        authorizer: route.path === '/' ? undefined : authorizer,
-      });
-      // without an authorizer (the insecure test-only mode) cdk-nag's APIG4 stays an error
-      if (route.path === '/') added.forEach(acknowledgePublicRoute);
-    }
-    // unmatched paths: Placement's own 404 from the root family
-    const fallback = new apigw.HttpRoute(this, 'PlacementDefaultRoute', {
-      httpApi: this.placementApi,
-      routeKey: apigw.HttpRouteKey.DEFAULT,
-      integration: new HttpLambdaIntegration('Int-default', families.get(PLACEMENT_DEFAULT_FAMILY)!.target),
+    this.placementApi = buildPlacementApi(this, {
+      id,
+      table: this.table,
+      authorizer,
+      environment: env,
+      projectRateLimit: !!limits.project,
+      configureStage: (api, lg) => configureStage(api, 'placement', lg, limits),
+      forest: { memoryMb: forestMemoryMb, provisionedConcurrency: props.forest?.provisionedConcurrency, deploy: props.forest?.deploy },
     });
-    acknowledgePublicRoute(fallback);
 
     const baremetal = new BaremetalApi(this, 'Baremetal', {
       table: this.table,
       authorizer,
       environment: identityEnv,
-      configureStage: (api, lg) => this.configureStage(api, 'baremetal', lg, limits),
+      configureStage: (api, lg) => configureStage(api, 'baremetal', lg, limits),
       scheduler: bmScheduler,
       forestMemoryMb,
     });
@@ -251,62 +199,9 @@ export class BerthStack extends Stack {
     }
 
     // ---------------------------------------------------------------- maintenance
-    // orphan recovery (bare metal) and the incomplete-consumer migration, every minute;
-    // each task works in bounded batches and resumes where the previous run stopped
-    const maintenance = new BerthFunction(this, 'Maintenance', {
-      entry: 'functions/maintenance/handler.ts',
-      description: 'Scheduled maintenance: orphan recovery, incomplete-consumer migration',
-      table: this.table,
-      access: 'none',
-      timeout: Duration.seconds(60),
-      // it keeps a forest too: the forest image is written from it
-      memoryMb: forestMemoryMb,
-      largeHeap: true,
-      // one run at a time: a run that outlasts the minute makes the next one wait, never overlap
-      reservedConcurrency: 1,
-    });
+    const maintenance = buildMaintenance(this, { table: this.table, baremetal, forestMemoryMb });
     this.maintenance = maintenance.fn;
-    grantTableAccess(maintenance.fn, this.table, MAINTENANCE_ACCESS);
-    baremetal.grantOrphanRecovery(maintenance.fn);
-    // the scheduled events of runs that failed (timeout, crash, a failed init) or could not
-    // start in time, kept two weeks for the operator (docs/operating.md, "Operating in AWS")
-    this.maintenanceFailures = new sqs.Queue(this, 'MaintenanceFailures', {
-      encryption: sqs.QueueEncryption.SQS_MANAGED,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-    });
-    Validations.of(this.maintenanceFailures).acknowledge({
-      id: 'AwsSolutions::AwsSolutions-SQS3',
-      reason:
-        'This queue is itself the failure destination of the maintenance function and its schedule; its messages are read by an operator, not redriven.',
-    });
-    const failed = new lambdaDestinations.SqsDestination(this.maintenanceFailures);
-    maintenance.fn.configureAsyncInvoke({
-      onFailure: failed,
-      // the schedule is the retry: the next run starts a minute later and resumes where this
-      // one stopped, so a retry would only repeat it (and wait for the one slot)
-      retryAttempts: 0,
-      // an event that could not start within two minutes (the slot was taken) is superseded by
-      // the runs scheduled since; it goes to the queue, which says runs are backing up
-      maxEventAge: Duration.minutes(2),
-    });
-    const schedule = new scheduler.Schedule(this, 'MaintenanceSchedule', {
-      schedule: scheduler.ScheduleExpression.rate(Duration.minutes(1)),
-      // Scheduler's own retries cover failing to hand the event to Lambda (not the run)
-      target: new schedulerTargets.LambdaInvoke(maintenance.fn, {
-        retryAttempts: 2,
-        maxEventAge: Duration.minutes(2),
-        deadLetterQueue: this.maintenanceFailures,
-      }),
-      description: 'Berth maintenance every minute',
-    });
-    const maintenanceId = this.getLogicalId(maintenance.fn.node.defaultChild as lambda.CfnFunction);
-    // the scheduler's role is created at stack level (one per target), hence the stack-wide acknowledgement
-    void schedule;
-    Validations.of(this).acknowledge({
-      id: `AwsSolutions::AwsSolutions-IAM5[Resource::<${maintenanceId}.Arn>:*]`,
-      reason: 'The scheduler may invoke the maintenance function and its versions only.',
-    });
+    this.maintenanceFailures = maintenance.failures;
     // -c wafWebAclArn: CloudFront and the web ACL in front of each API; the dashboard uses them too
     const fronts = props.apiFront && {
       placement: new ApiFront(this, 'PlacementFront', { api: this.placementApi, name: 'placement', options: props.apiFront }),
@@ -337,28 +232,6 @@ export class BerthStack extends Stack {
     new DeployFinished(this, 'DeployFinished', { maintenance: maintenance.fn });
     new CfnOutput(this, 'PlacementUrl', { value: this.placementApi.apiEndpoint });
     new CfnOutput(this, 'TableName', { value: this.table.tableName });
-  }
-
-  private configureStage(api: apigw.HttpApi, name: 'placement' | 'baremetal', logGroup: logs.LogGroup, limits: LimitOptions) {
-    const stage = api.defaultStage!.node.defaultChild as apigw.CfnStage;
-    // the version documents and $default: answered 429 by API Gateway beyond their throttle
-    const routes = name === 'placement' ? PLACEMENT_ROUTES : BAREMETAL_ROUTES;
-    const publicPaths = routes.map((r) => r.path).filter((p) => PUBLIC_PATHS[name].includes(p));
-    const { defaultRouteSettings, routeSettings } = stageThrottles(name, publicPaths, limits);
-    stage.defaultRouteSettings = defaultRouteSettings;
-    stage.routeSettings = routeSettings;
-    stage.accessLogSettings = {
-      destinationArn: logGroup.logGroupArn,
-      format: JSON.stringify({
-        requestId: '$context.requestId',
-        ip: '$context.identity.sourceIp',
-        method: '$context.httpMethod',
-        path: '$context.path',
-        status: '$context.status',
-        latencyMs: '$context.responseLatency',
-        integrationError: '$context.integrationErrorMessage',
-      }),
-    };
   }
 }
 

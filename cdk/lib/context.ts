@@ -3,7 +3,7 @@
  * built (cdk/bin/app.ts): a value that cannot work — a typo in a flag's name included —
  * stops the synth with the reason, instead of failing at deploy time or being ignored.
  * Each construct's own validate*() checks the meaning (identity.ts, network.ts,
- * limits.ts, operations.ts, dashboard.ts, function.ts); here each string becomes its
+ * limits.ts, operations-options.ts, dashboard.ts, function.ts); here each string becomes its
  * type. README ("Deploying to AWS") and docs/operating.md ("Operating in AWS") list them all; a test pairs the
  * two lists.
  */
@@ -12,7 +12,7 @@ import { validateApiFront } from './api-front.js';
 import { validateDashboardDomain } from './dashboard.js';
 import { validateForest, type ForestDeploy, type LogLevel } from './function.js';
 import { parseRouteThrottles, parseThrottle } from './limits.js';
-import { parseInsights } from './operations.js';
+import { parseInsights } from './operations-options.js';
 import { parseTableCapacity } from './capacity.js';
 
 /** every option Berth reads, with what it takes */

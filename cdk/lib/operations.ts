@@ -1,9 +1,10 @@
 /**
  * Operating Berth in AWS: a CloudWatch alarm for each condition that needs a person,
  * optionally notifying an SNS topic (a new, KMS-encrypted one with e-mail subscriptions,
- * or an existing one), and on request a CloudWatch dashboard (`-c dashboard=true`) and
- * DynamoDB Contributor Insights on the table and its indexes (`-c insights=true`, which
- * brings the dashboard too). docs/operating.md ("Operating in AWS") says what each alarm means and
+ * or an existing one), and on request a CloudWatch dashboard (`-c dashboard=true`,
+ * cdk/lib/operations-dashboard.ts) and DynamoDB Contributor Insights on the table and its
+ * indexes (`-c insights=true`, which brings the dashboard too); the settings are checked in
+ * cdk/lib/operations-options.ts. docs/operating.md ("Operating in AWS") says what each alarm means and
  * what to do; test/unit/cdk/operations.test.ts holds the template to it.
  *
  * Every threshold is here, with its reason. Metrics that AWS only emits when something
@@ -14,7 +15,7 @@ import { Annotations, Duration, Stack } from 'aws-cdk-lib';
 import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as actions from 'aws-cdk-lib/aws-cloudwatch-actions';
-import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -24,72 +25,8 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { BerthFunction } from './function.js';
-
-export type InsightsMode = 'all' | 'throttled';
-
-export interface OperationsOptions {
-  /** e-mail addresses subscribed to a new SNS topic the alarms notify (`-c alarmEmail=a@x,b@y`) */
-  alarmEmails: string[];
-  /** an existing standard SNS topic, in the stack's account and region, the alarms notify (`-c alarmTopicArn=…`) */
-  alarmTopicArn?: string;
-  /** a CloudWatch dashboard of the stack (`-c dashboard=true`; flat $3 a month beyond the free three) */
-  dashboard: boolean;
-  /**
-   * DynamoDB Contributor Insights on the table and every index (`-c insights=true`: the
-   * most accessed and most throttled keys; `-c insights=throttled`: throttled keys only).
-   * Billed per event it counts, so it grows with traffic, unlike the dashboard.
-   */
-  insights: InsightsMode | false;
-  /**
-   * false (`-c alarms=off`): build no alarms. With alarms and no destination (neither
-   * alarmEmail nor alarmTopicArn) the synth warns that they notify nobody.
-   */
-  alarms: boolean;
-}
-
-/** the warning of a deployment whose alarms notify nobody (cdk synth / deploy print it) */
-export const NO_ALARM_DESTINATION_WARNING =
-  'The alarms notify nobody: add -c alarmEmail=ops@example.com or -c alarmTopicArn=arn:aws:sns:…, or -c alarms=off to deploy without alarms knowingly (docs/operating.md, "Operating in AWS").';
-
-export class OperationsConfigError extends Error {}
-
-const EMAIL = /^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/;
-// a standard topic: CloudWatch alarms cannot notify FIFO topics
-const TOPIC_ARN = /^arn:aws[a-z-]*:sns:[a-z]{2}(-[a-z]+)+-\d:\d{12}:[A-Za-z0-9_-]{1,256}$/;
-
-/** `-c insights=…`: true (all keys), throttled, or false / unset */
-export function parseInsights(value: string | undefined): InsightsMode | false {
-  if (value === undefined || value === 'false') return false;
-  if (value === 'true') return 'all';
-  if (value === 'throttled') return 'throttled';
-  throw new OperationsConfigError(`-c insights=${value}: expected true, throttled or false`);
-}
-
-/** Check the operator's settings; unset ones take their defaults (no notification, no dashboard, no insights). */
-export function validateOperations(o: Partial<OperationsOptions> = {}): OperationsOptions {
-  const alarmEmails = o.alarmEmails ?? [];
-  for (const e of alarmEmails) if (!EMAIL.test(e)) throw new OperationsConfigError(`alarmEmail ${JSON.stringify(e)} is not an e-mail address`);
-  if (o.alarmTopicArn !== undefined && !TOPIC_ARN.test(o.alarmTopicArn)) {
-    throw new OperationsConfigError(`alarmTopicArn ${JSON.stringify(o.alarmTopicArn)} is not the ARN of a standard SNS topic`);
-  }
-  const alarms = o.alarms ?? true;
-  if (!alarms && (alarmEmails.length || o.alarmTopicArn !== undefined))
-    throw new OperationsConfigError('-c alarms=off builds no alarms: leave out alarmEmail and alarmTopicArn, or drop alarms=off');
-  const insights = o.insights ?? false;
-  if (insights !== false && insights !== 'all' && insights !== 'throttled')
-    throw new OperationsConfigError(`insights ${JSON.stringify(insights)} is not all, throttled or false`);
-  // the keys Contributor Insights finds are read next to the traffic on the dashboard
-  return { alarmEmails, alarmTopicArn: o.alarmTopicArn, insights, dashboard: (o.dashboard ?? false) || insights !== false, alarms };
-}
-
-/** The table's Contributor Insights setting (applies to its indexes too) for `insights`. */
-export function contributorInsights(insights: InsightsMode | false): dynamodb.ContributorInsightsSpecification | undefined {
-  if (insights === false) return undefined;
-  return {
-    enabled: true,
-    mode: insights === 'throttled' ? dynamodb.ContributorInsightsMode.THROTTLED_KEYS : dynamodb.ContributorInsightsMode.ACCESSED_AND_THROTTLED_KEYS,
-  };
-}
+import { operationsDashboard } from './operations-dashboard.js';
+import { NO_ALARM_DESTINATION_WARNING, type OperationsOptions } from './operations-options.js';
 
 /** What the alarms watch. */
 export interface OperationsProps {
@@ -307,119 +244,16 @@ export class Operations extends Construct {
       this.alarms.push(alarm);
     }
 
-    if (options.dashboard) this.dashboard = this.buildDashboard(props, functions, dynamo);
-  }
-
-  /** one page: alarm states, then the APIs, functions, table, state machines and maintenance over time */
-  private buildDashboard(
-    props: OperationsProps,
-    functions: Array<{ name: string; fn: lambda.Function }>,
-    dynamo: (metricName: string, dimensionsMap: Record<string, string>) => cloudwatch.Metric,
-  ): cloudwatch.Dashboard {
-    const minute = Duration.minutes(1);
-    const graph = (title: string, left: cloudwatch.IMetric[], width = 8) => new cloudwatch.GraphWidget({ title, left, width, height: 6 });
-    const perFunction = (f: (fn: lambda.Function) => cloudwatch.Metric) =>
-      functions.map(({ name, fn }) => f(fn).with({ label: name, period: minute }));
-    const apis = Object.entries(props.apis);
-    const machines = Object.entries(props.machines);
-    const table = props.table.tableName;
-    const d = new cloudwatch.Dashboard(this, 'Dashboard', { dashboardName: `${this.prefix}-operations`, defaultInterval: Duration.hours(3) });
-    d.addWidgets(
-      new cloudwatch.TextWidget({
-        markdown: `# ${this.prefix}\nAlarms, then traffic and errors per minute. docs/operating.md, "Operating in AWS", says what each alarm means and what to do.`,
-        width: 24,
-        height: 2,
-      }),
-    );
-    if (this.alarms.length) d.addWidgets(new cloudwatch.AlarmStatusWidget({ title: 'Alarms', alarms: this.alarms, width: 24, height: 6 }));
-    d.addWidgets(
-      graph(
-        'API requests',
-        apis.map(([n, api]) => api.metricCount({ period: minute, label: n })),
-      ),
-      graph(
-        'API 4xx / 5xx',
-        apis.flatMap(([n, api]) => [
-          api.metricClientError({ period: minute, label: `${n} 4xx` }),
-          api.metricServerError({ period: minute, label: `${n} 5xx` }),
-        ]),
-      ),
-      graph(
-        'API latency p99 (ms)',
-        apis.map(([n, api]) => api.metricLatency({ period: minute, statistic: 'p99', label: n })),
-      ),
-    );
-    d.addWidgets(
-      graph(
-        'Function errors',
-        perFunction((fn) => fn.metricErrors({ statistic: 'Sum' })),
-        6,
-      ),
-      graph(
-        'Function throttles',
-        perFunction((fn) => fn.metricThrottles({ statistic: 'Sum' })),
-        6,
-      ),
-      graph(
-        'Function duration p99 (ms)',
-        perFunction((fn) => fn.metricDuration({ statistic: 'p99' })),
-        6,
-      ),
-      graph(
-        'Concurrent executions',
-        perFunction((fn) => fn.metric('ConcurrentExecutions', { statistic: 'Maximum' })),
-        6,
-      ),
-    );
-    const indexed = (metricName: string, statistic = 'Sum') => [
-      dynamo(metricName, { TableName: table }).with({ label: 'table', period: minute, statistic }),
-      ...props.indexNames.map((i) =>
-        dynamo(metricName, { TableName: table, GlobalSecondaryIndexName: i }).with({ label: i, period: minute, statistic }),
-      ),
-    ];
-    d.addWidgets(
-      graph('DynamoDB read units', indexed('ConsumedReadCapacityUnits'), 6),
-      graph('DynamoDB write units', indexed('ConsumedWriteCapacityUnits'), 6),
-      graph('DynamoDB throttle events', [...indexed('ReadThrottleEvents'), ...indexed('WriteThrottleEvents')], 6),
-      graph(
-        'DynamoDB latency (ms, avg)',
-        ['GetItem', 'Query', 'BatchGetItem', 'TransactWriteItems'].map((op) =>
-          dynamo('SuccessfulRequestLatency', { TableName: table, Operation: op }).with({ label: op, period: minute, statistic: 'Average' }),
-        ),
-        6,
-      ),
-    );
-    d.addWidgets(
-      graph(
-        'Executions',
-        machines.flatMap(([n, sm]) => [
-          sm.metricStarted({ period: minute, label: `${n} started` }),
-          sm.metricSucceeded({ period: minute, label: `${n} succeeded` }),
-          sm.metricFailed({ period: minute, label: `${n} failed` }),
-          sm.metricTimedOut({ period: minute, label: `${n} timed out` }),
-          sm.metricAborted({ period: minute, label: `${n} aborted` }),
-        ]),
-      ),
-      graph('Maintenance runs', [
-        props.maintenance.metricInvocations({ period: minute, label: 'invocations' }),
-        props.maintenance.metricErrors({ period: minute, label: 'errors' }),
-        props.maintenanceFailures.metricApproximateNumberOfMessagesVisible({ period: minute, label: 'failed runs queued', statistic: 'Maximum' }),
-      ]),
-      graph('Maintenance duration (ms, max)', [props.maintenance.metricDuration({ period: minute, statistic: 'Maximum', label: 'duration' })]),
-    );
-    if (props.options.insights) {
-      d.addWidgets(
-        new cloudwatch.TextWidget({
-          markdown:
-            "## Contributor Insights\nThe table's and each index's " +
-            (props.options.insights === 'throttled' ? 'most throttled' : 'most accessed and most throttled') +
-            ' partition keys: DynamoDB console → the table → Monitor → Contributor Insights (CloudWatch → Contributor Insights lists the rules as DynamoDBContributorInsights-*).',
-          width: 24,
-          height: 2,
-        }),
-      );
+    if (options.dashboard) {
+      this.dashboard = operationsDashboard(this, {
+        ...props,
+        prefix: this.prefix,
+        alarms: this.alarms,
+        functions,
+        dynamo,
+        insights: options.insights,
+      });
     }
-    return d;
   }
 
   private alarm(

@@ -6,81 +6,28 @@
  * Parse, authorize, call the conductor (functions/conductor/allocations.ts), render.
  * POST answers 201 once the allocation is stored `allocating` and its execution
  * started; a backfill (`node`, API >= 1.58) is bound to its node before the answer.
+ * The list is allocations/list.ts; the version gate and the owner checks, allocations/args.ts.
  */
 import { httpLambda } from '../http/apigw.js';
 import { Err, IronicError } from '../core/baremetal/errors.js';
 import { ALLOCATION_STATES, allocationLimitProblem } from '../core/baremetal/allocations.js';
 import { isoNow, type NodeRecord } from '../core/baremetal/records.js';
 import { newUuid } from '../core/compat/uuid.js';
-import { getAllocation, queryAllocations, type StoredAllocation } from '../store/baremetal/allocations.js';
+import { getAllocation, type StoredAllocation } from '../store/baremetal/allocations.js';
 import { nextBmSeq } from '../store/baremetal/keys.js';
 import { createAllocation, destroyAllocation, resolveCandidateNodes, updateAllocation } from '../conductor/allocations.js';
 import { ALLOCATION_JSON, ALLOCATION_PATCH_FIELDS } from '../../schemas/baremetal/allocations.js';
 import { baremetalApp, buildUrl, jsonResponse, noContent, queryArgs, type BmRequest, type FamilyRoutes } from './framework/app.js';
-import { integerArg, stringArg, stringListArg, uuidArg, uuidOrNameArg, validateSchema } from './framework/args.js';
+import { stringArg, stringListArg, uuidArg, uuidOrNameArg, validateSchema } from './framework/args.js';
 import { WebobError } from './framework/errors.js';
 import { applyPatch, patchFields, patchValues, validatePatch } from './framework/jsonpatch.js';
 import { V } from './framework/versions.js';
-import {
-  allocationWithPolicy,
-  checkOwnerPolicy,
-  getRpcNode,
-  listScope,
-  nodeIdent,
-  paginate,
-  validLogicalName,
-  validateLimit,
-  validateSortDir,
-} from './lookup.js';
-import { allocationView, nextLink, ownerTarget } from './views.js';
-
-const INVALID_SORT_KEYS = ['extra', 'candidate_nodes', 'traits'];
-const SORT_KEYS = ['id', 'uuid', 'name', 'state', 'resource_class', 'created_at', 'updated_at', 'owner', 'last_error', 'node_uuid'];
-
-/** AllocationsController._route: below 1.52 GET is 404, everything else 405 */
-function gate(r: BmRequest): void {
-  if (r.minor < V.ALLOCATION) {
-    const msg = 'The API version does not allow allocations';
-    throw r.http.method === 'GET' ? new WebobError(404, msg) : new WebobError(405, msg);
-  }
-}
-
-/** _check_allowed_allocation_fields */
-function checkOwnerField(r: BmRequest, fields: Iterable<string> | undefined): void {
-  if (!fields) return;
-  if ([...fields].includes('owner') && r.minor < V.ALLOCATION_OWNER) throw Err.notAcceptable();
-}
+import { allocationWithPolicy, checkOwnerPolicy, getRpcNode, nodeIdent, validLogicalName } from './lookup.js';
+import { allocationView, ownerTarget } from './views.js';
+import { authorizeCreate, checkOwnerField, gate, patchableDict, type Body } from './allocations/args.js';
+import { list } from './allocations/list.js';
 
 // ------------------------------------------------------------------ create
-
-type Body = Record<string, unknown> & {
-  uuid?: string | null;
-  name?: string | null;
-  node?: string | null;
-  owner?: string | null;
-  resource_class?: string | null;
-  traits?: string[] | null;
-  candidate_nodes?: string[] | null;
-  extra?: Record<string, unknown> | null;
-};
-
-/** AllocationsController._authorize_create_allocation */
-function authorizeCreate(r: BmRequest, a: Body): void {
-  const enforceNew = r.policy.enforceNewDefaults;
-  try {
-    r.authorize('baremetal:allocation:create');
-    checkOwnerField(r, Object.keys(a));
-    if (!enforceNew && !a.owner) r.authorize('baremetal:allocation:create_pre_rbac');
-  } catch (e) {
-    if (!(e instanceof IronicError && e.status === 403)) throw e;
-    const project = r.creds.projectId;
-    if (project && a.owner && project !== a.owner) throw e;
-    if (a.owner && !enforceNew) r.authorize('baremetal:allocation:create_pre_rbac');
-    r.authorize('baremetal:allocation:create_restricted');
-    checkOwnerField(r, Object.keys(a));
-    a.owner = project ?? null;
-  }
-}
 
 async function create(r: BmRequest) {
   gate(r);
@@ -155,94 +102,7 @@ async function create(r: BmRequest) {
   return jsonResponse(201, allocationView(r, saved));
 }
 
-// ------------------------------------------------------------------ list / show
-
-const LIST_ARGS = ['node', 'resource_class', 'state', 'marker', 'limit', 'sort_key', 'sort_dir', 'fields', 'owner'];
-
-async function list(r: BmRequest) {
-  gate(r);
-  const q = queryArgs(r, LIST_ARGS);
-  const nodeArg = uuidOrNameArg('node', q.node);
-  const marker = uuidArg('marker', q.marker);
-  const limitArg = integerArg('limit', q.limit);
-  const fields = stringListArg('fields', q.fields);
-  let owner = stringArg('owner', q.owner);
-  const requestor = listScope(r, 'allocation', owner);
-  checkOwnerField(r, fields);
-  if (owner !== undefined && r.minor < V.ALLOCATION_OWNER) throw Err.notAcceptable();
-  if (owner !== undefined && requestor !== undefined && owner !== requestor) throw Err.notAuthorized();
-  if (requestor !== undefined) owner = requestor;
-  return collection(r, {
-    node: nodeArg,
-    resourceClass: q.resource_class,
-    state: q.state,
-    owner,
-    marker,
-    limit: limitArg,
-    sortKey: q.sort_key ?? 'id',
-    sortDir: q.sort_dir ?? 'asc',
-    fields,
-  });
-}
-
-interface CollectionQuery {
-  node?: string;
-  resourceClass?: string;
-  state?: string;
-  owner?: string;
-  marker?: string;
-  limit?: number;
-  sortKey: string;
-  sortDir: string;
-  fields?: string[];
-}
-
-/** _get_allocations_collection (the top-level list) */
-async function collection(r: BmRequest, c: CollectionQuery) {
-  const limit = validateLimit(c.limit);
-  const sortDir = validateSortDir(c.sortDir);
-  if (INVALID_SORT_KEYS.includes(c.sortKey)) throw Err.invalid(`The sort_key value ${c.sortKey} is an invalid field for sorting`);
-  if (!SORT_KEYS.includes(c.sortKey)) throw Err.invalid(`The sort_key value "${c.sortKey}" is an invalid field for sorting`);
-  let owner = c.owner;
-  if (r.creds.systemScope !== 'all' && !r.allowed('baremetal:allocation:list_all')) {
-    if (!r.creds.projectId) throw Err.forbidden('baremetal:allocation:list_all');
-    owner = r.creds.projectId;
-  }
-  let markerRec: StoredAllocation | undefined;
-  if (c.marker) {
-    markerRec = await getAllocation(c.marker.toLowerCase());
-    if (!markerRec) throw Err.allocationNotFound(c.marker);
-  }
-  let items: StoredAllocation[];
-  if (c.node) {
-    let node: NodeRecord;
-    try {
-      node = await getRpcNode(r, c.node);
-    } catch (e) {
-      if (e instanceof IronicError && e.status === 404) throw new IronicError(400, e.faultstring);
-      throw e;
-    }
-    if (!r.allowed('baremetal:node:get', ownerTarget('node', node.owner, node.lessee))) throw Err.notFound();
-    const a = node.allocation_uuid ? await getAllocation(node.allocation_uuid) : undefined;
-    items = a && a.node_uuid === node.uuid ? [a] : [];
-    if (c.state !== undefined) items = items.filter((x) => x.state === c.state);
-  } else {
-    items = await queryAllocations(c.state !== undefined ? { state: c.state } : {});
-  }
-  items = items.filter((a) => {
-    if (c.resourceClass !== undefined && a.resource_class !== c.resourceClass) return false;
-    if (owner !== undefined && a.owner !== owner) return false;
-    return true;
-  });
-  const page = paginate(items, { sortKey: c.sortKey === 'id' ? 'id' : c.sortKey, sortDir, limit, marker: markerRec });
-  for (const a of page) checkOwnerPolicy(r, 'allocation', 'baremetal:allocation:get', a.owner);
-  const body: Record<string, unknown> = { allocations: page.map((a) => allocationView(r, a, c.fields)) };
-  const params: Record<string, string> = { sort_key: c.sortKey, sort_dir: sortDir };
-  if (c.fields) params.fields = c.fields.join(',');
-  const next = nextLink(r, 'allocations', page, limit, params);
-  if (next) body.next = next;
-  return jsonResponse(200, body);
-}
+// ------------------------------------------------------------------ show
 
 async function show(r: BmRequest) {
   gate(r);
@@ -255,26 +115,6 @@ async function show(r: BmRequest) {
 }
 
 // ------------------------------------------------------------------ update
-
-/** allocation.as_dict(): what a patch is applied to */
-function patchableDict(cur: StoredAllocation): Record<string, unknown> {
-  return {
-    id: cur.seq,
-    uuid: cur.uuid,
-    name: cur.name,
-    node_id: cur.node_uuid,
-    state: cur.state,
-    last_error: cur.last_error,
-    resource_class: cur.resource_class,
-    traits: cur.traits,
-    candidate_nodes: cur.candidate_nodes,
-    extra: cur.extra,
-    conductor_affinity: cur.exec,
-    owner: cur.owner,
-    created_at: cur.created_at,
-    updated_at: cur.updated_at,
-  };
-}
 
 async function update(r: BmRequest) {
   gate(r);

@@ -10,17 +10,9 @@ import type { HttpResponse } from '../http/types.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/aggregates.js';
 import { inFirstSeenOrder, setProviderAggregates } from '../store/placement/aggregates.js';
-import {
-  checkAccept,
-  extractJson,
-  jsonResponse,
-  placementApp,
-  requireJsonContent,
-  requireVersion,
-  type FamilyRoutes,
-  type PlacementRequest,
-  cacheHeaders,
-} from './framework/app.js';
+import { checkAccept, extractJson, jsonResponse, requireJsonContent, requireVersion, cacheHeaders } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
 import { ErrorCodes, conflict } from '../core/placement/errors.js';
 import { providerNotFound, providerOr404 } from './provider-lookup.js';
 

@@ -19,17 +19,10 @@ import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import { log } from '../observability/log.js';
 import { count, millis, metrics, MetricUnit } from '../observability/powertools.js';
 
-import {
-  checkAccept,
-  forVersion,
-  placementApp,
-  requireVersion,
-  validateQuery,
-  type FamilyRoutes,
-  type PlacementRequest,
-  cacheHeaders,
-  refuseHopeless,
-} from './framework/app.js';
+import { checkAccept, forVersion, requireVersion, validateQuery, cacheHeaders } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
+import { refuseHopeless } from './framework/too-large.js';
 
 /** rendered answers of this process (64 MB): see core/placement/candidates/answer-cache.ts */
 const answers = new AnswerCache(64 * 1024 * 1024);

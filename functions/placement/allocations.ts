@@ -18,18 +18,9 @@ import { claimAllocations, deleteConsumerAllocations } from '../usecases/placeme
 import { RetriesExhausted } from '../store/ddb/retry.js';
 import { customOrder } from '../store/placement/catalog.js';
 import { providerAllocationOrder } from '../core/placement/order.js';
-import {
-  cacheHeaders,
-  checkAccept,
-  extractJson,
-  jsonResponse,
-  forVersion,
-  placementApp,
-  requireJsonContent,
-  requireVersion,
-  type FamilyRoutes,
-  type PlacementRequest,
-} from './framework/app.js';
+import { cacheHeaders, checkAccept, extractJson, jsonResponse, forVersion, requireJsonContent, requireVersion } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
 import { ErrorCodes, type PlacementError, badRequest, conflict, notFound } from '../core/placement/errors.js';
 import { lastModified } from './views.js';
 

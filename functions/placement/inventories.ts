@@ -22,17 +22,9 @@ import * as S from '../../schemas/placement/inventories.js';
 import { writeInventories } from '../store/placement/inventories.js';
 import { customOrder, missingResourceClasses } from '../store/placement/catalog.js';
 import { inResourceClassOrder } from '../core/placement/standard.js';
-import {
-  checkAccept,
-  extractJson,
-  floatsInBody,
-  pyJsonResponse,
-  placementApp,
-  requireJsonContent,
-  type FamilyRoutes,
-  type PlacementRequest,
-  cacheHeaders,
-} from './framework/app.js';
+import { checkAccept, extractJson, floatsInBody, pyJsonResponse, requireJsonContent, cacheHeaders } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
 import { ErrorCodes, PlacementError, badRequest, conflict, notFound } from '../core/placement/errors.js';
 import { providerOr404 } from './provider-lookup.js';
 import { providerUrl } from './views.js';

@@ -11,15 +11,9 @@ import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/reshaper.js';
 import { reshape } from '../usecases/placement/reshape.js';
 import { RetriesExhausted } from '../store/ddb/retry.js';
-import {
-  extractJson,
-  forVersion,
-  placementApp,
-  requireJsonContent,
-  requireVersion,
-  type FamilyRoutes,
-  type PlacementRequest,
-} from './framework/app.js';
+import { extractJson, forVersion, requireJsonContent, requireVersion } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
 import { ErrorCodes, type PlacementError, badRequest, conflict } from '../core/placement/errors.js';
 import { CONCURRENT_UPDATE_TEXT, consumerRequests } from './allocations.js';
 

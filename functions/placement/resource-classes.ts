@@ -17,17 +17,9 @@ import {
   renameCustomResourceClass,
   type CustomResourceClass,
 } from '../store/placement/resource-classes.js';
-import {
-  checkAccept,
-  extractJson,
-  jsonResponse,
-  placementApp,
-  requireJsonContent,
-  requireVersion,
-  type FamilyRoutes,
-  type PlacementRequest,
-  cacheHeaders,
-} from './framework/app.js';
+import { checkAccept, extractJson, jsonResponse, requireJsonContent, requireVersion, cacheHeaders } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
 import { badRequest, conflict, notFound } from '../core/placement/errors.js';
 
 const P = 'placement:resource_classes';

@@ -18,19 +18,10 @@ import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import { layoutMigrating } from '../store/layout/state.js';
 import { Forest } from '../core/placement/forest.js';
 import { missingResourceClasses, missingTraits } from '../store/placement/catalog.js';
-import {
-  cacheHeaders,
-  checkAccept,
-  extractJson,
-  jsonResponse,
-  forVersion,
-  placementApp,
-  requireJsonContent,
-  validateQuery,
-  type FamilyRoutes,
-  type PlacementRequest,
-  refuseHopeless,
-} from './framework/app.js';
+import { cacheHeaders, checkAccept, extractJson, jsonResponse, forVersion, requireJsonContent, validateQuery } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
+import { refuseHopeless } from './framework/too-large.js';
 import { ErrorCodes, PlacementError, conflict, notFound } from '../core/placement/errors.js';
 import { lastModified, providerUrl, providerView } from './views.js';
 

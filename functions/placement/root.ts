@@ -1,6 +1,8 @@
 /** GET / — the version document (no token needed). Also answers unmatched paths in AWS. */
 import { httpLambda } from '../http/apigw.js';
-import { cacheHeaders, checkAccept, jsonResponse, placementApp, type FamilyRoutes, type PlacementRequest } from './framework/app.js';
+import { cacheHeaders, checkAccept, jsonResponse } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
 import { MAX_VERSION, MIN_VERSION } from './framework/versions.js';
 // written by `npm run openapi` (scripts/openapi-document.ts), kept in sync by test/unit/openapi
 import openapi from '../../schemas/openapi/placement.json' with { type: 'json' };

@@ -14,18 +14,9 @@ import * as S from '../../schemas/placement/traits.js';
 import { createCustomTrait, deleteCustomTrait, getCustomTrait, listCustomTraits, setProviderTraits } from '../store/placement/traits.js';
 import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import { customOrder } from '../store/placement/catalog.js';
-import {
-  checkAccept,
-  extractJson,
-  jsonResponse,
-  placementApp,
-  requireJsonContent,
-  requireVersion,
-  validateQuery,
-  type FamilyRoutes,
-  type PlacementRequest,
-  cacheHeaders,
-} from './framework/app.js';
+import { checkAccept, extractJson, jsonResponse, requireJsonContent, requireVersion, validateQuery, cacheHeaders } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
 import { ErrorCodes, badRequest, conflict, notFound } from '../core/placement/errors.js';
 import { providerOr404, providerNotFound } from './provider-lookup.js';
 

@@ -12,16 +12,9 @@ import { getProvider } from '../store/placement/providers.js';
 import { readUsage } from '../store/placement/usage.js';
 import { customOrder } from '../store/placement/catalog.js';
 import { sortResourceClasses } from '../core/placement/standard.js';
-import {
-  cacheHeaders,
-  checkAccept,
-  jsonResponse,
-  placementApp,
-  requireVersion,
-  validateQuery,
-  type FamilyRoutes,
-  type PlacementRequest,
-} from './framework/app.js';
+import { cacheHeaders, checkAccept, jsonResponse, requireVersion, validateQuery } from './framework/guards.js';
+import { placementApp } from './framework/app.js';
+import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
 import { notFound } from '../core/placement/errors.js';
 
 async function providerUsages(r: PlacementRequest) {

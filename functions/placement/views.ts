@@ -1,6 +1,6 @@
 /** Representations shared by several Placement handlers. */
 import type { ProviderRecord } from '../core/placement/model.js';
-import type { PlacementRequest } from './framework/app.js';
+import type { PlacementRequest } from './framework/request.js';
 
 export function providerUrl(uuid: string): string {
   return `/resource_providers/${uuid}`;

@@ -274,7 +274,7 @@ export function measure(i: MeasureInput): RunMeasurement {
   };
 }
 
-/** API Gateway's access log line for a request, in the stack's format (cdk/lib/berth-stack.ts configureStage) */
+/** API Gateway's access log line for a request, in the stack's format (cdk/lib/stage.ts configureStage) */
 export function accessLogLine(r: Pick<RequestRecord, 'method' | 'path' | 'status' | 't0' | 't1'>): string {
   return JSON.stringify({
     requestId: 'AbCdEfGhIjKlMnO=',

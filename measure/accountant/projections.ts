@@ -17,7 +17,7 @@ import { COLD_BURST, logFloor, SCENARIOS, SCHEDULER_LABELS, scenarioRates, withS
 
 const money = (x: number) => `$${x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(2)}`;
 
-/** the maintenance function's schedule in AWS (cdk/lib/berth-stack.ts: every minute) */
+/** the maintenance function's schedule in AWS (cdk/lib/maintenance.ts: every minute) */
 const MAINTENANCE_PERIOD_S = 60;
 /** the image chunks' key family */
 const IMAGE_FAMILY = 'IMG#*#*';

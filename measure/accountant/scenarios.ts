@@ -51,14 +51,14 @@ export const SCHEDULER_LABELS = new Set([
 ]);
 
 export async function defaultAssumptions(): Promise<Assumptions> {
-  const { FOREST_FAMILIES } = await import('../../cdk/lib/berth-stack.js');
+  const { FOREST_FAMILIES } = await import('../../cdk/lib/placement-api.js');
   const { config } = await import('../../functions/config.js');
   const forest = new Set(FOREST_FAMILIES.map((f: string) => `placement-${f}`));
   return {
     warmFactor: 3,
     minWarm: 2,
     ddbRttMs: 6,
-    // cdk/lib/berth-stack.ts: forest families and maintenance get forestMemoryMb (3008 by default), the others 1024
+    // cdk/lib/placement-api.ts and maintenance.ts: forest families and maintenance get forestMemoryMb (3008 by default), the others 1024
     memoryMb: (lambda) => (forest.has(lambda) || lambda === 'maintenance' ? 3008 : 1024),
     platformLogBytes: 500,
     containerLifetimeS: 2 * 3600,

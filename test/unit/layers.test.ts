@@ -106,6 +106,11 @@ describe('the import rule (scripts/check-layers.mjs)', () => {
     expect(
       checkFile('functions/store/placement/x.ts', "import { config } from '../../config.js';\nimport { log } from '../../observability/log.js';"),
     ).toEqual([]);
+    // the config module's parts (functions/config/) are config too: anyone's, and they import nothing else
+    expect(checkFile('functions/store/placement/x.ts', "import type { Config } from '../../config/settings.js';")).toEqual([]);
+    expect(checkFile('functions/config/parse.ts', "import { log } from '../observability/log.js';").map((p: { why: string }) => p.why)).toEqual([
+      'config must not import observability',
+    ]);
   });
 
   it("keeps the operators' CLI off the local runtime, the bench and the measuring wing (issue 36)", () => {

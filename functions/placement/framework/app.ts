@@ -4,17 +4,16 @@
  *   (404 / 405 with Allow) -> the resource family's handler
  * and the response decoration on the way out (OpenStack-API-Version, Vary,
  * request ids, CORS). Each resource family Lambda is `placementApp(its routes)`.
+ * What handlers are given is framework/request.ts; what they call, framework/guards.ts;
+ * answers too large to send, framework/too-large.ts.
  */
-import { acceptableOffers } from '../../http/accept.js';
 import { noauthIdentity, verifiedIdentity } from '../../http/identity.js';
 import { matchRoute } from '../../http/router.js';
 import type { App } from '../../http/apigw.js';
-import { mb } from '../../http/encoding.js';
 import { Query, QueryDecodeError, type HttpRequest, type HttpResponse } from '../../http/types.js';
 import type { Identity } from '../../core/policy/identity.js';
 import { MicroversionFormatError, MicroversionRangeError, RequestVersion, versionString } from '../../core/microversion.js';
-import { CACHE_HEADERS_SINCE, PLACEMENT_VERSIONS, reaches } from './versions.js';
-import { validate, SchemaValidationError, type JsonSchema } from '../../core/compat/jsonschema.js';
+import { PLACEMENT_VERSIONS } from './versions.js';
 import { config, type Config } from '../../config.js';
 import { PLACEMENT_ROUTES } from '../routes.js';
 import { ErrorCodes, PlacementError } from '../../core/placement/errors.js';
@@ -27,38 +26,17 @@ import { placementPolicy } from '../policy.js';
 import type { PolicyEngine } from '../../core/policy/engine.js';
 import { log } from '../../observability/log.js';
 import { internalErrorText, Problem } from '../../core/errors.js';
-import { jsonDocumentProblem } from '../../core/compat/unicode.js';
-import { floatLiteralPaths, pyJson } from '../../core/compat/pyfloat.js';
+import { contentTypeOf, requestIdHeaders, type FamilyRoutes, type PlacementRequest } from './request.js';
+import { answerTooLarge } from './too-large.js';
 
 /** a write that lost its race too many times in a row (store/ddb/retry.ts) */
 const CONCURRENT_UPDATE_RETRY_TEXT = 'Another request changed the same data at the same time; please retry.';
-
-export interface PlacementRequest {
-  http: HttpRequest;
-  version: RequestVersion;
-  identity: Identity;
-  params: Record<string, string>;
-  config: Config;
-  /** webob's req.GET; a query that is not valid UTF-8 fails with 400 when read */
-  readonly query: Query;
-  /** Check a policy rule; raises 403 the way Placement does. */
-  authorize(rule: string, target?: Record<string, unknown>): void;
-}
-
-export type PlacementHandler = (r: PlacementRequest) => Promise<HttpResponse>;
-export type FamilyRoutes = Record<string, Partial<Record<string, PlacementHandler>>>;
 
 let policyEngine: { settings: Config['placementPolicy']; engine: PolicyEngine } | undefined;
 function policy(): PolicyEngine {
   const settings = config().placementPolicy;
   if (policyEngine?.settings !== settings) policyEngine = { settings, engine: placementPolicy(settings) };
   return policyEngine.engine;
-}
-
-function requestIdHeaders(res: HttpResponse, id: string): HttpResponse {
-  res.headers['x-openstack-request-id'] = id;
-  res.headers['openstack-request-id'] = id;
-  return res;
 }
 
 /** Behind an authorizer only its verified identity counts; noauth2 reads the headers. */
@@ -96,60 +74,6 @@ export function placementApp(handlers: FamilyRoutes): App {
   app.tooLarge = answerTooLarge;
   app.crash = (requestId) => renderError(new PlacementError(500, internalErrorText('Request', requestId)), { method: '', requestId });
   return app;
-}
-
-/** How to narrow each kind of answer that can grow with the cloud. */
-const NARROW: Record<string, string> = {
-  '/resource_providers':
-    'filter it (name, uuid, member_of, in_tree, resources, required) and ask for the providers in parts, for example one aggregate or one tree at a time',
-  '/allocation_candidates': 'ask for fewer candidates with limit (Nova asks for 1000) or narrow the groups',
-  '/resource_providers/{uuid}/allocations': 'read the consumers one at a time with GET /allocations/{consumer_uuid}',
-  '/traits': 'filter the list with name=startswith:... or name=in:...',
-};
-
-/** The text of Placement's error for an answer too large to send: what it is and how to narrow it. */
-export function answerTooLargeDetail(req: HttpRequest, size: { bytes: number; limit: number; compressed: boolean }, atLeast = false): string {
-  const route = matchRoute(PLACEMENT_ROUTES, req.path)?.route.path ?? req.path;
-  const hint = NARROW[route] ?? 'narrow the request';
-  const how = size.compressed ? 'even compressed' : 'uncompressed (send Accept-Encoding: gzip to receive it compressed)';
-  return `The answer to ${req.method} ${req.path} is ${atLeast ? 'at least ' : ''}${mb(size.bytes)} and does not fit ${how} in the ${mb(size.limit)} a response may carry here: ${hint}.`;
-}
-
-/**
- * An answer over a large cloud (all candidates, all providers) can run to hundreds of MB:
- * when even its smallest rendering (`count` items of at least `minBytesEach`) could not be
- * sent compressed (JSON compresses < 16x), refuse before rendering it, with the error the
- * response limit would give.
- */
-export function refuseHopeless(r: PlacementRequest, count: number, minBytesEach: number): void {
-  const limit = r.config.maxResponseBytes;
-  const bytes = count * minBytesEach;
-  if (limit > 0 && bytes > limit * 16) {
-    throw new PlacementError(400, answerTooLargeDetail(r.http, { bytes, limit, compressed: true }, true));
-  }
-}
-
-/** Placement's error for an answer larger than a Lambda may return (functions/http/encoding.ts). */
-function answerTooLarge(req: HttpRequest, size: { bytes: number; limit: number; compressed: boolean }): HttpResponse {
-  const detail = answerTooLargeDetail(req, size);
-  let version: RequestVersion | undefined;
-  try {
-    version = RequestVersion.of(PLACEMENT_VERSIONS.extract(req.headers));
-  } catch {
-    version = undefined;
-  }
-  const res = renderError(new PlacementError(400, detail), {
-    method: req.method,
-    accept: req.headers.accept,
-    contentType: contentTypeOf(req),
-    requestId: req.requestId,
-    version,
-  });
-  if (version) {
-    res.headers['openstack-api-version'] = `placement ${versionString(version)}`;
-    res.headers.vary = 'openstack-api-version';
-  }
-  return requestIdHeaders(res, req.requestId);
 }
 
 async function authenticated(req: HttpRequest, cfg: Config, handlers: FamilyRoutes): Promise<HttpResponse> {
@@ -202,10 +126,6 @@ async function versioned(req: HttpRequest, cfg: Config, identity: Identity, hand
     if (!(err instanceof PlacementError && err.escaped)) res.headers.vary = 'openstack-api-version';
     return res;
   }
-}
-
-export function contentTypeOf(req: HttpRequest): string {
-  return (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
 }
 
 async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, version: RequestVersion, handlers: FamilyRoutes): Promise<HttpResponse> {
@@ -298,113 +218,3 @@ async function dispatch(req: HttpRequest, cfg: Config, identity: Identity, versi
 
 /** the documents that need no table carry no layout header */
 const TABLELESS = new Set(['/', '', '/openapi.json']);
-
-// ---- guards handlers call, in the order Placement's decorators apply them ----
-
-/** microversion.version_handler: outside [min, max] the route answers `status` (404 by default). */
-export function requireVersion(r: PlacementRequest, min: string, max?: string, status = 404): void {
-  const [a, b] = min.split('.').map(Number) as [number, number];
-  let ok = r.version.atLeast(a, b);
-  if (max) {
-    const [c, d] = max.split('.').map(Number) as [number, number];
-    ok = ok && !r.version.atLeast(c, d + 1);
-  }
-  if (!ok) throw new PlacementError(status, status === 405 ? 'The method specified is not allowed for this resource.' : '');
-}
-
-/**
- * The value for the newest microversion the request reaches, from a table ordered
- * newest first: [[1, 38, schemaA], [1, 28, schemaB], [1, 0, schemaC]].
- */
-export function forVersion<T>(r: PlacementRequest, table: ReadonlyArray<readonly [number, number, T]>): T {
-  const hit = table.find(([major, minor]) => r.version.atLeast(major, minor));
-  if (!hit) throw new Error(`no entry for microversion ${r.version}`);
-  return hit[2];
-}
-
-/** util.check_accept('application/json') */
-export function checkAccept(r: PlacementRequest): void {
-  const accept = r.http.headers.accept;
-  if (accept) {
-    if (!acceptableOffers(accept, ['application/json']).length) throw new PlacementError(406, 'Only application/json is provided');
-  }
-}
-
-/** util.require_content('application/json') */
-export function requireJsonContent(r: PlacementRequest): void {
-  const ct = contentTypeOf(r.http);
-  if (ct !== 'application/json') {
-    throw new PlacementError(415, `The media type ${ct || 'None'} is not supported, use application/json`);
-  }
-}
-
-/** util.extract_json: parse the body, validate against a JSON schema (generated from zod). */
-export function extractJson<T>(r: PlacementRequest, schema: JsonSchema): T {
-  let data: unknown;
-  if (r.http.bodyError) throw new PlacementError(400, `Malformed JSON: ${r.http.bodyError}`);
-  try {
-    data = JSON.parse(r.http.body ?? '');
-  } catch (e) {
-    throw new PlacementError(400, `Malformed JSON: ${(e as Error).message}`);
-  }
-  const problem = jsonDocumentProblem(data);
-  if (problem !== undefined) throw new PlacementError(400, `Malformed JSON: ${problem}`);
-  try {
-    validate(data, schema);
-  } catch (e) {
-    if (e instanceof SchemaValidationError) throw new PlacementError(400, `JSON does not validate: ${e.message}`);
-    throw e;
-  }
-  return data as T;
-}
-
-/** util.validate_query_params over dict(req.GET) */
-export function validateQuery(r: PlacementRequest, schema: JsonSchema): Record<string, string> {
-  const d = r.query.toDict();
-  try {
-    validate(d, schema);
-  } catch (e) {
-    if (e instanceof SchemaValidationError) throw new PlacementError(400, `Invalid query string parameters: ${e.message}`);
-    throw e;
-  }
-  return d;
-}
-
-export function jsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) };
-}
-
-/** jsonResponse for bodies with Python floats in them (PyFloat values, core/compat/pyfloat.ts) */
-export function pyJsonResponse(status: number, body: unknown, headers: Record<string, string> = {}): HttpResponse {
-  return { status, headers: { 'content-type': 'application/json', ...headers }, body: pyJson(body) };
-}
-
-/**
- * The request body's numbers Python parses as floats (`2.0`, `1e3`), by path (keys
- * joined by '/'): an echo of the client's value keeps the type upstream parsed.
- */
-export function floatsInBody(r: PlacementRequest): Set<string> {
-  return floatLiteralPaths(r.http.body ?? '');
-}
-
-/** HTTP-date as Placement's last-modified uses it. */
-export function httpDate(d: Date): string {
-  return d.toUTCString();
-}
-
-/**
- * The one cache-header rule: from 1.15 GET responses carry cache-control: no-cache and
- * last-modified — the given time, now when there is none (upstream punts to now for
- * things without a timestamp), or no last-modified at all when given null (nothing to
- * date, as an empty inventory list).
- */
-export function cacheHeaders(r: PlacementRequest, res: HttpResponse, lastModified: Date | string | undefined | null): HttpResponse {
-  if (reaches(r.version, CACHE_HEADERS_SINCE)) {
-    res.headers['cache-control'] = 'no-cache';
-    if (lastModified !== null) {
-      const d = lastModified === undefined ? new Date() : new Date(lastModified);
-      res.headers['last-modified'] = httpDate(Number.isNaN(d.getTime()) ? new Date() : d);
-    }
-  }
-  return res;
-}

@@ -16,7 +16,7 @@ import { CONTEXT_OPTIONS, ContextError, readContext } from '../../../cdk/lib/con
 import { LAMBDA_RUNTIME } from '../../../cdk/lib/function.js';
 import { PUBLIC_PATHS } from '../../../cdk/lib/limits.js';
 import { acknowledgeNagFindings, nagAcknowledgements } from '../../../cdk/lib/nag.js';
-import { NO_ALARM_DESTINATION_WARNING } from '../../../cdk/lib/operations.js';
+import { NO_ALARM_DESTINATION_WARNING } from '../../../cdk/lib/operations-options.js';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 

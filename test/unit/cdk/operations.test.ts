@@ -14,7 +14,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BerthStack, type BerthStackProps } from '../../../cdk/lib/berth-stack.js';
 import { BerthFunction, FunctionSettingsError, LAMBDA_RUNTIME, setFunctionSettings } from '../../../cdk/lib/function.js';
 import { acknowledgeNagFindings } from '../../../cdk/lib/nag.js';
-import { OperationsConfigError, parseInsights } from '../../../cdk/lib/operations.js';
+import { OperationsConfigError, parseInsights } from '../../../cdk/lib/operations-options.js';
 import { SAM_CONTEXT } from '../../../cdk/lib/sam.js';
 import { GSIS } from '../../../functions/store/ddb/table.js';
 

@@ -19,7 +19,7 @@ import { PLACEMENT_FAMILY_MODULES } from '../../../functions/placement/index.js'
 import { BAREMETAL_ROUTES } from '../../../functions/baremetal/routes.js';
 import { BAREMETAL_FAMILY_MODULES } from '../../../functions/baremetal/index.js';
 import { STEPS, stepEntry } from '../../../functions/conductor/machines.js';
-import { FOREST_FAMILIES } from '../../../cdk/lib/berth-stack.js';
+import { FOREST_FAMILIES } from '../../../cdk/lib/placement-api.js';
 import { FOREST_STEPS } from '../../../cdk/lib/baremetal.js';
 
 /** Every disagreement between a route map and the families' handler tables, as sentences (none: they pair). */
