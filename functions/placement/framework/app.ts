@@ -14,7 +14,8 @@ import { Query, QueryDecodeError, type HttpRequest, type HttpResponse } from '..
 import type { Identity } from '../../core/policy/identity.js';
 import { MicroversionFormatError, MicroversionRangeError, RequestVersion, versionString } from '../../core/microversion.js';
 import { CACHE_HEADERS_SINCE, PLACEMENT_VERSIONS, reaches } from './versions.js';
-import { validate, SchemaValidationError, type JsonSchema } from '../../core/compat/jsonschema.js';
+import { validate, SchemaValidationError } from '../../core/compat/jsonschema.js';
+import type { JsonSchema } from '../../core/compat/jsonschema-keywords.js';
 import { config, type Config } from '../../config.js';
 import { PLACEMENT_ROUTES } from '../routes.js';
 import { ErrorCodes, PlacementError } from '../../core/placement/errors.js';
