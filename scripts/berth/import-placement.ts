@@ -141,7 +141,7 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
 
   const { tableName, ddbRaw } = await import('../../functions/store/ddb/client.js');
   const store = await import('../../functions/store/placement/transfer.js');
-  const { nextState } = await import('../../functions/core/placement/transfer.js');
+  const { nextState } = await import('../../functions/core/placement/transfer-state.js');
   const { config } = await import('../../functions/config.js');
 
   const t0 = performance.now();
