@@ -14,7 +14,8 @@
  * and the uuids of deleted ones, which a reader puts into (and deletes from) the forest
  * of a full image — the base it names in the store (docs/consistency.md, "Delta images").
  */
-import { Forest, Interner } from './forest.js';
+import { Forest } from './forest.js';
+import { Interner } from './forest-interner.js';
 import { type Inventory, type ProviderRecord, providerRecord } from './model.js';
 
 export const IMAGE_FORMAT = 'berth-forest-image';

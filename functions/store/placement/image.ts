@@ -42,7 +42,8 @@ import {
   IMAGE_VERSION,
   type ForestImage,
 } from '../../core/placement/forest-image.js';
-import type { Forest, Interner } from '../../core/placement/forest.js';
+import type { Forest } from '../../core/placement/forest.js';
+import type { Interner } from '../../core/placement/forest-interner.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { tableName } from '../ddb/client.js';
 import { K } from './keys.js';

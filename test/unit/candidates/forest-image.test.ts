@@ -14,7 +14,8 @@ import {
   encodeForest,
   ImageFormatError,
 } from '../../../functions/core/placement/forest-image.js';
-import { Forest, IdSet } from '../../../functions/core/placement/forest.js';
+import { Forest } from '../../../functions/core/placement/forest.js';
+import { IdSet } from '../../../functions/core/placement/forest-index.js';
 import type { ProviderRecord } from '../../../functions/core/placement/model.js';
 
 const RCS = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_X'];
