@@ -11,7 +11,7 @@
  * lowering an inventory below its usage, or out of a min_unit / max_unit / step_size
  * its allocations fit, but not an allocation that does not fit) is given a wider
  * inventory while its allocations are written, then its own
- * (core/placement/transfer.ts inventoryForAllocations).
+ * (core/placement/transfer-out.ts inventoryForAllocations).
  *
  * Generations start again in the target: every provider's and consumer's generation
  * there is what this replay left (provider: one per write, consumer: 1). Clients that
@@ -47,7 +47,7 @@ export async function exportPlacementCommand(args: string[]): Promise<number> {
   say(`target ${api.endpoint} (Placement up to ${versionText(api.max)}, written at ${versionText(api.version)}; ${session.auth})`);
 
   const { readPlacementState } = await import('../functions/store/placement/transfer-read.js');
-  const { parentsFirst, inventoryForAllocations } = await import('../functions/core/placement/transfer.js');
+  const { parentsFirst, inventoryForAllocations } = await import('../functions/core/placement/transfer-out.js');
   const { tableName } = await import('../functions/store/ddb/client.js');
   const t0 = performance.now();
   const state = await readPlacementState({ segments: positiveInt(flags, '--scan-segments') });

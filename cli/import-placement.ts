@@ -145,7 +145,7 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
     ...(await import('../functions/store/placement/transfer-read.js')),
     ...(await import('../functions/store/placement/transfer-record.js')),
   };
-  const { nextState } = await import('../functions/core/placement/transfer.js');
+  const { nextState } = await import('../functions/core/placement/transfer-state.js');
   const { config } = await import('../functions/config.js');
 
   const t0 = performance.now();

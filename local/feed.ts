@@ -20,7 +20,7 @@ import {
   ListStreamsCommand,
   type Shard,
 } from '@aws-sdk/client-dynamodb-streams';
-import type { FeedEvent } from '../functions/core/feed/events.js';
+import type { FeedEvent } from '../functions/core/feed/event-envelope.js';
 import { uuid5 } from '../functions/core/compat/uuid.js';
 
 export interface LocalFeedOptions {

@@ -5,7 +5,7 @@
  * (patternProperties maps) are attached with `exact(...)`.
  */
 import * as z from 'zod';
-import type { JsonSchema } from '../functions/core/compat/jsonschema.js';
+import type { JsonSchema } from '../functions/core/compat/jsonschema-keywords.js';
 
 const EXACT = new WeakMap<z.ZodType, Record<string, unknown>>();
 const CACHE = new WeakMap<z.ZodType, JsonSchema>();

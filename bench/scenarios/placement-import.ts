@@ -163,7 +163,7 @@ async function syntheticState(providers: number, allocations: number) {
     });
   }
   // usage and reference counts as the source would have them
-  const { nextState } = await import('../../functions/core/placement/transfer.js');
+  const { nextState } = await import('../../functions/core/placement/transfer-state.js');
   const list = [...s.providers.values()].map((p) => ({
     uuid: p.uuid,
     name: p.name,

@@ -3,7 +3,8 @@
  * the schema's best match as "RAID config validation error: …", then at most one root
  * volume. Used by PUT /v1/nodes/{node}/states/raid and GET /v1/nodes/{node}/validate.
  */
-import { bestMatch, iterErrors, type JsonSchema } from '../core/compat/jsonschema.js';
+import { bestMatch } from '../core/compat/jsonschema.js';
+import { iterErrors, type JsonSchema } from '../core/compat/jsonschema-keywords.js';
 import { rootVolumeProblem } from '../core/baremetal/interfaces.js';
 import { RAID_CONFIG_JSON } from '../../schemas/baremetal/raid.js';
 

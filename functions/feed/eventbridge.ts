@@ -5,7 +5,7 @@
  * `after` left out and `truncated: true` (the history and the table keep the whole change).
  */
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry } from '@aws-sdk/client-eventbridge';
-import type { FeedEvent } from '../core/feed/events.js';
+import type { FeedEvent } from '../core/feed/event-envelope.js';
 import type { Publisher } from './processor.js';
 
 const MAX_ENTRIES = 10;

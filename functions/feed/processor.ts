@@ -14,7 +14,8 @@
  * file does it itself).
  */
 import type { Change } from '../core/feed/change.js';
-import { eventOf, type FeedEvent } from '../core/feed/events.js';
+import type { FeedEvent } from '../core/feed/event-envelope.js';
+import { eventOf } from '../core/feed/events.js';
 import { changeOfImage } from '../store/ddb/feed.js';
 import { advanceWatermark, applyToHistory } from '../store/history/history.js';
 import { config } from '../config.js';

@@ -11,15 +11,9 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { iterErrors } from '../../functions/core/compat/jsonschema.js';
-import {
-  ALLOCATION_PAYLOAD_FIELDS,
-  EVENT_TYPES,
-  EVENT_VERSION,
-  NODE_PAYLOAD_FIELDS,
-  payloadOf,
-  type EventSource,
-} from '../../functions/core/feed/events.js';
+import { iterErrors } from '../../functions/core/compat/jsonschema-keywords.js';
+import { EVENT_TYPES, EVENT_VERSION, type EventSource } from '../../functions/core/feed/event-envelope.js';
+import { ALLOCATION_PAYLOAD_FIELDS, NODE_PAYLOAD_FIELDS, payloadOf } from '../../functions/core/feed/ironic-events.js';
 
 type Schema = Record<string, unknown>;
 

@@ -2,7 +2,8 @@
  * Ironic's argument validators (ironic/common/args.py) with their exact messages, and
  * the JSON-schema wrapper Ironic uses for bodies ("Schema error for <name>: ...").
  */
-import { bestMatch, iterErrors, type JsonSchema } from '../../core/compat/jsonschema.js';
+import { bestMatch } from '../../core/compat/jsonschema.js';
+import { iterErrors, type JsonSchema } from '../../core/compat/jsonschema-keywords.js';
 import { pyRepr } from '../../core/compat/pyrepr.js';
 import { isUuidLike } from '../../core/compat/uuid.js';
 import { isValidLogicalName } from '../../core/baremetal/records.js';

@@ -1,8 +1,17 @@
 /** UUID helpers matching Python's uuid / oslo.utils behaviour. */
 import { createHash, randomUUID } from 'node:crypto';
-import { isUuidLike } from './jsonschema.js';
 
-export { isUuidLike };
+/** oslo's uuidutils.is_uuid_like: hex with or without dashes, braces or urn prefix. */
+export function isUuidLike(v: unknown): boolean {
+  if (typeof v !== 'string') return false;
+  // uuid.UUID(): drop 'urn:' / 'uuid:', strip braces, drop every dash, need 32 hex digits
+  const s = v
+    .replaceAll('urn:', '')
+    .replaceAll('uuid:', '')
+    .replace(/^[{}]+|[{}]+$/g, '')
+    .replaceAll('-', '');
+  return /^[0-9a-fA-F]{32}$/.test(s);
+}
 
 /** str(uuid.UUID(value)): canonical lowercase 8-4-4-4-12 form. */
 export function canonicalUuid(v: string): string {

@@ -8,7 +8,8 @@
  * scan to the smallest candidate set any filter allows before the full predicate
  * runs, so a selective filter costs O(matches), not O(providers).
  */
-import type { Forest, Members } from './forest.js';
+import type { Forest } from './forest.js';
+import type { Members } from './forest-index.js';
 import { fits, type ProviderRecord } from './model.js';
 import type { AggregateFilter, TraitFilter } from './query.js';
 import { SHARING_TRAIT } from './candidates/view.js';

@@ -5,7 +5,7 @@
  * Problem with Placement's exact wording.
  */
 import { bad } from '../errors.js';
-import { isUuidLike } from '../compat/jsonschema.js';
+import { isUuidLike } from '../compat/uuid.js';
 
 /** util.normalize_resources_qs_param */
 export function parseResources(qs: string): Record<string, number> {

@@ -5,7 +5,8 @@
  */
 import { acceptableOffers } from '../../http/accept.js';
 import type { HttpResponse } from '../../http/types.js';
-import { validate, SchemaValidationError, type JsonSchema } from '../../core/compat/jsonschema.js';
+import { validate, SchemaValidationError } from '../../core/compat/jsonschema.js';
+import type { JsonSchema } from '../../core/compat/jsonschema-keywords.js';
 import { jsonDocumentProblem } from '../../core/compat/unicode.js';
 import { floatLiteralPaths, pyJson } from '../../core/compat/pyfloat.js';
 import { PlacementError } from '../../core/placement/errors.js';

@@ -31,18 +31,11 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { BATCH_WRITE_MAX, batchPut, keyId } from '../ddb/batch.js';
 import { batchGet, ddb } from '../ddb/reads.js';
 import { Expr } from '../ddb/expr.js';
-import {
-  decodeDelta,
-  decodeForest,
-  decodeSome,
-  encodeDelta,
-  encodeForest,
-  IMAGE_FORMAT,
-  imageUuids,
-  IMAGE_VERSION,
-  type ForestImage,
-} from '../../core/placement/forest-image.js';
-import type { Forest, Interner } from '../../core/placement/forest.js';
+import { IMAGE_FORMAT, IMAGE_VERSION, type ForestImage } from '../../core/placement/forest-image.js';
+import { decodeDelta, decodeForest, decodeSome, imageUuids } from '../../core/placement/forest-image-decode.js';
+import { encodeDelta, encodeForest } from '../../core/placement/forest-image-encode.js';
+import type { Forest } from '../../core/placement/forest.js';
+import type { Interner } from '../../core/placement/forest-interner.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import { tableName } from '../ddb/client.js';
 import { K } from './keys.js';

@@ -6,15 +6,11 @@
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  decodeDelta,
-  decodeForest,
-  decodeSome,
-  encodeDelta,
-  encodeForest,
-  ImageFormatError,
-} from '../../../functions/core/placement/forest-image.js';
-import { Forest, IdSet } from '../../../functions/core/placement/forest.js';
+import { ImageFormatError } from '../../../functions/core/placement/forest-image.js';
+import { decodeDelta, decodeForest, decodeSome } from '../../../functions/core/placement/forest-image-decode.js';
+import { encodeDelta, encodeForest } from '../../../functions/core/placement/forest-image-encode.js';
+import { Forest } from '../../../functions/core/placement/forest.js';
+import { IdSet } from '../../../functions/core/placement/forest-index.js';
 import type { ProviderRecord } from '../../../functions/core/placement/model.js';
 
 const RCS = ['VCPU', 'MEMORY_MB', 'DISK_GB', 'CUSTOM_X'];

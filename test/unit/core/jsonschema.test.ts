@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { validate, isUuidLike, SchemaValidationError } from '../../../functions/core/compat/jsonschema.js';
+import { validate, SchemaValidationError } from '../../../functions/core/compat/jsonschema.js';
+import { isUuidLike } from '../../../functions/core/compat/uuid.js';
 import { jsonSchemaOf } from '../../../schemas/json-schema.js';
 import * as S from '../../../schemas/placement/resource-providers.js';
 

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { pyNumber, pyPformat } from '../../../functions/core/compat/pyrepr.js';
-import { formatError, iterErrors } from '../../../functions/core/compat/jsonschema.js';
+import { formatError } from '../../../functions/core/compat/jsonschema.js';
+import { iterErrors } from '../../../functions/core/compat/jsonschema-keywords.js';
 
 describe('pyPformat', () => {
   it('keeps short values on one line and sorts dict keys', () => {

@@ -6,7 +6,7 @@
 import { marshall } from '@aws-sdk/util-dynamodb';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { completeChange } from '../../../functions/core/feed/change.js';
-import type { FeedEvent } from '../../../functions/core/feed/events.js';
+import type { FeedEvent } from '../../../functions/core/feed/event-envelope.js';
 import { feedWrite } from '../../../functions/store/ddb/feed.js';
 
 const store = vi.hoisted(() => ({ watermarkFails: false, moved: [] as string[] }));

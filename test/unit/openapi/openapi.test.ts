@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { buildOpenApi, renderOpenApi, undocumented, unrouted, type ApiName } from '../../../scripts/openapi-document.js';
 import { PLACEMENT_ROUTES } from '../../../functions/placement/routes.js';
 import { BAREMETAL_ROUTES } from '../../../functions/baremetal/routes.js';
-import { validate, SchemaValidationError, type JsonSchema } from '../../../functions/core/compat/jsonschema.js';
+import { validate, SchemaValidationError } from '../../../functions/core/compat/jsonschema.js';
+import type { JsonSchema } from '../../../functions/core/compat/jsonschema-keywords.js';
 import { jsonSchemaOf } from '../../../schemas/json-schema.js';
 import * as ALLOC from '../../../schemas/placement/allocations.js';
 

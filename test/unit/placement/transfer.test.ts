@@ -8,21 +8,19 @@ import { describe, expect, it } from 'vitest';
 import type { ConsumerRecord } from '../../../functions/core/placement/consumers.js';
 import { INVENTORY_DEFAULTS, type Inventory, newProviderRecord, providerRecord } from '../../../functions/core/placement/model.js';
 import {
-  aggregateOrder,
   consumersForPass,
   emptyState,
   InconsistentList,
-  inventoryForAllocations,
   type ListedProvider,
-  monotoneSeqs,
-  nextState,
-  parentsFirst,
   type PassRead,
   type PlacementState,
   providersForPass,
   type ProviderRead,
   type SourceConsumer,
 } from '../../../functions/core/placement/transfer.js';
+import { aggregateOrder, monotoneSeqs } from '../../../functions/core/placement/transfer-order.js';
+import { inventoryForAllocations, parentsFirst } from '../../../functions/core/placement/transfer-out.js';
+import { nextState } from '../../../functions/core/placement/transfer-state.js';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const inv = (total: number, more: Partial<Inventory> = {}): Inventory => ({ total, ...INVENTORY_DEFAULTS, ...more });

@@ -2,7 +2,8 @@
  * Anchors: which trees the solver visits, and what an anchor's slots choose from —
  * the providers of its tree and the sharing providers associated with it by aggregate.
  */
-import type { Forest, Members } from '../forest.js';
+import type { Forest } from '../forest.js';
+import type { Members } from '../forest-index.js';
 import type { ProviderRecord } from '../model.js';
 import { aggsSatisfy, granularOk, type GroupPlan } from './groups.js';
 import type { RootTraits } from './request.js';
