@@ -1,5 +1,5 @@
 /**
- * Moving Placement's state out of Berth again (the export, scripts/berth/export-placement.ts):
+ * Moving Placement's state out of Berth again (the export, cli/export-placement.ts):
  * the order an empty Placement accepts providers in, and the inventory a provider needs
  * while its allocations are written back. Pure.
  */
