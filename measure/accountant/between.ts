@@ -10,7 +10,7 @@
 import { familyId, keyId, keyLoads, type CallRecord } from '../ledger.js';
 import { READ_BLOCK, READ_FACTOR, type ReadMode } from '../../functions/store/ddb/units.js';
 import { PARTITION_READ_LIMIT } from './model.js';
-import { PRICES, SECONDS_PER_MONTH } from './prices.js';
+import { onDemandReadMonthly, onDemandWriteMonthly } from './prices.js';
 
 export type Work = 'cold' | 'resync' | 'catch-up';
 
@@ -272,9 +272,6 @@ export interface BetweenProjection {
   monthly: number;
 }
 
-const readCost = (perS: number) => (perS * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionReadUnits) / 1e6;
-const writeCost = (perS: number) => (perS * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionWriteUnits) / 1e6;
-
 export function projectBetween(p: LoadProfile, s: BetweenSettings): BetweenProjection {
   const steps = Math.max(1, Math.floor(s.steps ?? 1));
   // one step's containers start together (Lambda starts them as the step's traffic arrives)
@@ -295,9 +292,9 @@ export function projectBetween(p: LoadProfile, s: BetweenSettings): BetweenProje
   const cycle = Math.min(12 * 3600, Math.max(s.writerRunS, quarterChangedS(s.providers, s.changesPerS)));
   const deltas = s.changesPerS > 0 ? Math.max(0, Math.floor(cycle / s.writerRunS) - 1) : 0;
   const writerWrite = (image + deltas * 0.125 * image) / cycle;
-  const turnover = { perS: turnoverPerS, monthly: readCost(turnoverPerS) };
-  const reloads = { perS: reloadPerS, monthly: readCost(reloadPerS), indexPerS: reloadIndexPerS };
-  const writer = { readPerS: writerRead, writePerS: writerWrite, monthly: readCost(writerRead) + writeCost(writerWrite) };
+  const turnover = { perS: turnoverPerS, monthly: onDemandReadMonthly(turnoverPerS) };
+  const reloads = { perS: reloadPerS, monthly: onDemandReadMonthly(reloadPerS), indexPerS: reloadIndexPerS };
+  const writer = { readPerS: writerRead, writePerS: writerWrite, monthly: onDemandReadMonthly(writerRead) + onDemandWriteMonthly(writerWrite) };
   return {
     deploy: {
       containers: k,

@@ -7,7 +7,7 @@
  * test/unit/capacity/billing.test.ts checks them.
  */
 import { AUTOSCALING_MIN, AUTOSCALING_TARGET } from '../../cdk/lib/capacity.js';
-import { PRICES, SECONDS_PER_MONTH } from './prices.js';
+import { onDemandReadMonthly, onDemandWriteMonthly, PRICES, SECONDS_PER_MONTH } from './prices.js';
 
 export { AUTOSCALING_MIN, AUTOSCALING_TARGET };
 
@@ -24,8 +24,8 @@ const HOURS_PER_MONTH = SECONDS_PER_MONTH / 3600;
 
 /** units/s consumed around the clock, on demand ($ a month) */
 export function onDemandMonthly(readPerS: number, writePerS: number): CapacityCost {
-  const read = (readPerS * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionReadUnits) / 1e6;
-  const write = (writePerS * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionWriteUnits) / 1e6;
+  const read = onDemandReadMonthly(readPerS);
+  const write = onDemandWriteMonthly(writePerS);
   return { readCapacity: 0, writeCapacity: 0, read, write, total: read + write };
 }
 

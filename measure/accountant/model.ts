@@ -27,7 +27,7 @@
  *    the busiest project's share for keys naming a project, the measured fan-out otherwise.
  */
 import { distinct, pollLogUnits, type LogDesign } from './log-poll.js';
-import { PRICES, SECONDS_PER_MONTH } from './prices.js';
+import { onDemandReadMonthly, onDemandWriteMonthly, PRICES, SECONDS_PER_MONTH } from './prices.js';
 
 /** DynamoDB's per-partition-key limits (units per second) */
 export const PARTITION_READ_LIMIT = 3000;
@@ -299,8 +299,8 @@ export function project(profile: Profile, rates: Record<string, number>, provide
       Math.max(0, apiRequests - 300e6) * PRICES.apiGateway.perMillionHttpRequestsAfter300M) /
     1e6;
   const cost: Cost = {
-    dynamodbRead: (readPerS * month * PRICES.dynamodb.perMillionReadUnits) / 1e6,
-    dynamodbWrite: (writePerS * month * PRICES.dynamodb.perMillionWriteUnits) / 1e6,
+    dynamodbRead: onDemandReadMonthly(readPerS),
+    dynamodbWrite: onDemandWriteMonthly(writePerS),
     lambda:
       ((requestsPerS + a.maintenancePerS) * month * PRICES.lambda.perMillionRequests) / 1e6 + gbSecondsPerS * month * PRICES.lambda.perGbSecondArm,
     apiGateway: apiCost,

@@ -44,3 +44,8 @@ export const PRICES = {
 
 /** seconds in the month the costs are for (30.44 days: a year / 12) */
 export const SECONDS_PER_MONTH = (365.25 * 24 * 3600) / 12;
+
+/** DynamoDB read units consumed per second around the clock, on demand: $ a month */
+export const onDemandReadMonthly = (perS: number): number => (perS * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionReadUnits) / 1e6;
+/** DynamoDB write units consumed per second around the clock, on demand: $ a month */
+export const onDemandWriteMonthly = (perS: number): number => (perS * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionWriteUnits) / 1e6;

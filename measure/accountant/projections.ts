@@ -8,7 +8,7 @@ import { r1, r2 } from '../../bench/kit.js';
 import { projectBetween, type BetweenSettings } from './between.js';
 import { ceiling, project, sum, type Assumptions, type Profile, type Projection } from './model.js';
 import type { LogDesign } from './log-poll.js';
-import { PRICES, SECONDS_PER_MONTH } from './prices.js';
+import { onDemandReadMonthly, PRICES } from './prices.js';
 import { projectFeed } from './feed.js';
 import { AUTOSCALING_TARGET, provisionedMonthly } from './billing.js';
 import { GSIS } from '../../functions/store/ddb/table.js';
@@ -132,20 +132,15 @@ export async function reportProjections(
       const modelLoads =
         p.lambdas.filter((x) => x.pollsPerS > 0).reduce((n, x) => n + x.warm / a.containerLifetimeS + x.warm / a.resyncS, 0) *
         (sum(profile.load.perProvider) * s.hosts + sum(profile.load.fixed));
-      const dynamodb =
-        p.cost.dynamodbRead + p.cost.dynamodbWrite - (modelLoads * SECONDS_PER_MONTH * PRICES.dynamodb.perMillionReadUnits) / 1e6 + b.monthly;
-      // the same units/s in provisioned mode (-c tableCapacity=provisioned:…, auto scaled at AUTOSCALING_TARGET)
-      const provisioned = provisionedMonthly(
-        p.readPerS - modelLoads + b.turnover.perS + b.reloads.perS + b.writer.readPerS,
-        p.writePerS + b.writer.writePerS,
-        { indexes: GSIS.length },
-      );
+      const dynamodb = p.cost.dynamodbRead + p.cost.dynamodbWrite - onDemandReadMonthly(modelLoads) + b.monthly;
+      // the same units/s in provisioned mode (-c tableCapacity=provisioned:…, auto scaled at AUTOSCALING_TARGET),
       // and with the change feed's items and history (issue 35), written beside each change
-      const provisionedFeed = provisionedMonthly(
-        p.readPerS - modelLoads + b.turnover.perS + b.reloads.perS + b.writer.readPerS,
-        p.writePerS + b.writer.writePerS + feed.feedItemWriteUnitsPerS + feed.historyWriteUnitsPerS,
-        { indexes: GSIS.length },
-      );
+      const readPerS = p.readPerS - modelLoads + b.turnover.perS + b.reloads.perS + b.writer.readPerS;
+      const writePerS = p.writePerS + b.writer.writePerS;
+      const provisioned = provisionedMonthly(readPerS, writePerS, { indexes: GSIS.length });
+      const provisionedFeed = provisionedMonthly(readPerS, writePerS + feed.feedItemWriteUnitsPerS + feed.historyWriteUnitsPerS, {
+        indexes: GSIS.length,
+      });
       const burstLine = (x: typeof b, how: string) =>
         `a deploy of ${x.deploy.containers} forest containers loading within a second${x.deploy.steps > 1 ? ` at each of its ${x.deploy.steps} steps` : ''}, the image ${x.deploy.ageS} s old (${how}): ` +
         `each log partition ${Math.round(x.deploy.log.units).toLocaleString('en-US')} read units (${pct(x.deploy.log.share)} of its limit + ${pct(logSteady)} steady = ${pct(x.deploy.log.share + logSteady)}; ${r1(x.deploy.log.secondsOfCapacity)} s of its capacity), ` +
