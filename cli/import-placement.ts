@@ -140,27 +140,25 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
   }
 
   const { tableName, ddbRaw } = await import('../functions/store/ddb/client.js');
-  const store = {
-    ...(await import('../functions/store/placement/transfer.js')),
-    ...(await import('../functions/store/placement/transfer-read.js')),
-    ...(await import('../functions/store/placement/transfer-record.js')),
-  };
+  const { writePass, reconcileRows } = await import('../functions/store/placement/transfer.js');
+  const { readTable } = await import('../functions/store/placement/transfer-read.js');
+  const { ImportRefused, beginPass, heartbeat, endPass } = await import('../functions/store/placement/transfer-record.js');
   const { nextState } = await import('../functions/core/placement/transfer-state.js');
   const { config } = await import('../functions/config.js');
 
   const t0 = performance.now();
   let scanned = 0;
-  const table = await store.readTable({ segments: positiveInt(flags, '--scan-segments'), onProgress: (n) => (scanned = n) });
+  const table = await readTable({ segments: positiveInt(flags, '--scan-segments'), onProgress: (n) => (scanned = n) });
   const tTable = performance.now();
   const rec = table.record;
   if (!rec && table.placementItems > 0)
-    throw new store.ImportRefused(
+    throw new ImportRefused(
       `table ${tableName()} holds ${table.placementItems} Placement item(s) that import-placement did not write: import into an empty table (a deployment no client has written to)`,
     );
   if (rec && rec.source !== api.endpoint)
-    throw new store.ImportRefused(`table ${tableName()} was imported from ${rec.source}, not ${api.endpoint}: one table, one source`);
+    throw new ImportRefused(`table ${tableName()} was imported from ${rec.source}, not ${api.endpoint}: one table, one source`);
   if (table.foreignCount)
-    throw new store.ImportRefused(
+    throw new ImportRefused(
       `table ${tableName()} has ${table.foreignCount} Placement write(s) since import-placement's last pass (e.g. ${table.foreign.join('; ')}): something else writes to it — a pass would overwrite that; import into a table no client uses yet`,
     );
   const interrupted = rec?.phase === 'writing';
@@ -194,7 +192,7 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
   const units = meterBatchWrites(sdkStack(ddbRaw()), (t) => (t === schema.name ? schema : undefined));
   const ranks = new Map<string, Map<string, number>>();
   for (const [rp, r] of read.providers) if (r.allocations) ranks.set(rp, new Map(r.allocations.map((a, i) => [a.consumer, i])));
-  const pass = await store.beginPass(rec, api.endpoint, version, now);
+  const pass = await beginPass(rec, api.endpoint, version, now);
   const faultAfterWrites = Number(process.env.BERTH_IMPORT_FAULT_AFTER_WRITES ?? 0);
   // the units of each phase: the providers' side (their items, names, trees, custom
   // names, change log) and the allocations' side (rows, consumers, usage)
@@ -208,7 +206,7 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
     mark = unitsNow();
   };
   const bar = progressBar('[berth import-placement] writes');
-  const written = await store.writePass(table, next, {
+  const written = await writePass(table, next, {
     now,
     rank: (rp, c) => ranks.get(rp)?.get(c),
     concurrency: positiveInt(flags, '--write-concurrency'),
@@ -216,14 +214,14 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
       bar.update(done, total);
       if (faultAfterWrites && done >= faultAfterWrites) process.kill(process.pid, 'SIGKILL');
     },
-    heartbeat: () => store.heartbeat(pass, new Date().toISOString()),
+    heartbeat: () => heartbeat(pass, new Date().toISOString()),
     onPhase: (p) => closePhase(p),
   });
   closePhase();
   bar.finish(`${written.calls} BatchWriteItem calls, ${written.retries} retries`);
   let repaired = '';
   if (interrupted) {
-    const r = await store.reconcileRows(next, {
+    const r = await reconcileRows(next, {
       now,
       rank: (rp, c) => ranks.get(rp)?.get(c),
       concurrency: positiveInt(flags, '--write-concurrency'),
@@ -246,7 +244,7 @@ export async function importPlacementCommand(args: string[]): Promise<number> {
     allocationUnits: Math.round((byPhase.allocations ?? 0) + (byPhase.consumers ?? 0) + (byPhase.usage ?? 0)),
   };
   const providerUnits = summary.writeUnits - summary.allocationUnits;
-  await store.endPass(pass, final && !changedAfter.length && !notes.unsettled.length && !notes.deferred.length, summary, new Date().toISOString());
+  await endPass(pass, final && !changedAfter.length && !notes.unsettled.length && !notes.deferred.length, summary, new Date().toISOString());
   await journal.remove();
 
   const per = (x: number, n: number) => (n ? (x / n).toFixed(2) : '0');

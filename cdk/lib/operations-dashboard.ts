@@ -4,17 +4,15 @@
  * time (cdk/lib/operations.ts builds it after the alarms it shows).
  */
 import { Duration } from 'aws-cdk-lib';
-import type * as apigw from 'aws-cdk-lib/aws-apigatewayv2';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import type * as sqs from 'aws-cdk-lib/aws-sqs';
-import type * as sfn from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { InsightsMode } from './operations-options.js';
+import type { OperationsProps } from './operations.js';
 
-/** What the dashboard shows. */
-export interface OperationsDashboardProps {
+/** What the dashboard shows: what the alarms watch (OperationsProps), and what the alarms' construct built. */
+export interface OperationsDashboardProps
+  extends Pick<OperationsProps, 'table' | 'indexNames' | 'apis' | 'machines' | 'maintenance' | 'maintenanceFailures'> {
   /** the stack's name: the dashboard's name and title */
   prefix: string;
   /** the alarms built so far (their states head the page) */
@@ -23,12 +21,6 @@ export interface OperationsDashboardProps {
   functions: Array<{ name: string; fn: lambda.Function }>;
   /** a DynamoDB metric of the table (or an index) */
   dynamo: (metricName: string, dimensionsMap: Record<string, string>) => cloudwatch.Metric;
-  table: dynamodb.TableV2;
-  indexNames: string[];
-  apis: Record<string, apigw.HttpApi>;
-  machines: Record<string, sfn.StateMachine>;
-  maintenance: lambda.Function;
-  maintenanceFailures: sqs.IQueue;
   insights: InsightsMode | false;
 }
 
