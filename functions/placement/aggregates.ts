@@ -9,7 +9,8 @@ import { httpLambda } from '../http/apigw.js';
 import type { HttpResponse } from '../http/types.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/aggregates.js';
-import { inFirstSeenOrder, setProviderAggregates } from '../store/placement/aggregates.js';
+import { inFirstSeenOrder } from '../store/placement/aggregates.js';
+import { replaceAggregates } from '../usecases/placement/provider-aspects.js';
 import { checkAccept, extractJson, jsonResponse, requireJsonContent, requireVersion, cacheHeaders } from './framework/guards.js';
 import { placementApp } from './framework/app.js';
 import type { FamilyRoutes, PlacementRequest } from './framework/request.js';
@@ -55,7 +56,7 @@ async function put(r: PlacementRequest) {
   } else {
     aggregates = extractJson<string[]>(r, jsonSchemaOf(S.putAggregatesV1_1));
   }
-  const res = await setProviderAggregates(uuid, { current: cur, generation, bumpGeneration: withGeneration }, aggregates);
+  const res = await replaceAggregates(uuid, { current: cur, generation, bumpGeneration: withGeneration }, aggregates);
   if ('error' in res) {
     if (res.error === 'not_found') throw providerNotFound(uuid);
     if (res.error === 'managed_elsewhere') throw conflict(managedProviderRefusal(uuid, res.by, 'aggregates'));

@@ -1,14 +1,13 @@
 /**
  * /resource_providers/{uuid}/inventories[/{resource_class}]
  * (placement/handlers/inventory.py). Reads are one consistent GetItem of the provider;
- * every write is one generation-guarded transaction (functions/store/placement/inventories.ts).
+ * every write is one generation-guarded transaction (usecases/placement/provider-aspects.ts).
  */
 import { managedProviderRefusal } from '../core/placement/managed.js';
 import { httpLambda } from '../http/apigw.js';
 import { noContent } from '../http/types.js';
 import type { Inventory, ProviderRecord } from '../core/placement/model.js';
 import {
-  applyInventoryChange,
   capacityError,
   inventoriesView,
   inventoryInUseMessage,
@@ -19,7 +18,7 @@ import {
 } from '../core/placement/inventory.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/inventories.js';
-import { writeInventories } from '../store/placement/inventories.js';
+import { changeInventories } from '../usecases/placement/provider-aspects.js';
 import { customOrder, missingResourceClasses } from '../store/placement/catalog.js';
 import { inResourceClassOrder } from '../core/placement/standard.js';
 import { checkAccept, extractJson, floatsInBody, pyJsonResponse, requireJsonContent, cacheHeaders } from './framework/guards.js';
@@ -85,9 +84,7 @@ async function create(r: PlacementRequest) {
   const bad = capacityError(uuid, [[rc, inventory]], reservedMayEqualTotal(r));
   const unable = (why: string) => badRequest(`Unable to create inventory for resource provider ${uuid}: ${why}`);
   if (bad) throw unable(bad);
-  const res = await writeInventories(uuid, { current: cur }, (p) =>
-    applyInventoryChange(p.inventories, { kind: 'add', resourceClass: rc, inventory }),
-  );
+  const res = await changeInventories(uuid, { current: cur }, { kind: 'add', resourceClass: rc, inventory });
   if ('error' in res) {
     switch (res.error) {
       case 'exists':
@@ -116,9 +113,7 @@ async function update(r: PlacementRequest) {
   const inventory = withDefaults(data);
   const bad = capacityError(uuid, [[rc, inventory]], reservedMayEqualTotal(r));
   if (bad) throw badRequest(`Unable to update inventory for resource provider ${uuid}: ${bad}`);
-  const res = await writeInventories(uuid, { current: cur, generation }, (p) =>
-    applyInventoryChange(p.inventories, { kind: 'update', resourceClass: rc, inventory }),
-  );
+  const res = await changeInventories(uuid, { current: cur, generation }, { kind: 'update', resourceClass: rc, inventory });
   if ('error' in res) {
     if (res.error === 'absent') {
       if (await unknownClass(rc)) throw escapedNotFound(`No such resource class ${rc}.`);
@@ -147,9 +142,7 @@ async function replace(r: PlacementRequest) {
   }
   const bad = capacityError(uuid, Object.entries(inventories), reservedMayEqualTotal(r));
   if (bad) throw badRequest(`Unable to update inventory for resource provider ${uuid}: ${bad}`);
-  const res = await writeInventories(uuid, { current: cur, generation: data.resource_provider_generation }, (p) =>
-    applyInventoryChange(p.inventories, { kind: 'replace', inventories }),
-  );
+  const res = await changeInventories(uuid, { current: cur, generation: data.resource_provider_generation }, { kind: 'replace', inventories });
   if ('error' in res) {
     if (res.error === 'unknown_class') throw unknownClassInPut(uuid, res.name);
     if (res.error === 'in_use') {
@@ -174,7 +167,7 @@ async function removeOne(r: PlacementRequest) {
   const rc = r.params.resource_class!;
   const cur = await providerOr404(uuid);
   const change: InventoryChange = { kind: 'delete', resourceClass: rc };
-  const res = await writeInventories(uuid, { current: cur }, (p) => applyInventoryChange(p.inventories, change));
+  const res = await changeInventories(uuid, { current: cur }, change);
   if ('error' in res) {
     const prefix = `No inventory of class ${rc} found for delete: `;
     switch (res.error) {
@@ -198,7 +191,7 @@ async function removeAll(r: PlacementRequest) {
   r.authorize(`${P}:delete`);
   const uuid = r.params.uuid!;
   const cur = await providerOr404(uuid);
-  const res = await writeInventories(uuid, { current: cur }, (p) => applyInventoryChange(p.inventories, { kind: 'replace', inventories: {} }));
+  const res = await changeInventories(uuid, { current: cur }, { kind: 'replace', inventories: {} });
   if ('error' in res) {
     if (res.error === 'in_use') throw conflict(inventoryInUseMessage(res.classes, uuid), ErrorCodes.INVENTORY_INUSE);
     throw writeFailure(res, uuid);

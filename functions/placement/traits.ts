@@ -11,7 +11,8 @@ import { STANDARD_TRAITS, isStandardTrait, sortTraits } from '../core/placement/
 import { validate } from '../core/compat/jsonschema.js';
 import { jsonSchemaOf } from '../../schemas/json-schema.js';
 import * as S from '../../schemas/placement/traits.js';
-import { createCustomTrait, deleteCustomTrait, getCustomTrait, listCustomTraits, setProviderTraits } from '../store/placement/traits.js';
+import { createCustomTrait, deleteCustomTrait, getCustomTrait, listCustomTraits } from '../store/placement/traits.js';
+import { replaceTraits } from '../usecases/placement/provider-aspects.js';
 import { prewarm, snapshot } from '../store/placement/snapshot.js';
 import { customOrder } from '../store/placement/catalog.js';
 import { checkAccept, extractJson, jsonResponse, requireJsonContent, requireVersion, validateQuery, cacheHeaders } from './framework/guards.js';
@@ -150,7 +151,7 @@ async function setTraits(r: PlacementRequest) {
   const uuid = r.params.uuid!;
   const data = extractJson<S.SetProviderTraits>(r, jsonSchemaOf(S.setProviderTraits));
   const cur = await providerOr404(uuid);
-  const res = await setProviderTraits(uuid, { generation: data.resource_provider_generation, current: cur }, data.traits);
+  const res = await replaceTraits(uuid, { generation: data.resource_provider_generation, current: cur }, data.traits);
   if ('error' in res) {
     switch (res.error) {
       case 'not_found':
@@ -173,7 +174,7 @@ async function deleteTraits(r: PlacementRequest) {
   r.authorize(`${RPT}:delete`);
   const uuid = r.params.uuid!;
   const cur = await providerOr404(uuid);
-  const res = await setProviderTraits(uuid, { current: cur }, []);
+  const res = await replaceTraits(uuid, { current: cur }, []);
   if ('error' in res) {
     if (res.error === 'not_found') throw providerNotFound(uuid);
     if (res.error === 'managed_elsewhere') throw conflict(managedProviderRefusal(uuid, res.by, 'traits'));

@@ -4,20 +4,13 @@
  * provider names it (never deleted) and lists a provider's aggregates by that row's
  * id; Berth keeps an `AGG#<uuid>` item with a creation sequence, written in the same
  * transaction as the association that first names it (condition: absent; a racing
- * first sighting makes the write re-plan and find it), and GET sorts by it.
- * From 1.19 the write is generation-guarded and bumps the generation; before, it is
- * not (upstream keeps the generation there, nova relies on it) but it is still one
- * conditional write on the provider as read, with a change-log entry.
+ * first sighting makes the write re-plan and find it), and GET sorts by it. The write
+ * itself is a provider patch (usecases/placement/provider-aspects.ts setAggregates).
  */
-import type { ProviderRecord } from '../../core/placement/model.js';
 import { keyId } from '../ddb/batch.js';
 import { batchGet } from '../ddb/reads.js';
-import { newItem } from '../ddb/expr.js';
 import { tableKey } from '../ddb/per-table.js';
-import type { TxItem } from '../ddb/tx.js';
 import { K } from './keys.js';
-import { nextSeq } from './provider-items.js';
-import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
 
 /**
  * sequences of aggregates seen by this process, per table (endpoint, region, name: a
@@ -56,20 +49,7 @@ export async function inFirstSeenOrder(aggregates: readonly string[]): Promise<s
     .map((x) => x.a);
 }
 
-export async function setProviderAggregates(
-  uuid: string,
-  opts: GuardedWriteOptions & { bumpGeneration: boolean },
-  aggregates: string[],
-): Promise<ProviderRecord | GuardedWriteFailure> {
-  const want = [...aggregates];
-  return guardedProviderWrite<GuardedWriteFailure>(uuid, opts, async (cur) => {
-    const same = cur.aggregates.length === want.length && cur.aggregates.every((a, i) => a === want[i]);
-    if (same && !opts.bumpGeneration) return null;
-    // aggregates never seen before: recorded with this write, in the request's order
-    const added = want.filter((a) => !cur.aggregates.includes(a));
-    const known = await readSequences(added);
-    const now = new Date().toISOString();
-    const extra: TxItem[] = added.filter((a) => !known.has(a)).map((a) => newItem({ ...K.aggregate(a), type: 'AGG', seq: nextSeq(), created: now }));
-    return { set: { aggs: want }, bumpGeneration: opts.bumpGeneration, extra, next: { ...cur, aggregates: want } };
-  });
+/** Those of `uuids` recorded already (an aggregate's item: its first sighting). */
+export async function knownAggregates(uuids: readonly string[]): Promise<Set<string>> {
+  return new Set((await readSequences([...uuids])).keys());
 }

@@ -12,7 +12,8 @@ import { transact, type TxItem } from '../ddb/tx.js';
 import { logPut, logStamp, stateGuard } from './changelog.js';
 import { K } from './keys.js';
 import { defItem, type ProviderRead, sharingChanges, stateItem } from './provider-items.js';
-import { diffRefs, refUpdates } from './refs.js';
+import { diffRefs } from '../../core/placement/provider-patch.js';
+import { refUpdates } from './refs.js';
 
 /** Add or remove `uuids` to or from the members of root `root`'s tree item (string-set ADD / DELETE commute). */
 function treeChange(root: string, op: 'ADD' | 'DELETE', uuids: string[]): TxItem {

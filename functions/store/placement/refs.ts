@@ -9,12 +9,7 @@ import { isStandardResourceClass, isStandardTrait } from '../../core/placement/s
 import { Expr } from '../ddb/expr.js';
 import { K } from './keys.js';
 import type { TxItem } from '../ddb/tx.js';
-
-export interface RefChange {
-  kind: 'trait' | 'resource_class';
-  name: string;
-  delta: number;
-}
+import type { RefChange } from '../../core/placement/provider-patch.js';
 
 /** Transaction actions for the counted (custom) names; increments require the item to exist. */
 export function refUpdates(changes: RefChange[]): { items: TxItem[]; names: RefChange[] } {
@@ -29,14 +24,4 @@ export function refUpdates(changes: RefChange[]): { items: TxItem[]; names: RefC
     names.push(c);
   }
   return { items, names };
-}
-
-/** set difference helper for computing ref changes */
-export function diffRefs(kind: RefChange['kind'], before: Iterable<string>, after: Iterable<string>): RefChange[] {
-  const b = new Set(before);
-  const a = new Set(after);
-  const out: RefChange[] = [];
-  for (const n of a) if (!b.has(n)) out.push({ kind, name: n, delta: 1 });
-  for (const n of b) if (!a.has(n)) out.push({ kind, name: n, delta: -1 });
-  return out;
 }

@@ -1,13 +1,13 @@
 /**
- * Custom traits (pk TRAITS / sk <name>: refs, created, updated) and the traits of a
- * provider. Standard traits live in code (functions/core/placement/standard.ts) and are neither
- * stored nor counted. A custom trait's `refs` counts the providers having it and moves
- * in the same transaction as the provider, so deleting a trait in use is refused by a
- * condition (refs = 0), never by a racy read.
+ * Custom traits (pk TRAITS / sk <name>: refs, created, updated). Standard traits live in
+ * code (functions/core/placement/standard.ts) and are neither stored nor counted. A custom
+ * trait's `refs` counts the providers having it and moves in the same transaction as the
+ * provider, so deleting a trait in use is refused by a condition (refs = 0), never by a
+ * racy read. A provider's own traits are written as a provider patch
+ * (usecases/placement/provider-aspects.ts).
  */
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { queryAll } from '../ddb/query.js';
-import type { ProviderRecord } from '../../core/placement/model.js';
 import { tableName } from '../ddb/client.js';
 import { ddb } from '../ddb/reads.js';
 import { K } from './keys.js';
@@ -15,10 +15,8 @@ import { keyFits } from '../ddb/keys.js';
 import { RETRY, withRetries } from '../ddb/retry.js';
 import { transact } from '../ddb/tx.js';
 import { Expr, newItem } from '../ddb/expr.js';
-import { type CustomName, customNameFromItem, customNameItem, forgetCustomOrder, missingTraits, rememberCustomItems } from './catalog.js';
+import { type CustomName, customNameFromItem, customNameItem, forgetCustomOrder, rememberCustomItems } from './catalog.js';
 import { nextSeq } from './provider-items.js';
-import { diffRefs } from './refs.js';
-import { guardedProviderWrite, type GuardedWriteFailure, type GuardedWriteOptions } from './provider-writes.js';
 
 export type CustomTrait = CustomName;
 
@@ -65,23 +63,5 @@ export async function deleteCustomTrait(name: string): Promise<true | 'not_found
     }
     if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
     return RETRY;
-  });
-}
-
-export type TraitWriteFailure = GuardedWriteFailure | { error: 'unknown_traits'; names: string[] };
-
-/**
- * Replace a provider's traits (generation-guarded, provider-writes.ts). Unchanged
- * traits write nothing and keep the generation, as upstream; otherwise the generation
- * moves and the refs of the custom traits gained / lost move with it.
- */
-export async function setProviderTraits(uuid: string, opts: GuardedWriteOptions, traits: string[]): Promise<ProviderRecord | TraitWriteFailure> {
-  const want = [...new Set(traits)];
-  return guardedProviderWrite<TraitWriteFailure>(uuid, opts, async (cur) => {
-    const missing = await missingTraits(want);
-    if (missing.length) return { error: 'unknown_traits', names: missing };
-    const refs = diffRefs('trait', cur.traits, want);
-    if (!refs.length) return null;
-    return { set: { traits: want }, bumpGeneration: true, refs, next: { ...cur, traits: want } };
   });
 }

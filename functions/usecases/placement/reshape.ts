@@ -9,7 +9,8 @@
 import { checkReshape, planReshape, reshapeClassesToLookUp, type InventoryReplacement, type ReshapeFailure } from '../../core/placement/reshaper.js';
 import type { ConsumerRequest } from '../../core/placement/claim.js';
 import { missingResourceClasses } from '../../store/placement/catalog.js';
-import { diffRefs, refUpdates, type RefChange } from '../../store/placement/refs.js';
+import { diffRefs, type RefChange } from '../../core/placement/provider-patch.js';
+import { refUpdates } from '../../store/placement/refs.js';
 import { readClaimState, writePlan } from '../../store/placement/allocations.js';
 import { refusedForBaremetal } from './allocations.js';
 import { tally } from '../../observability/counters.js';

@@ -142,15 +142,20 @@ describe('provider snapshot', () => {
 
 describe('reading many providers at once', () => {
   it('reads what one Query per provider reads, in a few BatchGetItem calls when there are many', async () => {
-    const inv = await import('../../../functions/store/placement/inventories.js');
+    const inv = await import('../../../functions/usecases/placement/provider-aspects.js');
     const uuids: string[] = [];
     for (let i = 0; i < 60; i++) {
       const uuid = randomUUID();
       expect('uuid' in (await lifecycle.createProvider({ uuid, name: `many-${uuid}` }))).toBe(true);
       if (i % 2) {
-        const res = await inv.writeInventories(uuid, {}, () => ({
-          inventories: { VCPU: { total: 8 + i, reserved: 0, min_unit: 1, max_unit: 8, step_size: 1, allocation_ratio: 1 } },
-        }));
+        const res = await inv.changeInventories(
+          uuid,
+          {},
+          {
+            kind: 'replace',
+            inventories: { VCPU: { total: 8 + i, reserved: 0, min_unit: 1, max_unit: 8, step_size: 1, allocation_ratio: 1 } },
+          },
+        );
         expect('uuid' in res).toBe(true);
       }
       uuids.push(uuid);
@@ -201,10 +206,10 @@ describe('provider snapshot failures', () => {
 
 describe('usage changes the change log carries', () => {
   let claims: typeof import('../../../functions/usecases/placement/allocations.js');
-  let inv: typeof import('../../../functions/store/placement/inventories.js');
+  let inv: typeof import('../../../functions/usecases/placement/provider-aspects.js');
   beforeAll(async () => {
     claims = await import('../../../functions/usecases/placement/allocations.js');
-    inv = await import('../../../functions/store/placement/inventories.js');
+    inv = await import('../../../functions/usecases/placement/provider-aspects.js');
   });
 
   const claim = (consumer: string, allocations: Record<string, Record<string, number>>) =>
@@ -213,9 +218,14 @@ describe('usage changes the change log carries', () => {
   async function providerWith(total: number): Promise<string> {
     const uuid = randomUUID();
     await lifecycle.createProvider({ uuid, name: `usage-${uuid}` });
-    const res = await inv.writeInventories(uuid, {}, () => ({
-      inventories: { VCPU: { total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1 } },
-    }));
+    const res = await inv.changeInventories(
+      uuid,
+      {},
+      {
+        kind: 'replace',
+        inventories: { VCPU: { total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1 } },
+      },
+    );
     expect('uuid' in res).toBe(true);
     return uuid;
   }
@@ -259,7 +269,8 @@ describe('usage changes the change log carries', () => {
     await s.fresh();
     expect(await claim(randomUUID(), { [rp]: { VCPU: 1 } })).toBe(true);
     // an inventory change: the next refresh reads the provider again ...
-    await inv.writeInventories(rp, {}, (p) => ({ inventories: { VCPU: { ...p.inventories.VCPU!, total: 200 } } }));
+    const vcpu = { total: 200, reserved: 0, min_unit: 1, max_unit: 100, step_size: 1, allocation_ratio: 1 };
+    await inv.changeInventories(rp, {}, { kind: 'update', resourceClass: 'VCPU', inventory: vcpu });
     // ... and a claim commits after that refresh read the log, before it reads the provider
     const real = reads.ddb().send.bind(reads.ddb());
     let injected = false;
@@ -311,9 +322,15 @@ describe('usage changes the change log carries', () => {
         else if (op < 7) await claim(c, { [rps[rand(3)]!]: { VCPU: 1 + rand(3) }, [rps[rand(3)]!]: { VCPU: 1 } });
         else if (op < 9) await claims.deleteConsumerAllocations(c);
         else
-          await inv.writeInventories(rps[rand(3)]!, {}, (p) => ({
-            inventories: { VCPU: { ...p.inventories.VCPU!, total: p.inventories.VCPU!.total + 1 } },
-          }));
+          await inv.changeInventories(
+            rps[rand(3)]!,
+            {},
+            {
+              kind: 'update',
+              resourceClass: 'VCPU',
+              inventory: { total: 1001 + w * 25 + i, reserved: 0, min_unit: 1, max_unit: 1000, step_size: 1, allocation_ratio: 1 },
+            },
+          );
       }
     });
     await Promise.all(writers);

@@ -20,7 +20,7 @@ let client: typeof import('../../../functions/store/ddb/client.js');
 let reads: typeof import('../../../functions/store/ddb/reads.js');
 let providers: typeof import('../../../functions/store/placement/providers.js');
 let lifecycle: typeof import('../../../functions/usecases/placement/providers.js');
-let inventories: typeof import('../../../functions/store/placement/inventories.js');
+let inventories: typeof import('../../../functions/usecases/placement/provider-aspects.js');
 let claims: typeof import('../../../functions/usecases/placement/allocations.js');
 let consumers: typeof import('../../../functions/store/placement/consumers.js');
 let retry: typeof import('../../../functions/store/ddb/retry.js');
@@ -48,7 +48,7 @@ beforeAll(async () => {
   reads = await import('../../../functions/store/ddb/reads.js');
   providers = await import('../../../functions/store/placement/providers.js');
   lifecycle = await import('../../../functions/usecases/placement/providers.js');
-  inventories = await import('../../../functions/store/placement/inventories.js');
+  inventories = await import('../../../functions/usecases/placement/provider-aspects.js');
   claims = await import('../../../functions/usecases/placement/allocations.js');
   consumers = await import('../../../functions/store/placement/consumers.js');
   retry = await import('../../../functions/store/ddb/retry.js');
@@ -92,9 +92,14 @@ const firstApplyStep = (cmd: Cmd) => first(cmd).ConditionExpression === '#lk = :
 async function provider(total = 1000): Promise<string> {
   const uuid = randomUUID();
   await lifecycle.createProvider({ uuid, name: `i-${uuid}` });
-  await inventories.writeInventories(uuid, {}, () => ({
-    inventories: { VCPU: { total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1 } },
-  }));
+  await inventories.changeInventories(
+    uuid,
+    {},
+    {
+      kind: 'replace',
+      inventories: { VCPU: { total, reserved: 0, min_unit: 1, max_unit: total, step_size: 1, allocation_ratio: 1 } },
+    },
+  );
   return uuid;
 }
 
