@@ -67,7 +67,6 @@ export function loadConfig(env: Env = process.env): Config {
     layoutSettleS: Math.max(0, num(env.LAYOUT_SETTLE_S, inLambda ? 120 : 0)),
     rateLimit: parseRateLimit(env.RATE_LIMIT),
     rateLimitExemptRoles: list(env.RATE_LIMIT_EXEMPT_ROLES),
-    claimGuard: env.CLAIM_GUARD === 'generation' ? 'generation' : 'capacity',
     baremetal: {
       policy: {
         mode: bmMode === 'legacy' || bmMode === 'secure-rbac' || bmMode === 'noauth' ? bmMode : undefined,

@@ -202,8 +202,6 @@ export interface Config {
   rateLimit?: RateLimit;
   /** RATE_LIMIT_EXEMPT_ROLES: callers with any of these roles are not counted */
   rateLimitExemptRoles: string[];
-  /** claim guard: 'generation' only exists to repeat the measurement in docs/consistency.md */
-  claimGuard: 'capacity' | 'generation';
   baremetal: BaremetalSettings;
   keystone: KeystoneSettings;
   observability: ObservabilitySettings;

@@ -35,15 +35,6 @@ import { RETRY } from '../ddb/retry.js';
 import { writeSeq } from '../../core/placement/order.js';
 import { tally } from '../../observability/counters.js';
 
-/**
- * Which condition guards a claim's provider write:
- *  'capacity'   (default) invVer unchanged and used <= capacity - delta: claims on one
- *               provider commute, they only collide on in-flight overlap;
- *  'generation' the provider generation read: every concurrent claim on the provider
- *               invalidates the others (kept to measure the difference, see bench/).
- */
-export type ClaimGuard = 'capacity' | 'generation';
-
 export interface ClaimState {
   states: Map<string, ConsumerState>;
   providers: Map<string, StateRead>;
@@ -88,13 +79,14 @@ export async function readClaimState(requests: ConsumerRequest[], extraProviders
   return { states, providers };
 }
 
-function providerUpdate(
-  c: ProviderChange,
-  now: string,
-  stamp: LogStamp,
-  guard: ClaimGuard,
-  inventory?: { after: Record<string, unknown> },
-): TxItem | undefined {
+/**
+ * A claim's write of one provider's state item. Its guard is the capacity, not the
+ * generation: invVer unchanged and used <= capacity - delta, so claims on one provider
+ * commute and only collide on in-flight overlap (a generation guard makes every
+ * concurrent claim invalidate the others: docs/consistency.md has the measurement).
+ * A reshape that replaces the inventory guards on generation and invVer.
+ */
+function providerUpdate(c: ProviderChange, now: string, stamp: LogStamp, inventory?: { after: Record<string, unknown> }): TxItem | undefined {
   const used = Object.entries(c.usedDelta);
   if (!used.length && !c.generationDelta && !c.allocsDelta && !inventory) return undefined;
   const e = new Expr();
@@ -105,8 +97,6 @@ function providerUpdate(
   if (inventory) {
     e.set('inv', inventory.after).add('invVer', 1);
     e.when(e.eq('gen', c.read!.generation)).when(e.eq('invVer', c.read!.invVersion));
-  } else if (c.read && guard === 'generation' && c.generationDelta) {
-    e.when(e.eq('gen', c.read.generation));
   } else if (c.read && Object.keys(c.limits).length) {
     e.when(e.eq('invVer', c.read.invVersion));
     for (const [rc, lim] of Object.entries(c.limits)) e.when(e.atMost(['used', rc], lim));
@@ -115,7 +105,6 @@ function providerUpdate(
 }
 
 export interface PlanWriteOptions {
-  guard?: ClaimGuard;
   now: string;
   /** provider -> its new inventory (reshaper) */
   inventories?: Map<string, Record<string, unknown>>;
@@ -151,7 +140,6 @@ export function planChange(plan: ClaimPlan, opts: Pick<PlanWriteOptions, 'op' | 
  */
 export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   const items: TxItem[] = [];
-  const guard = opts.guard ?? 'capacity';
   // after the last write of every provider and consumer it changes: their changes' ids follow their commit order
   const stamp = logStamp(undefined, [
     ...[...plan.providers.values()].map((c) => (c.read as StateRead | undefined)?.last),
@@ -163,7 +151,7 @@ export function planItems(plan: ClaimPlan, opts: PlanWriteOptions): TxItem[] {
   const updated = new Date(stamp.ts).toISOString();
   for (const c of plan.providers.values()) {
     const inv = opts.inventories?.get(c.uuid);
-    const it = providerUpdate(c, updated, stamp, guard, inv ? { after: inv } : undefined);
+    const it = providerUpdate(c, updated, stamp, inv ? { after: inv } : undefined);
     if (!it) continue;
     items.push(it);
     if (inv) rereads.push(c.uuid);
@@ -320,7 +308,6 @@ export async function importLegacyAllocations(consumers: Array<{ uuid: string; a
         },
         now,
         stamp,
-        'capacity',
       );
       if (it) items.push(it);
     }

@@ -22,13 +22,9 @@ import { tally } from '../../observability/counters.js';
 import { RETRY, withRetries } from '../../store/ddb/retry.js';
 import { missingResourceClasses } from '../../store/placement/catalog.js';
 import { getConsumer } from '../../store/placement/consumers.js';
-import { readClaimState, writePlan, type ClaimGuard } from '../../store/placement/allocations.js';
-
-/** CLAIM_GUARD=generation selects the alternative (for measurements only, see bench/scenarios/claims.ts) */
-const defaultGuard = (): ClaimGuard => config().claimGuard;
+import { readClaimState, writePlan } from '../../store/placement/allocations.js';
 
 export interface ClaimOptions {
-  guard?: ClaimGuard;
   /** attempts before giving up with 409 placement.concurrent_update */
   maxAttempts?: number;
 }
@@ -49,7 +45,7 @@ export async function claimAllocations(requests: ConsumerRequest[], opts: ClaimO
     const now = new Date().toISOString();
     const plan = planAllocations(requests, states, providers, { missingClasses, now });
     if ('error' in plan) return plan;
-    return writePlan(plan, { guard: opts.guard ?? defaultGuard(), now });
+    return writePlan(plan, { now });
   }, opts.maxAttempts);
 }
 
