@@ -14,6 +14,8 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           setupFiles: ['test/setup/env.ts'],
+          // scratch space of the run (CDK outdirs, CLI homes), removed at its end
+          globalSetup: ['test/setup/tmpdir.ts'],
           // unit first, then integration (projects with different maxWorkers need distinct groups)
           sequence: { groupOrder: 0 },
         },
@@ -28,7 +30,7 @@ export default defineConfig({
           hookTimeout: 180_000,
           // after every test of a bare-metal file: node, provider and allocations agree
           setupFiles: ['test/setup/env.ts', 'test/setup/baremetal-agreement.ts'],
-          globalSetup: ['test/integration/global-ddb.ts'],
+          globalSetup: ['test/setup/tmpdir.ts', 'test/integration/global-ddb.ts'],
           // files share one DynamoDB Local (one table each); keep the 2-core machine responsive
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
