@@ -87,7 +87,8 @@ async function rename(r: PlacementRequest) {
   if (found.standard) throw badRequest(`Cannot update standard resource class ${name}`);
   if (to === name) return jsonResponse(200, view(to));
   const res = await renameCustomResourceClass(found.rc, to);
-  switch (res) {
+  if ('ok' in res) return jsonResponse(200, view(res.ok.name));
+  switch (res.error) {
     case 'exists':
       throw conflict(`Resource class already exists: ${to}`);
     case 'not_found':
@@ -96,8 +97,6 @@ async function rename(r: PlacementRequest) {
       throw conflict(
         `Cannot update resource class ${name}: it is in use in inventory. Create ${to} and move the inventory and allocations to it instead.`,
       );
-    default:
-      return jsonResponse(200, view(res.name));
   }
 }
 
@@ -126,8 +125,8 @@ async function remove(r: PlacementRequest) {
   const found = await classOr404(name);
   if (found.standard) throw badRequest(`Error in delete resource class: Cannot delete standard resource class ${name}.`);
   const res = await deleteCustomResourceClass(name);
-  if (res === 'not_found') throw noSuchClass(name);
-  if (res === 'in_use') throw conflict(`Error in delete resource class: Cannot delete resource class ${name}. Class is in use in inventory.`);
+  if ('error' in res && res.error === 'not_found') throw noSuchClass(name);
+  if ('error' in res) throw conflict(`Error in delete resource class: Cannot delete resource class ${name}. Class is in use in inventory.`);
   return noContent();
 }
 

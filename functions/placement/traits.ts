@@ -83,8 +83,8 @@ async function deleteTrait(r: PlacementRequest) {
   const t = await traitOr404(name);
   if (t.standard) throw badRequest(`Cannot delete standard trait ${name}.`);
   const res = await deleteCustomTrait(name);
-  if (res === 'not_found') throw notFound(`No such trait(s): ${name}.`);
-  if (res === 'in_use') throw conflict(`The trait ${name} is in use by a resource provider.`);
+  if ('error' in res && res.error === 'not_found') throw notFound(`No such trait(s): ${name}.`);
+  if ('error' in res) throw conflict(`The trait ${name} is in use by a resource provider.`);
   return noContent();
 }
 

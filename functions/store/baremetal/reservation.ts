@@ -77,7 +77,7 @@ export async function reserveNode(
   commit: ReservationCommit,
 ): Promise<ReserveOutcome> {
   const held = await holdNode(a, exec, node.uuid);
-  if (held !== 'ok') return { error: held };
+  if (!('ok' in held)) return held;
   const out = await commit(a, node, reservationItems(a, exec, node));
   if (!('ok' in out)) await releaseHold(node.uuid, exec);
   return out;
@@ -166,26 +166,27 @@ function whenReservable(n: Expr, a: ReservationRequest): Expr {
  * holds it (or that hold expired). Neither the node's version nor anything shown
  * changes, so node writes are not disturbed (a write that replaces the node drops the
  * hold: the transaction still decides). Idempotent for `exec`, so a retried call whose
- * first answer was lost holds, not loses. 'ok': held; 'taken': the node no longer
- * qualifies; 'held': another execution holds it, about to reserve it.
+ * first answer was lost holds, not loses. `{ ok }`: held; 'taken': the node no longer
+ * qualifies; 'held': another execution holds it, about to reserve it; 'busy': a
+ * transaction on the node was in flight.
  */
-async function holdNode(a: ReservationRequest, exec: string, node: string): Promise<'ok' | 'held' | 'taken' | 'busy'> {
+async function holdNode(a: ReservationRequest, exec: string, node: string): Promise<{ ok: true } | { error: 'held' | 'taken' | 'busy' }> {
   const now = Date.now();
   const e = new Expr().set(HOLD, exec).set(HOLD_UNTIL, now + config().baremetal.holdMs);
   whenReservable(e, a);
   e.when(e.or(e.absent(HOLD), e.eq(HOLD, exec), e.lt(HOLD_UNTIL, now))).when(e.absent('lk'));
   try {
     await ddb().send(new UpdateCommand({ ...e.updateInput(BK.node(node)), ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }));
-    return 'ok';
+    return { ok: true };
   } catch (err) {
-    if ((err as Error).name === 'TransactionConflictException') return 'busy';
+    if ((err as Error).name === 'TransactionConflictException') return { error: 'busy' };
     if ((err as Error).name !== 'ConditionalCheckFailedException') throw err;
     // the node as it is (an error's item comes as DynamoDB attribute values, as commit.ts reads them)
     const item = (err as { Item?: Record<string, unknown> }).Item;
     const old = item ? unmarshall(item as never) : undefined;
     // held by another execution, the node otherwise untouched: that execution is reserving it
     const heldByOther = old?.[HOLD] !== undefined && old[HOLD] !== exec && Number(old[HOLD_UNTIL] ?? 0) >= now && old.instance_uuid === undefined;
-    return heldByOther ? 'held' : 'taken';
+    return { error: heldByOther ? 'held' : 'taken' };
   }
 }
 

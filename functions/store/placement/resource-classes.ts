@@ -55,17 +55,17 @@ export async function createCustomResourceClass(name: string): Promise<CustomRes
 }
 
 /** Delete a custom class no provider has inventory of (one-item transaction, as create). */
-export async function deleteCustomResourceClass(name: string): Promise<true | 'not_found' | 'in_use'> {
-  if (!keyFits(K.customResourceClass(name))) return 'not_found';
+export async function deleteCustomResourceClass(name: string): Promise<{ ok: true } | { error: 'not_found' | 'in_use' }> {
+  if (!keyFits(K.customResourceClass(name))) return { error: 'not_found' };
   return withRetries(async () => {
     const out = await transact([deleteUnused(name)], {
       change: { op: 'resource_class.delete', names: [{ kind: 'resource_class', before: name, after: null }] },
     });
     if (out.ok) {
       forgetCustomOrder('rc');
-      return true;
+      return { ok: true } as const;
     }
-    if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
+    if (out.failed.includes(0)) return { error: out.oldItems[0] ? 'in_use' : 'not_found' } as const;
     return RETRY;
   });
 }
@@ -78,17 +78,17 @@ export async function deleteCustomResourceClass(name: string): Promise<true | 'n
 export async function renameCustomResourceClass(
   from: CustomResourceClass,
   to: string,
-): Promise<CustomResourceClass | 'not_found' | 'exists' | 'in_use'> {
+): Promise<{ ok: CustomResourceClass } | { error: 'not_found' | 'exists' | 'in_use' }> {
   const renamed: CustomResourceClass = { ...from, name: to, refs: 0, updatedAt: new Date().toISOString() };
   const items: TxItem[] = [deleteUnused(from.name), newItem(customNameItem('rc', renamed))];
   return withRetries(async () => {
     const out = await transact(items, { change: { op: 'resource_class.update', names: [{ kind: 'resource_class', before: from.name, after: to }] } });
     if (out.ok) {
       forgetCustomOrder('rc');
-      return renamed;
+      return { ok: renamed };
     }
-    if (out.failed.includes(1)) return 'exists';
-    if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
+    if (out.failed.includes(1)) return { error: 'exists' } as const;
+    if (out.failed.includes(0)) return { error: out.oldItems[0] ? 'in_use' : 'not_found' } as const;
     return RETRY;
   });
 }

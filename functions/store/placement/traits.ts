@@ -50,8 +50,8 @@ export async function createCustomTrait(name: string): Promise<{ created: boolea
 }
 
 /** Delete a custom trait no provider has (one-item transaction, as create). */
-export async function deleteCustomTrait(name: string): Promise<true | 'not_found' | 'in_use'> {
-  if (!keyFits(K.customTrait(name))) return 'not_found';
+export async function deleteCustomTrait(name: string): Promise<{ ok: true } | { error: 'not_found' | 'in_use' }> {
+  if (!keyFits(K.customTrait(name))) return { error: 'not_found' };
   return withRetries(async () => {
     const e = new Expr().returningOldOnFailure();
     const out = await transact([e.when(e.exists('pk')).when(e.atMost('refs', 0)).deleteItem(K.customTrait(name))], {
@@ -59,9 +59,9 @@ export async function deleteCustomTrait(name: string): Promise<true | 'not_found
     });
     if (out.ok) {
       forgetCustomOrder('trait');
-      return true;
+      return { ok: true } as const;
     }
-    if (out.failed.includes(0)) return out.oldItems[0] ? 'in_use' : 'not_found';
+    if (out.failed.includes(0)) return { error: out.oldItems[0] ? 'in_use' : 'not_found' } as const;
     return RETRY;
   });
 }
