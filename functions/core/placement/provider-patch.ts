@@ -5,7 +5,7 @@
  * Reads the plan needs (which names exist, which aggregates were seen before) are
  * passed in, so every rule here is a function of its arguments.
  */
-import { addedClasses, classesInUse, removedClasses } from './inventory.js';
+import { classesInUse, removedClasses } from './inventory.js';
 import { changedAspect, type ManagedAspect } from './managed.js';
 import type { Inventory, ProviderRecord } from './model.js';
 
@@ -52,7 +52,7 @@ export type TraitRefusal = { error: 'unknown_traits'; names: string[] };
 
 /**
  * Replace the inventory with `inventories`. `missingClasses` are the added classes that
- * neither are standard nor exist (the use case asks the catalog for addedClasses()).
+ * neither are standard nor exist (the use case asks the catalog about inventory.ts addedClasses()).
  */
 export function planInventories(
   cur: ProviderRecord,
@@ -72,11 +72,6 @@ export function planInventories(
     refs: diffRefs('resource_class', Object.keys(cur.inventories), Object.keys(inventories)),
     firstSeen: [],
   };
-}
-
-/** The classes planInventories() needs the catalog to vouch for. */
-export function classesToCheck(cur: ProviderRecord, inventories: Record<string, Inventory>): string[] {
-  return addedClasses(cur.inventories, inventories);
 }
 
 /**

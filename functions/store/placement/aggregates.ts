@@ -5,7 +5,7 @@
  * id; Berth keeps an `AGG#<uuid>` item with a creation sequence, written in the same
  * transaction as the association that first names it (condition: absent; a racing
  * first sighting makes the write re-plan and find it), and GET sorts by it. The write
- * itself is a provider patch (usecases/placement/provider-aspects.ts setAggregates).
+ * itself is a provider patch (usecases/placement/provider-aspects.ts replaceAggregates).
  */
 import { keyId } from '../ddb/batch.js';
 import { batchGet } from '../ddb/reads.js';

@@ -7,11 +7,10 @@
  * again (bounded; running out is a 409 placement.concurrent_update). When the client sent
  * a generation, a fresh read that does not carry it is the client's 409.
  */
-import { applyInventoryChange, type InventoryChange, type InventoryChangeFailure } from '../../core/placement/inventory.js';
+import { addedClasses, applyInventoryChange, type InventoryChange, type InventoryChangeFailure } from '../../core/placement/inventory.js';
 import type { ManagedAspect } from '../../core/placement/managed.js';
 import type { ProviderRecord } from '../../core/placement/model.js';
 import {
-  classesToCheck,
   addedAggregates,
   patchedAspect,
   planAggregates,
@@ -51,7 +50,7 @@ export async function changeInventories(
   return patchProvider<InventoryChangeFailure | InventoryRefusal>(uuid, opts, async (cur) => {
     const next = applyInventoryChange(cur.inventories, change);
     if ('error' in next) return next;
-    return planInventories(cur, next.inventories, await missingResourceClasses(classesToCheck(cur, next.inventories)));
+    return planInventories(cur, next.inventories, await missingResourceClasses(addedClasses(cur.inventories, next.inventories)));
   });
 }
 

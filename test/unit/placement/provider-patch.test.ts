@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { addedClasses } from '../../../functions/core/placement/inventory.js';
 import { newProviderRecord, type ProviderRecord } from '../../../functions/core/placement/model.js';
 import {
   addedAggregates,
-  classesToCheck,
   diffRefs,
   patched,
   patchedAspect,
@@ -37,7 +37,7 @@ describe('provider patches (core/placement/provider-patch.ts)', () => {
   it('plans an inventory replacement: generation and invVersion move, classes gone must stay unused', () => {
     const cur = provider({ inventories: { VCPU: inv(8), CUSTOM_GONE: inv(2) } });
     const next = { VCPU: inv(16), CUSTOM_NEW: inv(1) };
-    expect(classesToCheck(cur, next)).toEqual(['CUSTOM_NEW']);
+    expect(addedClasses(cur.inventories, next)).toEqual(['CUSTOM_NEW']);
     const p = asPatch(planInventories(cur, next, []));
     expect(p).toMatchObject({ set: { inventories: next }, bumpGeneration: true, bumpInvVersion: true, mustBeUnused: ['CUSTOM_GONE'], firstSeen: [] });
     expect(p.refs).toEqual([
