@@ -13,23 +13,24 @@ import { join } from 'node:path';
 
 const REFS = 'BERTH_TEST_TMP_REFS';
 
+/** the TMPDIR the run started with, kept by whichever setup created the directory */
+const OUTER = 'BERTH_TEST_TMP_OUTER';
+
 export default function setup() {
   const refs = Number(process.env[REFS] ?? 0);
-  const outer = process.env.TMPDIR;
-  let dir = process.env.BERTH_TEST_TMPDIR;
-  if (refs === 0 || !dir) {
-    dir = mkdtempSync(join(tmpdir(), 'berth-test-'));
-    process.env.BERTH_TEST_TMPDIR = dir;
-    process.env.TMPDIR = dir;
+  if (refs === 0) {
+    if (process.env.TMPDIR !== undefined) process.env[OUTER] = process.env.TMPDIR;
+    process.env.BERTH_TEST_TMPDIR = mkdtempSync(join(tmpdir(), 'berth-test-'));
+    process.env.TMPDIR = process.env.BERTH_TEST_TMPDIR;
   }
   process.env[REFS] = String(refs + 1);
   return () => {
     const left = Number(process.env[REFS]) - 1;
     process.env[REFS] = String(left);
     if (left > 0) return;
-    rmSync(dir, { recursive: true, force: true });
-    if (outer === undefined || outer === dir) delete process.env.TMPDIR;
-    else process.env.TMPDIR = outer;
-    delete process.env.BERTH_TEST_TMPDIR;
+    rmSync(process.env.BERTH_TEST_TMPDIR!, { recursive: true, force: true });
+    if (process.env[OUTER] === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = process.env[OUTER];
+    for (const v of [OUTER, REFS, 'BERTH_TEST_TMPDIR']) delete process.env[v];
   };
 }
