@@ -108,30 +108,18 @@ export async function exportPlacementCommand(args: string[]): Promise<number> {
         (onProvider.get(p.uuid) ?? []).map((c) => c.allocations[p.uuid]!),
       );
       if (wide) widened.add(p.uuid);
-      if (Object.keys(p.inventories).length) {
-        const r = await api.call('PUT', `/resource_providers/${p.uuid}/inventories`, {
+      // each a generation-guarded PUT of the field named as its path
+      const put = async (what: 'inventories' | 'traits' | 'aggregates', value: unknown) => {
+        const r = await api.call('PUT', `/resource_providers/${p.uuid}/${what}`, {
           resource_provider_generation: generation.get(p.uuid),
-          inventories: wide ?? p.inventories,
+          [what]: value,
         });
-        expect(r, [200], `PUT inventories of ${p.uuid}`);
+        expect(r, [200], `PUT ${what} of ${p.uuid}`);
         setGen(p.uuid, r);
-      }
-      if (p.traits.length) {
-        const r = await api.call('PUT', `/resource_providers/${p.uuid}/traits`, {
-          resource_provider_generation: generation.get(p.uuid),
-          traits: p.traits,
-        });
-        expect(r, [200], `PUT traits of ${p.uuid}`);
-        setGen(p.uuid, r);
-      }
-      if (p.aggregates.length) {
-        const r = await api.call('PUT', `/resource_providers/${p.uuid}/aggregates`, {
-          resource_provider_generation: generation.get(p.uuid),
-          aggregates: p.aggregates,
-        });
-        expect(r, [200], `PUT aggregates of ${p.uuid}`);
-        setGen(p.uuid, r);
-      }
+      };
+      if (Object.keys(p.inventories).length) await put('inventories', wide ?? p.inventories);
+      if (p.traits.length) await put('traits', p.traits);
+      if (p.aggregates.length) await put('aggregates', p.aggregates);
       bar.update(++done, ordered.length * 2);
     }),
   );
